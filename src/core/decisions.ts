@@ -1,0 +1,205 @@
+import { createHash } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+import { z } from 'zod'
+import { DataError } from './errors.ts'
+
+/** Option letters, in slot order. Slot 0 is "A". At most 20 options per criterion. */
+export const LETTERS = 'ABCDEFGHIJKLMNOPQRST'
+
+/** Fewest and most options a criterion may have (the letter set bounds the maximum). */
+export const MIN_OPTIONS = 2
+export const MAX_OPTIONS = LETTERS.length
+
+/** One option: a stable `id` (what gold labels and aggregation use) and the `text` shown to the model. */
+export const OptionSchema = z.object({
+  id: z.string().min(1, 'must be a non-empty string'),
+  text: z.string(),
+})
+
+/** The question asked of a state: a `key` naming the criterion, an optional question, 2–20 options. */
+export const CriterionSchema = z
+  .object({
+    key: z.string().min(1, 'must be a non-empty string'),
+    question: z.string().nullish(),
+    options: z
+      .array(OptionSchema)
+      .min(MIN_OPTIONS, `needs at least ${MIN_OPTIONS} options`)
+      .max(MAX_OPTIONS, `allows at most ${MAX_OPTIONS} options (one per letter A-T)`),
+  })
+  .superRefine((criterion, ctx) => {
+    const seen = new Set<string>()
+    criterion.options.forEach((option, index) => {
+      if (seen.has(option.id))
+        ctx.addIssue({ code: 'custom', path: ['options', index, 'id'], message: `duplicate option id "${option.id}"` })
+      seen.add(option.id)
+    })
+  })
+
+/**
+ * One decision, as a line of a JSONL file. Keys are snake_case for interop with the
+ * Python tools. A decision without `answer_id` is unlabelled: it is read, counted and
+ * skipped by evaluation, never scored.
+ */
+export const DecisionSchema = z
+  .object({
+    id: z.string().nullish(),
+    state: z.string(),
+    criterion: CriterionSchema,
+    answer_id: z.string().nullish(),
+    group_id: z.string().nullish(),
+  })
+  .superRefine((decision, ctx) => {
+    const answer = decision.answer_id
+    if (answer != null && !decision.criterion.options.some((option) => option.id === answer)) {
+      const ids = decision.criterion.options.map((option) => option.id).join(', ')
+      ctx.addIssue({ code: 'custom', path: ['answer_id'], message: `"${answer}" is not one of the option ids (${ids})` })
+    }
+  })
+
+export type Option = z.infer<typeof OptionSchema>
+export type Criterion = z.infer<typeof CriterionSchema>
+export type Decision = z.infer<typeof DecisionSchema>
+/** A decision with a gold answer. */
+export type LabelledDecision = Decision & { answer_id: string }
+
+/** Whether a decision carries a gold answer. */
+export function isLabelled(decision: Decision): decision is LabelledDecision {
+  return decision.answer_id != null
+}
+
+/**
+ * Parse JSONL text into decisions. Blank lines, a UTF-8 BOM and CRLF endings are
+ * accepted; anything else that is not a valid decision is a {@link DataError} naming
+ * `source:line` and the field.
+ */
+export function parseDecisions(text: string, source = '<inline>'): Decision[] {
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/)
+  const decisions: Decision[] = []
+  lines.forEach((raw, index) => {
+    if (raw.trim() === '') return
+    let json: unknown
+    try {
+      json = JSON.parse(raw)
+    } catch (error) {
+      throw new DataError(`not valid JSON (${(error as Error).message}). Each line must hold one JSON object.`, {
+        file: source,
+        line: index + 1,
+      })
+    }
+    decisions.push(validateDecision(json, { file: source, line: index + 1 }))
+  })
+  return decisions
+}
+
+/** Read and validate a JSONL decision file. */
+export async function loadDecisions(path: string): Promise<Decision[]> {
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (error) {
+    throw new DataError(`cannot read decision file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
+      file: path,
+    })
+  }
+  return parseDecisions(text, path)
+}
+
+/** Validate one decision object (an array element, a parsed line) against {@link DecisionSchema}. */
+export function validateDecision(value: unknown, location: { file?: string; line?: number } = {}): Decision {
+  const parsed = DecisionSchema.safeParse(value)
+  if (parsed.success) return parsed.data
+  const issue = parsed.error.issues[0]!
+  const field = fieldPath(issue.path)
+  const message = issue.code === 'invalid_type' && issue.message.includes('undefined') ? 'is required' : issue.message
+  throw new DataError(message, { ...location, ...(field ? { field } : {}) })
+}
+
+/** Validate an in-memory array, naming the element index as the "line". */
+export function validateDecisions(values: readonly unknown[], source = '<array>'): Decision[] {
+  return values.map((value, index) => validateDecision(value, { file: source, line: index + 1 }))
+}
+
+function fieldPath(path: readonly PropertyKey[]): string {
+  let out = ''
+  for (const part of path) out += typeof part === 'number' ? `[${part}]` : `${out ? '.' : ''}${String(part)}`
+  return out
+}
+
+/**
+ * A stable hash of the scored rows: sha256 over their canonical JSON (sorted keys,
+ * absent optional fields dropped), truncated to 16 hex digits. Two results with the
+ * same fingerprint were computed on identical labelled data in the same order.
+ */
+export function fingerprint(decisions: readonly Decision[]): string {
+  const hash = createHash('sha256')
+  for (const decision of decisions) hash.update(canonicalJson(decision) + '\n')
+  return hash.digest('hex').slice(0, 16)
+}
+
+/** JSON with sorted object keys and `undefined`/`null` optional fields dropped. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v != null)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`
+  }
+  return JSON.stringify(value)
+}
+
+/** Options for {@link groupSplit}. */
+export interface GroupSplitOptions {
+  /** Share of groups (not rows) to put in the eval side, in (0, 1). */
+  evalFraction: number
+  /** PRNG seed; the same seed gives the same split. Default 0. */
+  seed?: number
+}
+
+/**
+ * Split decisions so that no group is on both sides. A group is the `group_id`, or
+ * the state text when there is none: rows that share evidence must not leak from
+ * train into eval, or every number is inflated.
+ */
+export function groupSplit(
+  decisions: readonly Decision[],
+  { evalFraction, seed = 0 }: GroupSplitOptions,
+): { train: Decision[]; eval: Decision[] } {
+  if (!(evalFraction > 0 && evalFraction < 1))
+    throw new DataError(`evalFraction must be between 0 and 1 (exclusive), got ${evalFraction}`)
+  const groups = [...new Set(decisions.map(groupOf))].sort()
+  const random = mulberry32(seed)
+  // Fisher–Yates over the sorted group names: order-independent of the input.
+  for (let i = groups.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1))
+    ;[groups[i], groups[j]] = [groups[j]!, groups[i]!]
+  }
+  const evalCount = Math.min(groups.length - 1, Math.max(1, Math.round(groups.length * evalFraction)))
+  const evalGroups = new Set(groups.slice(0, evalCount))
+  const train: Decision[] = []
+  const evalSide: Decision[] = []
+  for (const decision of decisions) (evalGroups.has(groupOf(decision)) ? evalSide : train).push(decision)
+  return { train, eval: evalSide }
+}
+
+/** The leakage unit of a decision: its `group_id`, else its state. */
+export function groupOf(decision: Decision): string {
+  return decision.group_id != null ? `g:${decision.group_id}` : `s:${decision.state}`
+}
+
+/** Small seeded PRNG (mulberry32): uniform in [0, 1), deterministic per seed. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** `criterion.options` re-arranged so that slot `i` shows option `order[i]`. */
+export function reorderCriterion(criterion: Criterion, order: readonly number[]): Criterion {
+  return { ...criterion, options: order.map((index) => criterion.options[index]!) }
+}

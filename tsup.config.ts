@@ -1,0 +1,34 @@
+import { existsSync } from 'node:fs'
+import { defineConfig } from 'tsup'
+
+// Every public entry point and every file Node must load by path (worker threads,
+// the plugin's setup file). Entries whose source does not exist yet are skipped, so
+// the list can name the whole package layout.
+const entries: Record<string, string> = {
+  index: 'src/index.ts',
+  'core/index': 'src/core/index.ts',
+  'cli/main': 'src/cli/main.ts',
+  'onnx/index': 'src/scorers/onnx/index.ts',
+  'onnx/worker': 'src/scorers/onnx/worker.ts',
+  'onnx/pool-server': 'src/scorers/onnx/pool-server.ts',
+  'http/index': 'src/scorers/http/index.ts',
+  'vitest/reporter': 'src/vitest/reporter.ts',
+  'vitest/plugin': 'src/vitest/plugin.ts',
+  'vitest/setup': 'src/vitest/setup.ts',
+}
+
+// ESM only: `vitest` has no usable CommonJS entry, so a CJS build of the Vitest
+// layer would throw on require(). Node 20 consumers import ESM fine.
+export default defineConfig({
+  entry: Object.fromEntries(Object.entries(entries).filter(([, source]) => existsSync(source))),
+  format: ['esm'],
+  target: 'node20',
+  platform: 'node',
+  dts: true,
+  clean: true,
+  sourcemap: true,
+  splitting: true,
+  // Vitest parses hook sources (`async ({}, suite) =>`), so never minify.
+  minify: false,
+  external: ['vitest', 'vite', 'onnxruntime-node'],
+})
