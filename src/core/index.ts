@@ -1,1 +1,51 @@
-export {}
+/**
+ * The core: decisions in, an {@link EvalResult} out. Imports neither Vitest nor
+ * onnxruntime, so it runs anywhere Node runs.
+ */
+export {
+  CriterionSchema,
+  DecisionSchema,
+  LETTERS,
+  MAX_OPTIONS,
+  MIN_OPTIONS,
+  OptionSchema,
+  canonicalJson,
+  fingerprint,
+  groupOf,
+  groupSplit,
+  isLabelled,
+  loadDecisions,
+  mulberry32,
+  parseDecisions,
+  reorderCriterion,
+  validateDecision,
+  validateDecisions,
+} from './decisions.ts'
+export type { Criterion, Decision, GroupSplitOptions, LabelledDecision, Option } from './decisions.ts'
+export { ConfigError, DataError, EvaluationError, ScorerError } from './errors.ts'
+export type { DataLocation } from './errors.ts'
+export { NULL_STATE, TIE_TOLERANCE, argmaxFirst, divideOut, evaluateWithScorer } from './evaluate.ts'
+export type { EvaluateOptions, EvaluateProgress } from './evaluate.ts'
+export {
+  ECE_BINS,
+  accuracy,
+  balancedAccuracy,
+  balancedAccuracyByGroup,
+  binOf,
+  brierScore,
+  chanceAccuracy,
+  expectedCalibrationError,
+  isConsistent,
+  letterDistribution,
+  meanGroupBalancedAccuracy,
+  orderConsistency,
+  recallByClass,
+} from './metrics.ts'
+export { DEBIAS_MODES, MAX_PERMUTATION_OPTIONS, assertDebiasMode, orderings } from './orderings.ts'
+export type { DebiasMode, Ordering } from './orderings.ts'
+export { buildPrompt } from './prompt.ts'
+export { colorEnabled, render } from './render.ts'
+export type { RenderOptions } from './render.ts'
+export { recordsToJsonl, resultToJson } from './result.ts'
+export type { DecisionRecord, EvalResult, EvalResultJson, Manifest } from './result.ts'
+export type { ScoreFn, ScoreRequest } from './score.ts'

@@ -1,0 +1,119 @@
+import { writeFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { loadDecisions } from '../../core/decisions.ts'
+import { ConfigError, DataError } from '../../core/errors.ts'
+import { evaluateWithScorer } from '../../core/evaluate.ts'
+import { assertDebiasMode } from '../../core/orderings.ts'
+import { colorEnabled, render } from '../../core/render.ts'
+import { recordsToJsonl, resultToJson } from '../../core/result.ts'
+import type { ScoreFn } from '../../core/score.ts'
+import { integer, parse } from '../args.ts'
+import { UsageError, type Command } from '../commands.ts'
+
+const USAGE =
+  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--batch-size N] [--workers N] [--seed N] [--json-out FILE] [--records-out FILE]'
+
+/** A scorer the CLI loaded, with what to call when done. */
+interface LoadedScorer {
+  score: ScoreFn
+  description: string
+  manifest: Record<string, unknown>
+  close?: () => unknown
+}
+
+export const evaluateCommand: Command = {
+  usage: USAGE,
+  summary: 'Score a JSONL decision file and print the sceptic report.',
+  async run(argv) {
+    const { values: raw, positionals } = parse(
+      argv,
+      {
+        model: { type: 'string' },
+        scorer: { type: 'string' },
+        debias: { type: 'string', default: 'none' },
+        'batch-size': { type: 'string' },
+        workers: { type: 'string' },
+        seed: { type: 'string' },
+        'json-out': { type: 'string' },
+        'records-out': { type: 'string' },
+      },
+      USAGE,
+    )
+    const values = raw as Record<string, string | undefined>
+    if (positionals.length !== 1) throw new UsageError(`evaluate takes one DATA file. Usage: sceptic ${USAGE}`)
+    if ((values.model === undefined) === (values.scorer === undefined))
+      throw new UsageError(`give exactly one of --model DIR or --scorer MODULE. Usage: sceptic ${USAGE}`)
+    const debias = values.debias
+    assertDebiasMode(debias)
+    const seed = integer(values.seed, 'seed') ?? 0
+    const batchSize = integer(values['batch-size'], 'batch-size', 1)
+    const workers = integer(values.workers, 'workers', 1)
+
+    const decisions = await loadDecisions(positionals[0]!)
+    const scorer =
+      values.model !== undefined
+        ? await loadModel(values.model, { batchSize, workers })
+        : await loadScorerModule(values.scorer!)
+    try {
+      const result = await evaluateWithScorer(decisions, scorer.score, {
+        debias,
+        seed,
+        scorer: scorer.description,
+        manifest: scorer.manifest,
+        onWarning: (message) => process.stderr.write(`${message}\n`),
+      })
+      process.stdout.write(render(result, { color: colorEnabled(process.stdout) }) + '\n')
+      if (values['json-out']) await writeFile(values['json-out'], JSON.stringify(resultToJson(result), null, 2) + '\n')
+      if (values['records-out']) await writeFile(values['records-out'], recordsToJsonl(result.records))
+    } finally {
+      await scorer.close?.()
+    }
+    return 0
+  },
+}
+
+/** `--scorer MODULE`: a JS module whose default export is a ScoreFn (an optional `close` export is called at the end). */
+async function loadScorerModule(path: string): Promise<LoadedScorer> {
+  let mod: Record<string, unknown>
+  try {
+    mod = await import(pathToFileURL(resolve(path)).href)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes(resolve(path)))
+      throw new ConfigError(`--scorer ${path}: no such module`)
+    throw new ConfigError(`--scorer ${path}: the module failed to load: ${(error as Error).message.split('\n')[0]}`)
+  }
+  if (typeof mod.default !== 'function')
+    throw new ConfigError(`--scorer ${path}: the module's default export must be a ScoreFn (a function), got ${typeof mod.default}`)
+  const score = mod.default as ScoreFn & { close?: () => unknown }
+  const close = typeof mod.close === 'function' ? (mod.close as () => unknown) : score.close?.bind(score)
+  return { score, description: `scorer ${path}`, manifest: {}, ...(close ? { close } : {}) }
+}
+
+/** The part of `vitest-sceptic/onnx` the CLI uses. */
+interface OnnxModule {
+  onnxScorer(options: { model: string; batchSize?: number; workers?: number }): ScoreFn & { close(): Promise<void> }
+}
+
+/** `--model DIR`: the ONNX scorer, loaded only when asked for (onnxruntime-node is optional). */
+async function loadModel(dir: string, options: { batchSize?: number | undefined; workers?: number | undefined }): Promise<LoadedScorer> {
+  // Resolved at run time next to the built CLI (dist/cli → dist/onnx), so the ONNX
+  // scorer and onnxruntime-node are loaded only by users who ask for a model.
+  const entry = new URL('../onnx/index.js', import.meta.url).href
+  const onnx: OnnxModule = await import(entry).catch((error: unknown) => {
+    if (error instanceof ConfigError || error instanceof DataError) throw error
+    throw new ConfigError(`--model needs the ONNX scorer, which failed to load: ${(error as Error).message.split('\n')[0]}`)
+  })
+  const scorer = onnx.onnxScorer({
+    model: dir,
+    ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
+    ...(options.workers !== undefined ? { workers: options.workers } : {}),
+  })
+  return {
+    score: scorer,
+    description: `onnx ${dir}`,
+    manifest: { model: dir, batchSize: options.batchSize, workers: options.workers },
+    close: () => scorer.close(),
+  }
+}

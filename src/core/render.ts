@@ -1,0 +1,73 @@
+import pc from 'picocolors'
+import type { EvalResult } from './result.ts'
+
+/** Options for {@link render}. */
+export interface RenderOptions {
+  /** Colour the block with ANSI codes. Default: {@link colorEnabled} for stdout. */
+  color?: boolean
+  /** Marks to put beside metric lines, e.g. `{ balancedAccuracy: '✓ ≥ 0.70' }` (the Vitest reporter uses it). */
+  marks?: Partial<Record<'balancedAccuracy' | 'orderConsistency' | 'accuracy', string>>
+}
+
+/**
+ * Whether to colour output for a stream: never under `NO_COLOR`, always under
+ * `FORCE_COLOR` (non-zero), else only when the stream is a terminal (so a pipe or
+ * a file gets plain text).
+ */
+export function colorEnabled(stream: { isTTY?: boolean } = process.stdout): boolean {
+  const env = process.env
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true
+  return stream.isTTY === true && env.TERM !== 'dumb'
+}
+
+const pct = (value: number) => `${(value * 100).toFixed(1)}%`
+const pct0 = (value: number) => `${Math.round(value * 100)}%`
+const label = (text: string) => text.padEnd(19)
+
+/**
+ * The sceptic report block: model, decisions, debias and orderings, accuracy beside
+ * chance, balanced accuracy, order consistency (or why it is n/a), ECE, Brier, the
+ * letters picked and balanced accuracy per criterion. Plain text when `color` is off.
+ */
+export function render(result: EvalResult, options: RenderOptions = {}): string {
+  const c = pc.createColors(options.color ?? colorEnabled())
+  const m = result.manifest
+  const mark = (key: keyof NonNullable<RenderOptions['marks']>) => {
+    const text = options.marks?.[key]
+    if (!text) return ''
+    return '   ' + (text.startsWith('✗') ? c.red(text) : c.green(text))
+  }
+  const skipped = m.unlabelledSkipped > 0 ? c.dim(`   (${m.unlabelledSkipped} unlabelled skipped)`) : ''
+  const lines = [
+    `${label('model')}${m.model ?? m.scorer}`,
+    `${label('decisions')}${result.n}${skipped}`,
+    `${label('debias')}${m.debias}   ${m.orderingsScored} ordering${m.orderingsScored === 1 ? '' : 's'} scored`,
+    `${label('accuracy')}${pct(result.accuracy)}   ${c.dim(`(chance ${pct(m.chance)})`)}${mark('accuracy')}`,
+    `${label('balanced accuracy')}${c.bold(pct(result.balancedAccuracy))}${mark('balancedAccuracy')}`,
+  ]
+  if (result.orderConsistency === null) {
+    lines.push(
+      `${label('order consistency')}n/a     ${c.dim('only one ordering was scored, so nothing here would expose a position prior')}`,
+    )
+  } else {
+    const oc = pct(result.orderConsistency)
+    lines.push(
+      `${label('order consistency')}${c.bold(result.orderConsistency < 0.5 ? c.yellow(oc) : oc)}   ` +
+        `${c.dim('same answer under every ordering')}${mark('orderConsistency')}`,
+    )
+  }
+  if (result.ece !== null) lines.push(`${label('ece')}${result.ece.toFixed(3)}`)
+  if (result.brier !== null) lines.push(`${label('brier')}${result.brier.toFixed(3)}`)
+  const letters = Object.entries(result.letterDistribution)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([letter, share]) => `${letter}:${pct0(share)}`)
+    .join('  ')
+  lines.push(`${label('letters picked')}${letters}`)
+  const criteria = Object.keys(result.perCriterion).sort()
+  if (criteria.length > 0) {
+    lines.push('', 'per criterion (balanced accuracy):')
+    for (const key of criteria) lines.push(`  ${key.padEnd(20)} ${result.perCriterion[key]!.toFixed(3)}`)
+  }
+  return lines.join('\n')
+}

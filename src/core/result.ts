@@ -1,0 +1,92 @@
+import type { DebiasMode } from './orderings.ts'
+
+/**
+ * How a number was produced. Enough to reproduce it and to refuse comparing two
+ * results computed on different data. Never holds an API key or other secret.
+ */
+export interface Manifest {
+  /** Debias mode used. */
+  debias: DebiasMode
+  /** Orderings scored per decision (the most for any decision when option counts differ). */
+  orderingsScored: number
+  /** Scorer requests made: one per (decision, ordering), plus calibrated mode's content-free requests. */
+  forwardPasses: number
+  /** Labelled decisions scored (equals `n`). */
+  decisions: number
+  /** Rows read without `answer_id`, skipped with a warning. */
+  unlabelledSkipped: number
+  /** Hash of the scored rows' canonical JSON (16 hex digits); equal fingerprints mean identical data. */
+  fingerprint: string
+  /** Mean of 1/options over the labelled rows: what a uniform guesser scores on average. */
+  chance: number
+  /** Seed recorded for anything random (bootstrap, splits). */
+  seed: number
+  /** Runtime and package versions. */
+  versions: { node: string; vitestSceptic: string }
+  /** ISO 8601 UTC start time. */
+  started: string
+  /** Wall-clock duration of the evaluation in seconds (3 decimals). */
+  seconds: number
+  /** What scored the requests: a model path, a module, or `(injected scorer)`. */
+  scorer: string
+  /** Model identifier, when a model was loaded. */
+  model?: string
+  /** Anything else the caller recorded (batch size, workers, …). */
+  [extra: string]: unknown
+}
+
+/** One labelled decision as scored, in input order (the `--records-out` JSONL line). */
+export interface DecisionRecord {
+  /** The decision's `id`, or its 1-based position among the labelled rows when it has none. */
+  id: string
+  /** The criterion key. */
+  criterion: string
+  /** Gold option id. */
+  gold: string
+  /** Final predicted option id (argmax of the averaged probabilities, first maximum wins). */
+  prediction: string
+  /** Final probability per option id, renormalised to sum to 1. */
+  probabilities: Record<string, number>
+  /** Option id picked under each ordering, in ordering order. */
+  picks: string[]
+  /** Letter (slot) picked under each ordering. */
+  letters: string[]
+}
+
+/** One evaluation, with everything needed to argue about it. JSON keys are exactly these names. */
+export interface EvalResult {
+  /** Hits / n, in [0, 1]. Shown beside `manifest.chance`; reported for continuity, not trust. */
+  accuracy: number
+  /** Mean recall over the distinct gold answer ids, pooled across criteria, in [0, 1]. The headline. */
+  balancedAccuracy: number
+  /** Share of decisions with the same pick under every ordering; `null` when one ordering was scored. */
+  orderConsistency: number | null
+  /** Expected calibration error, 10 equal-width right-closed bins; `null` when nothing was scored. */
+  ece: number | null
+  /** Multi-class Brier score, not halved, in [0, 2]. */
+  brier: number | null
+  /** Balanced accuracy within each criterion key. */
+  perCriterion: Record<string, number>
+  /** Share of all per-ordering picks on each letter, A.. up to the widest criterion, zeros kept. */
+  letterDistribution: Record<string, number>
+  /** Labelled decisions scored. */
+  n: number
+  /** How the numbers were produced. */
+  manifest: Manifest
+  /** One record per labelled decision, input order. Not part of `--json-out`; see `--records-out`. */
+  records: DecisionRecord[]
+}
+
+/** The `--json-out` document: every EvalResult field but `records`. */
+export type EvalResultJson = Omit<EvalResult, 'records'>
+
+/** The JSON document for `--json-out`: the metrics as top-level keys plus `manifest`. */
+export function resultToJson(result: EvalResult): EvalResultJson {
+  const { records: _records, ...json } = result
+  return json
+}
+
+/** Records as JSONL text, one line per labelled decision, with a trailing newline. */
+export function recordsToJsonl(records: readonly DecisionRecord[]): string {
+  return records.map((record) => JSON.stringify(record)).join('\n') + (records.length > 0 ? '\n' : '')
+}
