@@ -110,7 +110,11 @@ export function validateDecision(value: unknown, location: { file?: string; line
   if (parsed.success) return parsed.data
   const issue = parsed.error.issues[0]!
   const field = fieldPath(issue.path)
-  const message = issue.code === 'invalid_type' && issue.message.includes('undefined') ? 'is required' : issue.message
+  // zod says "Invalid input: expected string, received undefined"; say what to do instead.
+  const message =
+    issue.code === 'invalid_type' && issue.message.endsWith('received undefined')
+      ? 'is required'
+      : issue.message.replace(/^Invalid input: /, '')
   throw new DataError(message, { ...location, ...(field ? { field } : {}) })
 }
 

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { loadDecisions } from '../../core/decisions.ts'
+import { isLabelled, loadDecisions } from '../../core/decisions.ts'
 import { ConfigError, DataError } from '../../core/errors.ts'
 import { evaluateWithScorer } from '../../core/evaluate.ts'
 import { assertDebiasMode } from '../../core/orderings.ts'
@@ -51,6 +51,10 @@ export const evaluateCommand: Command = {
     const workers = integer(values.workers, 'workers', 1)
 
     const decisions = await loadDecisions(positionals[0]!)
+    if (!decisions.some(isLabelled))
+      throw new DataError(`none of the ${decisions.length} decisions has an answer_id, so there is nothing to score against`, {
+        file: positionals[0]!,
+      })
     const scorer =
       values.model !== undefined
         ? await loadModel(values.model, { batchSize, workers })
