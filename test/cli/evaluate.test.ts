@@ -1,0 +1,92 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { sceptic } from '../helpers/run.ts'
+
+// End to end: the built binary, the example data and scorers, real files.
+const DATA = 'examples/data/tickets.jsonl'
+const READER = 'examples/scorers/keyword-reader.mjs'
+const FIRST = 'examples/scorers/always-first.mjs'
+
+let dir: string
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sceptic-cli-'))
+})
+
+describe('sceptic evaluate', () => {
+  it('prints the report, writes the JSON and the records', async () => {
+    const json = join(dir, 'r.json')
+    const records = join(dir, 'r.jsonl')
+    const { code, stdout, stderr } = await sceptic(['evaluate', DATA, '--scorer', READER, '--debias', 'cyclic', '--json-out', json, '--records-out', records])
+    expect(stderr).toMatch(/skipping 4 unlabelled/)
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/^model {14}scorer examples\/scorers\/keyword-reader\.mjs$/m)
+    expect(stdout).toMatch(/^decisions {10}56 {3}\(4 unlabelled skipped\)$/m)
+    expect(stdout).toMatch(/^debias {13}cyclic {3}4 orderings scored$/m)
+    expect(stdout).toMatch(/^order consistency  100\.0%/m)
+    expect(stdout).not.toMatch(/\x1b\[/) // a pipe gets plain text
+
+    const result = JSON.parse(await readFile(json, 'utf8'))
+    expect(result.n).toBe(56)
+    expect(result.orderConsistency).toBe(1)
+    expect(result.manifest).toMatchObject({ debias: 'cyclic', orderingsScored: 4, decisions: 56, unlabelledSkipped: 4 })
+    // 28 four-option and 28 two-option decisions: 28·4 + 28·2 requests.
+    expect(result.manifest.forwardPasses).toBe(168)
+    expect(result.records).toBeUndefined()
+
+    const lines = (await readFile(records, 'utf8')).trim().split('\n').map((line) => JSON.parse(line))
+    expect(lines).toHaveLength(56)
+    expect(Object.keys(lines[0])).toEqual(['id', 'criterion', 'gold', 'prediction', 'probabilities', 'picks', 'letters'])
+    expect(lines[0].id).toBe('t-001-queue')
+    expect(lines[0].picks).toHaveLength(4)
+  })
+
+  it('exposes the positional scorer: order consistency 0 and letters A 100%', async () => {
+    const { code, stdout } = await sceptic(['evaluate', DATA, '--scorer', FIRST, '--debias', 'cyclic'])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/^order consistency  0\.0%/m)
+    expect(stdout).toMatch(/^letters picked     A:100%  B:0%  C:0%  D:0%$/m)
+  })
+
+  it.each([
+    [['evaluate'], 2, /evaluate takes one DATA file/],
+    [['evaluate', DATA], 2, /give exactly one of --model DIR or --scorer MODULE/],
+    [['evaluate', DATA, '--scorer', READER, '--debias', 'sideways'], 2, /ConfigError: debias="sideways" is not a mode/],
+    [['evaluate', DATA, '--scorer', READER, '--bogus'], 2, /Unknown option '--bogus'/],
+    [['evaluate', DATA, '--scorer', READER, '--seed', 'x'], 2, /--seed must be an integer/],
+    [['frobnicate'], 2, /unknown command "frobnicate"/],
+    [['evaluate', 'test/data/bad/missing-state.jsonl', '--scorer', READER], 3, /DataError: test\/data\/bad\/missing-state\.jsonl:3, field "state": is required/],
+    [['evaluate', 'test/data/bad/all-unlabelled.jsonl', '--scorer', READER], 3, /all-unlabelled\.jsonl: none of the 2 decisions has an answer_id/],
+    [['evaluate', DATA, '--scorer', 'nope/missing.mjs'], 2, /ConfigError: --scorer nope\/missing\.mjs: no such module/],
+    [['evaluate', DATA, '--scorer', 'package.json'], 2, /ConfigError: --scorer package\.json: the module failed to load/],
+  ])('%j exits %i with one line', async (args, exitCode, message) => {
+    const { code, stdout, stderr } = await sceptic(args)
+    expect(code).toBe(exitCode)
+    const lines = stderr.trim().split('\n').filter((line) => !line.startsWith('vitest-sceptic: skipping'))
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(message)
+    expect(stderr).not.toMatch(/\n\s+at /) // no stack trace
+    expect(stdout).toBe('')
+  })
+
+  it('a scorer that breaks its contract exits 4 naming the request', async () => {
+    const module = join(dir, 'nan.mjs')
+    await writeFile(module, 'export default (requests) => requests.map((r) => r.criterion.options.map(() => NaN))\n')
+    const { code, stderr } = await sceptic(['evaluate', DATA, '--scorer', module])
+    expect(code).toBe(4)
+    expect(stderr).toMatch(/ScorerError: the scorer returned NaN at slot A for request 0 \(decision "t-001-queue", criterion "queue", ordering 1 of 1\)/)
+  })
+
+  it('calls the module\'s close export when done', async () => {
+    const module = join(dir, 'closing.mjs')
+    const marker = join(dir, 'closed.txt')
+    await writeFile(
+      module,
+      `import { writeFileSync } from 'node:fs'\nexport default (requests) => requests.map((r) => r.criterion.options.map(() => 1))\nexport function close() { writeFileSync(${JSON.stringify(marker)}, 'closed') }\n`,
+    )
+    const { code } = await sceptic(['evaluate', DATA, '--scorer', module])
+    expect(code).toBe(0)
+    expect(await readFile(marker, 'utf8')).toBe('closed')
+  })
+})

@@ -1,0 +1,109 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import {
+  DataError,
+  evaluateWithScorer,
+  groupOf,
+  groupSplit,
+  meanGroupBalancedAccuracy,
+  render,
+  resultToJson,
+  type Decision,
+} from '../../src/core/index.ts'
+import { alwaysFirst, byId, decision } from '../helpers/decisions.ts'
+
+const quiet = { onWarning: () => {} }
+
+describe('groupSplit', () => {
+  const rowsArb = fc.array(
+    fc.record({ state: fc.constantFrom('s1', 's2', 's3', 's4', 's5', 's6'), group: fc.option(fc.constantFrom('g1', 'g2', 'g3')) }),
+    { minLength: 2, maxLength: 40 },
+  )
+
+  it('never puts one group_id (or, without one, one state) on both sides, and loses no row', () => {
+    fc.assert(
+      fc.property(rowsArb, fc.double({ min: 0.05, max: 0.95, noNaN: true }), fc.integer(), (specs, evalFraction, seed) => {
+        const rows: Decision[] = specs.map((s, i) =>
+          decision(2, i % 2, { id: `r${i}`, state: s.state, ...(s.group ? { group_id: s.group } : {}) }),
+        )
+        const { train, eval: held } = groupSplit(rows, { evalFraction, seed })
+        expect(train.length + held.length).toBe(rows.length)
+        const trainGroups = new Set(train.map(groupOf))
+        for (const row of held) expect(trainGroups.has(groupOf(row))).toBe(false)
+        // Deterministic per seed, and independent of input order.
+        const again = groupSplit([...rows].reverse(), { evalFraction, seed })
+        expect(new Set(again.eval.map((r) => r.id))).toEqual(new Set(held.map((r) => r.id)))
+      }),
+      { numRuns: 200 },
+    )
+  })
+
+  it('uses both sides when there are at least two groups', () => {
+    const rows = Array.from({ length: 20 }, (_, i) => decision(2, 0, { id: `r${i}`, state: `s${i}` }))
+    const { train, eval: held } = groupSplit(rows, { evalFraction: 0.2, seed: 3 })
+    expect(held).toHaveLength(4)
+    expect(train).toHaveLength(16)
+  })
+
+  it('refuses a fraction outside (0, 1)', () => {
+    expect(() => groupSplit([], { evalFraction: 1 })).toThrow(DataError)
+  })
+})
+
+describe('meanGroupBalancedAccuracy', () => {
+  it('averages balanced accuracy within groups, unlike the pooled figure', () => {
+    // Two criteria share ids yes/no. Pooled, they merge into one class each.
+    const gold = ['yes', 'no', 'yes', 'no', 'no', 'no']
+    const pred = ['yes', 'no', 'no', 'no', 'no', 'no']
+    const groups = ['a', 'a', 'b', 'b', 'b', 'b']
+    // a: recall yes 1, no 1 → 1. b: recall yes 0, no 1 → 0.5. Mean 0.75.
+    expect(meanGroupBalancedAccuracy(gold, pred, groups)).toBe(0.75)
+  })
+})
+
+describe('render', () => {
+  it('prints the reference block, plain when colour is off', async () => {
+    const rows = [
+      decision(3, 0, { criterion: { key: 'queue', question: 'Q', options: ['a', 'b', 'c'].map((id) => ({ id, text: id })) } }),
+      decision(2, 1, { criterion: { key: 'refund', question: 'Q', options: ['yes', 'no'].map((id) => ({ id, text: id })) } }),
+      decision(2, null),
+    ].map((d, i) => ({ ...d, answer_id: d.answer_id && (i === 0 ? 'a' : 'no') }))
+    const result = await evaluateWithScorer(rows, alwaysFirst, { debias: 'cyclic', ...quiet })
+    const text = render(result, { color: false })
+    expect(text).toBe(
+      [
+        'model              (injected scorer)',
+        'decisions          2   (1 unlabelled skipped)',
+        'debias             cyclic   3 orderings scored',
+        // Both averaged vectors tie; the first option id wins: "a" (right) and "yes" (wrong).
+        'accuracy           50.0%   (chance 41.7%)',
+        'balanced accuracy  50.0%',
+        'order consistency  0.0%   same answer under every ordering',
+        `ece                ${result.ece!.toFixed(3)}`,
+        `brier              ${result.brier!.toFixed(3)}`,
+        'letters picked     A:100%  B:0%  C:0%',
+        '',
+        'per criterion (balanced accuracy):',
+        '  queue                1.000',
+        '  refund               0.000',
+      ].join('\n'),
+    )
+    expect(text).not.toMatch(/\x1b\[/)
+    expect(render(result, { color: true })).toMatch(/\x1b\[/)
+  })
+
+  it('says why order consistency is n/a with one ordering', async () => {
+    const result = await evaluateWithScorer([decision(2, 0)], byId(() => 1), quiet)
+    expect(render(result, { color: false })).toMatch(/order consistency  n\/a {5}only one ordering was scored/)
+  })
+
+  it('the JSON document has the EvalResult fields as top-level keys plus manifest, no records', async () => {
+    const result = await evaluateWithScorer([decision(2, 0)], alwaysFirst, { debias: 'cyclic', ...quiet })
+    expect(Object.keys(resultToJson(result)).sort()).toEqual(
+      ['accuracy', 'balancedAccuracy', 'brier', 'ece', 'letterDistribution', 'manifest', 'n', 'orderConsistency', 'perCriterion'].sort(),
+    )
+    expect(Object.keys(result.manifest)).toEqual(
+      expect.arrayContaining(['debias', 'orderingsScored', 'forwardPasses', 'decisions', 'unlabelledSkipped', 'fingerprint', 'chance', 'seed', 'versions', 'started', 'seconds', 'scorer']),
+    )
+  })
+})
