@@ -136,8 +136,28 @@ function fieldPath(path: readonly PropertyKey[]): string {
  */
 export function fingerprint(decisions: readonly Decision[]): string {
   const hash = createHash('sha256')
-  for (const decision of decisions) hash.update(canonicalJson(decision) + '\n')
+  for (const decision of decisions) hash.update(canonicalDecision(decision) + '\n')
   return hash.digest('hex').slice(0, 16)
+}
+
+/**
+ * {@link canonicalJson} of a decision, specialised for its known shape: the same
+ * text (keys sorted, null optionals dropped, unknown keys ignored as the schema
+ * strips them) at a fraction of the generic cost on large sets.
+ */
+function canonicalDecision(d: Decision): string {
+  const c = d.criterion
+  return JSON.stringify({
+    answer_id: d.answer_id ?? undefined,
+    criterion: {
+      key: c.key,
+      options: c.options.map((o) => ({ id: o.id, text: o.text })),
+      question: c.question ?? undefined,
+    },
+    group_id: d.group_id ?? undefined,
+    id: d.id ?? undefined,
+    state: d.state,
+  })
 }
 
 /** JSON with sorted object keys and `undefined`/`null` optional fields dropped. */

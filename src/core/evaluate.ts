@@ -124,15 +124,18 @@ export async function evaluateWithScorer(
       signal?.throwIfAborted()
       const batch = nullJobs.slice(start, start + chunkSize)
       const requests = batch.map(({ criterion }) => makeRequest(NULL_STATE, criterion, template))
-      const vectors = await callScorer(score, requests, (i) =>
+      const { vectors, sums } = await callScorer(score, requests, (i) =>
         `content-free request ${start + i} (criterion "${batch[i]!.criterion.key}", state "${NULL_STATE}")`,
       )
-      batch.forEach(({ key }, i) => priors.set(key, vectors[i]!))
+      batch.forEach(({ key }, i) => priors.set(key, Array.from(vectors[i]!, (v) => v / sums[i]!)))
     }
   }
 
-  // Accumulators, in each criterion's original option order.
-  const totals = rows.map((row) => new Float64Array(row.criterion.options.length))
+  // Accumulators: one flat array, each row's slice in its criterion's original option order
+  // (one allocation instead of one per row: at 10^5 rows the garbage collector dominated).
+  const offsets = new Int32Array(rows.length + 1)
+  rows.forEach((row, r) => (offsets[r + 1] = offsets[r]! + row.criterion.options.length))
+  const totals = new Float64Array(offsets[rows.length]!)
   const picks: string[][] = rows.map(() => [])
   const pickedLetters: string[][] = rows.map(() => [])
   const letterCounts = new Array<number>(LETTERS.length).fill(0)
@@ -150,14 +153,18 @@ export async function evaluateWithScorer(
 
     const criteria = jobs.map((job) => reorderCriterion(rows[job.row]!.criterion, job.ordering))
     const requests = jobs.map((job, i) => makeRequest(rows[job.row]!.state, criteria[i]!, template))
-    const vectors = await callScorer(score, requests, (i) => describeRequest(requestsScored + i, jobs[i]!))
+    const { vectors, sums } = await callScorer(score, requests, (i) => describeRequest(requestsScored + i, jobs[i]!))
 
     jobs.forEach((job, i) => {
       let vector = vectors[i]!
-      if (debias === 'calibrated') vector = divideOut(vector, priors.get(priorKey(criteria[i]!))!)
-      const share = 1 / plan[job.row]!.length
-      const total = totals[job.row]!
-      for (let slot = 0; slot < vector.length; slot++) total[job.ordering[slot]!]! += vector[slot]! * share
+      // Renormalising is folded into the weight: p = v / sum, averaged with weight 1/orderings.
+      let weight = 1 / (plan[job.row]!.length * sums[i]!)
+      if (debias === 'calibrated') {
+        vector = divideOut(Array.from(vector), priors.get(priorKey(criteria[i]!))!)
+        weight = 1 / plan[job.row]!.length
+      }
+      const base = offsets[job.row]!
+      for (let slot = 0; slot < vector.length; slot++) totals[base + job.ordering[slot]!]! += vector[slot]! * weight
       const best = argmaxFirst(vector)
       picks[job.row]!.push(rows[job.row]!.criterion.options[job.ordering[best]!]!.id)
       pickedLetters[job.row]!.push(LETTERS[best]!)
@@ -177,7 +184,7 @@ export async function evaluateWithScorer(
   const records: DecisionRecord[] = []
   rows.forEach((row, r) => {
     const ids = row.criterion.options.map((option) => option.id)
-    const p = normalise(totals[r]!)
+    const p = normalise(totals.subarray(offsets[r]!, offsets[r + 1]!))
     const best = argmaxFirst(p, TIE_TOLERANCE)
     gold.push(row.answer_id)
     predictions.push(ids[best]!)
@@ -243,8 +250,21 @@ export function argmaxFirst(values: ArrayLike<number>, tolerance = 0): number {
   return 0
 }
 
+/**
+ * A request whose `prompt` is built on first read and then kept. It is an own
+ * enumerable property, so JSON.stringify and structuredClone (worker threads, HTTP)
+ * still see the text; scorers that never read it (cached logits, keyword scorers)
+ * do not pay for hundreds of thousands of prompt strings.
+ */
 function makeRequest(state: string, criterion: Criterion, template: EvaluateOptions['template'] & {}): ScoreRequest {
-  return { state, criterion, prompt: template(state, criterion) }
+  let prompt: string | undefined
+  return {
+    state,
+    criterion,
+    get prompt() {
+      return (prompt ??= template(state, criterion))
+    },
+  }
 }
 
 /** Call the scorer and hold it to its contract; every failure names the request. */
@@ -252,7 +272,7 @@ async function callScorer(
   score: ScoreFn,
   requests: readonly ScoreRequest[],
   describe: (index: number) => string,
-): Promise<number[][]> {
+): Promise<{ vectors: ArrayLike<number>[]; sums: Float64Array }> {
   let output: unknown
   try {
     output = await score(requests)
@@ -267,11 +287,16 @@ async function callScorer(
     throw new ScorerError(
       `the scorer returned ${output.length} vectors for ${requests.length} requests (first: ${describe(0)}); it must return one per request, in order`,
     )
-  return output.map((vector, i) => checkVector(vector, requests[i]!.criterion.options.length, () => describe(i)))
+  const sums = new Float64Array(output.length)
+  for (let i = 0; i < output.length; i++) sums[i] = checkVector(output[i], requests[i]!.criterion.options.length, () => describe(i))
+  return { vectors: output as ArrayLike<number>[], sums }
 }
 
-/** Validate one vector and renormalise it to sum to 1. */
-function checkVector(vector: unknown, length: number, describe: () => string): number[] {
+/**
+ * Validate one vector (finite, ≥ 0, not all zero, the right length) and return its
+ * sum, by which it is renormalised. The scorer's array is read, never copied or changed.
+ */
+function checkVector(vector: unknown, length: number, describe: () => string): number {
   if (!Array.isArray(vector) && !ArrayBuffer.isView(vector))
     throw new ScorerError(`the scorer returned ${typeOf(vector)} for ${describe()}; expected ${length} numbers`)
   const values = vector as ArrayLike<unknown>
@@ -288,9 +313,7 @@ function checkVector(vector: unknown, length: number, describe: () => string): n
     sum += v
   }
   if (sum === 0) throw new ScorerError(`the scorer returned all zeros for ${describe()}; nothing to renormalise`)
-  const out = new Array<number>(length)
-  for (let slot = 0; slot < length; slot++) out[slot] = (values[slot] as number) / sum
-  return out
+  return sum
 }
 
 /**
