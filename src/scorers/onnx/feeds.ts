@@ -1,0 +1,47 @@
+/**
+ * Batch layout for a decoder: rows of token ids, left-padded to one width. Pure
+ * (no onnxruntime), so it is shared by the worker and unit-tested on its own.
+ */
+
+/** A left-padded batch as flat row-major int64 arrays (what ORT's int64 tensors take). */
+export interface PaddedBatch {
+  /** Number of rows (sequences). */
+  readonly rows: number
+  /** Padded length of every row, in tokens (the longest row's length). */
+  readonly width: number
+  /** `[rows, width]` token ids; pads hold `padId`. */
+  readonly inputIds: BigInt64Array
+  /** `[rows, width]`: 1 for real tokens, 0 for pads. */
+  readonly attentionMask: BigInt64Array
+  /** `[rows, width]`: cumulative sum of the mask minus one, pads at 0, so positions count real tokens only. */
+  readonly positionIds: BigInt64Array
+}
+
+/**
+ * Left-pad rows given as one flat id array plus per-row lengths. Left, not right:
+ * the readout takes the last position's logits, which must be every row's last
+ * real token.
+ */
+export function leftPad(ids: ArrayLike<number>, lengths: ArrayLike<number>, padId = 0): PaddedBatch {
+  const rows = lengths.length
+  let width = 0
+  for (let r = 0; r < rows; r++) width = Math.max(width, lengths[r]!)
+  const inputIds = new BigInt64Array(rows * width)
+  const attentionMask = new BigInt64Array(rows * width)
+  const positionIds = new BigInt64Array(rows * width)
+  const pad = BigInt(padId)
+  let source = 0
+  for (let r = 0; r < rows; r++) {
+    const length = lengths[r]!
+    const start = r * width + (width - length)
+    // A plain loop: BigInt64Array.from(..., BigInt) is several times slower on long batches.
+    for (let c = r * width; c < start; c++) inputIds[c] = pad
+    for (let i = 0; i < length; i++) {
+      inputIds[start + i] = BigInt(ids[source + i]!)
+      attentionMask[start + i] = 1n
+      positionIds[start + i] = BigInt(i)
+    }
+    source += length
+  }
+  return { rows, width, inputIds, attentionMask, positionIds }
+}

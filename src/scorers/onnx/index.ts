@@ -1,0 +1,254 @@
+/**
+ * `vitest-sceptic/onnx`: score decisions with a local ONNX causal language model
+ * (an Optimum export: `model.onnx` + `tokenizer.json`) in a pool of worker threads.
+ *
+ * onnxruntime-node is an optional peer dependency, loaded only inside the workers;
+ * importing this module does not load it.
+ */
+import { availableParallelism } from 'node:os'
+import { ConfigError, ScorerError } from '../../core/errors.ts'
+import type { Criterion } from '../../core/decisions.ts'
+import type { ScoreFn, ScoreRequest } from '../../core/score.ts'
+import { planBatches } from './batching.ts'
+import { assertOrtInstalled, locateModel, type ModelFiles } from './model-dir.ts'
+import type { InputPlan } from './model-io.ts'
+import { WorkerPool } from './pool.ts'
+import { loadTokenizer, type LoadedTokenizer } from './tokenizer.ts'
+
+export { ConfigError, ScorerError } from '../../core/errors.ts'
+export type { ScoreFn, ScoreRequest } from '../../core/score.ts'
+export type { InputPlan, PastInput } from './model-io.ts'
+export { startScorerServer, connectScorer } from './pool-server.ts'
+export type { ScorerServer, ScorerServerOptions, RemoteScorer, ConnectOptions } from './pool-server.ts'
+
+/** An execution provider for ORT: `'cpu'`, `'cuda'`, or `{ name: 'cuda', deviceId: 1, … }` (passed through as is). */
+export type ExecutionProvider = string | { readonly name: string; readonly [option: string]: unknown }
+
+/** Options of {@link onnxScorer}. Only `model` is required. */
+export interface OnnxScorerOptions {
+  /** Model directory: `tokenizer.json` plus `model.onnx` (or `onnx/model.onnx`), as Optimum exports them. */
+  model: string
+  /**
+   * Most prompts per `session.run`. Default 8. Runs are also split so every worker
+   * has work, and so a run's logits (`rows × tokens × vocab × 4` bytes) stay under
+   * `maxLogitsBytes`.
+   */
+  batchSize?: number
+  /**
+   * Worker threads, each holding its own session (its own copy of the weights).
+   * Default 2 on the CPU (two single-thread sessions beat one two-thread session by
+   * 10–15%), 1 with a GPU provider; never more than `os.availableParallelism()`.
+   */
+  workers?: number
+  /**
+   * ORT intra-op threads per worker. Default `availableParallelism() / workers`,
+   * rounded down, at least 1. `workers × threadsPerWorker` is capped at the core count:
+   * oversubscribed spinning ORT threads cost 15–25%. Inter-op threads are always 1.
+   */
+  threadsPerWorker?: number
+  /**
+   * Prompt text for a request. Default: the request's own `prompt` (DESIGN.md
+   * "Prompt"). Same signature as the evaluator's `template` option.
+   */
+  template?: (state: string, criterion: Criterion) => string
+  /** ORT execution providers, in preference order. Default `['cpu']`; `'cuda'` is passed through where installed. */
+  executionProviders?: readonly ExecutionProvider[]
+  /**
+   * Largest logits tensor one run may produce, in bytes. Default 256 MiB. Optimum
+   * exports return logits for every position: with a 150k vocabulary a single
+   * 230-token prompt is already 140 MB, so large-vocabulary models run one prompt at a time.
+   */
+  maxLogitsBytes?: number
+  /** @internal Test-only: a worker exits (as if it crashed) on a batch holding `tokenId`, `times` times in all. */
+  faults?: { readonly tokenId: number; readonly times: number }
+}
+
+/** The pool shape and limits actually used, after defaults and the core cap. */
+export interface OnnxScorerSettings {
+  /** Absolute path of the model file. */
+  readonly modelPath: string
+  /** Worker threads. */
+  readonly workers: number
+  /** Intra-op threads per worker. */
+  readonly threadsPerWorker: number
+  /** Most prompts per run. */
+  readonly batchSize: number
+  /** Logits cap per run, bytes. */
+  readonly maxLogitsBytes: number
+  /** Execution providers passed to ORT. */
+  readonly executionProviders: readonly ExecutionProvider[]
+}
+
+/** What {@link OnnxScorer.ready} resolves to. */
+export interface OnnxModelInfo {
+  /** What the model takes and returns, as the workers found it. */
+  readonly plan: InputPlan
+  /** The tokenizer's vocabulary size (ids it can emit). */
+  readonly tokenizerVocab: number
+}
+
+/** A {@link ScoreFn} backed by a worker pool, with a lifecycle. */
+export interface OnnxScorer extends ScoreFn {
+  /**
+   * Load the tokenizer and start the workers (done on the first call anyway).
+   * Rejects with a {@link ConfigError} naming the file for a bad tokenizer.json, a model
+   * ORT cannot load, or a model without `input_ids` / `logits`.
+   */
+  ready(): Promise<OnnxModelInfo>
+  /** Let running and queued batches finish, then stop the workers. Idempotent; later calls to the scorer reject. */
+  close(): Promise<void>
+  /** One-line description for reports and manifests, e.g. `onnx models/tiny (2 workers × 1 thread, batch ≤ 8)`. */
+  readonly describe: string
+  /** Effective settings. */
+  readonly settings: OnnxScorerSettings
+  /** @internal The pool, once started (tests use it to kill an idle worker). */
+  readonly pool: WorkerPool | undefined
+}
+
+/**
+ * Create an ONNX scorer. Cheap and synchronous: it checks the model directory and
+ * that onnxruntime-node is installed (a {@link ConfigError} otherwise, one line), and
+ * starts nothing until the first call or {@link OnnxScorer.ready}.
+ */
+export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
+  if (!options || typeof options.model !== 'string' || options.model === '')
+    throw new ConfigError('onnxScorer: `model` (the model directory) is required')
+  const files = locateModel(options.model)
+  assertOrtInstalled()
+  const settings = resolveSettings(options, files)
+  const template = options.template
+  let pool: WorkerPool | undefined
+  let startup: Promise<{ tokenizer: LoadedTokenizer; plan: InputPlan; pool: WorkerPool }> | undefined
+  let closed = false
+
+  const start = async () => {
+    const tokenizer = await loadTokenizer(files.dir)
+    const budget = options.faults ? new SharedArrayBuffer(4) : undefined
+    if (budget) new Int32Array(budget)[0] = options.faults!.times
+    pool = new WorkerPool(settings.workers, {
+      modelPath: files.modelPath,
+      intraOpNumThreads: settings.threadsPerWorker,
+      executionProviders: settings.executionProviders as (string | { name: string })[],
+      ...(budget ? { faults: { tokenId: options.faults!.tokenId, budget } } : {}),
+    })
+    const plan = await pool.start()
+    if (plan.vocab !== undefined && tokenizer.vocabSize > plan.vocab) {
+      await pool.close()
+      throw new ConfigError(`${tokenizer.path}: the tokenizer emits ids up to ${tokenizer.vocabSize - 1} but ${files.modelPath} has only ${plan.vocab} logits; they do not belong together`)
+    }
+    return { tokenizer, plan, pool }
+  }
+  const ready = () => (startup ??= start())
+
+  const score = async (requests: readonly ScoreRequest[]): Promise<number[][]> => {
+    if (closed) throw new ScorerError('the ONNX scorer is closed; create a new one to score again')
+    const { tokenizer, plan, pool: workers } = await ready()
+    if (requests.length === 0) return []
+    const ids: Int32Array[] = []
+    const letters: Int32Array[] = []
+    requests.forEach((request, index) => {
+      const text = template ? template(request.state, request.criterion) : request.prompt
+      const encoded = tokenizer.encode(text)
+      if (encoded.length === 0) throw new ScorerError(`request #${index} encodes to no tokens; nothing to score`)
+      ids.push(encoded)
+      const letterIds = tokenizer.letterIds(request.criterion.options.length)
+      if (plan.vocab !== undefined)
+        for (const id of letterIds)
+          if (id >= plan.vocab)
+            throw new ConfigError(`${tokenizer.path}: letter token id ${id} is outside the model's vocabulary (${plan.vocab} logits); the tokenizer does not match ${files.modelPath}`)
+      letters.push(letterIds)
+    })
+    const batches = planBatches(
+      ids.map((row) => row.length),
+      {
+        batchSize: settings.batchSize,
+        workers: settings.workers,
+        vocab: plan.vocab ?? tokenizer.vocabSize,
+        maxLogitsBytes: settings.maxLogitsBytes,
+        equalLengthsOnly: !plan.attentionMask,
+      },
+    )
+    const cancel = { cancelled: false }
+    const results: number[][] = new Array(requests.length)
+    await Promise.all(
+      batches.map(async (rows) => {
+        const probabilities = await workers
+          .run({
+            payload: {
+              ids: concat(rows.map((r) => ids[r]!)),
+              lengths: Int32Array.from(rows, (r) => ids[r]!.length),
+              letters: concat(rows.map((r) => letters[r]!)),
+              letterCounts: Int32Array.from(rows, (r) => letters[r]!.length),
+            },
+            describe: () => describeRequests(requests, rows),
+            cancel,
+          })
+          .catch((error: unknown) => {
+            cancel.cancelled = true
+            throw error
+          })
+        let offset = 0
+        for (const r of rows) {
+          const count = letters[r]!.length
+          results[r] = Array.from(probabilities.subarray(offset, offset + count))
+          offset += count
+        }
+      }),
+    )
+    return results
+  }
+
+  const close = async (): Promise<void> => {
+    closed = true
+    if (!startup) return
+    await startup.catch(() => undefined)
+    await pool?.close()
+  }
+
+  const describe = `onnx ${options.model} (${settings.workers} worker${settings.workers === 1 ? '' : 's'} × ${settings.threadsPerWorker} thread${settings.threadsPerWorker === 1 ? '' : 's'}, batch ≤ ${settings.batchSize})`
+  return Object.defineProperties(score as OnnxScorer, {
+    ready: { value: () => ready().then(({ plan, tokenizer }) => ({ plan, tokenizerVocab: tokenizer.vocabSize })) },
+    close: { value: close },
+    describe: { value: describe, enumerable: true },
+    settings: { value: settings, enumerable: true },
+    pool: { get: () => pool },
+  })
+}
+
+function resolveSettings(options: OnnxScorerOptions, files: ModelFiles): OnnxScorerSettings {
+  const cores = Math.max(1, availableParallelism())
+  const positive = (name: string, value: number | undefined): number | undefined => {
+    if (value === undefined) return undefined
+    if (!Number.isInteger(value) || value < 1) throw new ConfigError(`onnxScorer: \`${name}\` must be a positive integer, got ${value}`)
+    return value
+  }
+  const executionProviders = options.executionProviders ?? ['cpu']
+  const gpu = executionProviders.some((provider) => (typeof provider === 'string' ? provider : provider.name) !== 'cpu')
+  // Capped at the cores: a CI runner with fewer cores than the config was written for still runs, just narrower.
+  const workers = Math.min(cores, positive('workers', options.workers) ?? (gpu ? 1 : Math.min(2, cores)))
+  const threadsPerWorker = Math.max(1, Math.min(positive('threadsPerWorker', options.threadsPerWorker) ?? cores, Math.floor(cores / workers)))
+  const batchSize = positive('batchSize', options.batchSize) ?? 8
+  const maxLogitsBytes = positive('maxLogitsBytes', options.maxLogitsBytes) ?? 256 * 1024 * 1024
+  return { modelPath: files.modelPath, workers, threadsPerWorker, batchSize, maxLogitsBytes, executionProviders }
+}
+
+function concat(parts: Int32Array[]): Int32Array {
+  const out = new Int32Array(parts.reduce((sum, part) => sum + part.length, 0))
+  let offset = 0
+  for (const part of parts) {
+    out.set(part, offset)
+    offset += part.length
+  }
+  return out
+}
+
+/** "request #3 (queue: "Customer says…"), …": enough to find the decisions in the data. */
+function describeRequests(requests: readonly ScoreRequest[], rows: readonly number[]): string {
+  const shown = rows.slice(0, 3).map((r) => {
+    const request = requests[r]!
+    const state = request.state.length > 40 ? request.state.slice(0, 40) + '…' : request.state
+    return `request #${r} (criterion "${request.criterion.key}", state ${JSON.stringify(state)})`
+  })
+  const more = rows.length > 3 ? ` and ${rows.length - 3} more (#${rows.slice(3).join(', #')})` : ''
+  return (rows.length === 1 ? '' : `${rows.length} requests: `) + shown.join(', ') + more
+}

@@ -1,0 +1,210 @@
+/**
+ * A fixed set of inference workers on one model. Jobs (batches) go to whichever
+ * worker is free. A worker that dies is replaced and its batch retried once; a batch
+ * that kills two workers fails. `close()` lets queued and running batches finish
+ * before the workers exit: terminating a worker inside `session.run` aborts the
+ * whole process (SIGABRT), so workers are only ever terminated when idle.
+ */
+import { existsSync } from 'node:fs'
+import { Worker } from 'node:worker_threads'
+import { ConfigError, ScorerError } from '../../core/errors.ts'
+import type { InputPlan } from './model-io.ts'
+import type { RunMessage, WorkerInit, WorkerMessage } from './protocol.ts'
+
+/** One batch to score, as the worker needs it, plus how to name it in errors. */
+export interface Job {
+  readonly payload: Omit<RunMessage, 'type' | 'id'>
+  /** Human-readable list of the requests in the batch, for error messages. */
+  readonly describe: () => string
+  /** Set by the caller when the rest of its call failed: a queued job is then dropped. */
+  readonly cancel?: { cancelled: boolean }
+}
+
+interface QueuedJob extends Job {
+  attempts: number
+  resolve(probabilities: Float64Array): void
+  reject(error: Error): void
+}
+
+interface Slot {
+  readonly worker: Worker
+  ready: boolean
+  job: QueuedJob | undefined
+  jobId: number
+  exitCode: number | undefined
+  lastError: Error | undefined
+  stopping: boolean
+  readonly exited: Promise<number>
+}
+
+/** Give up waiting for an idle worker to leave on its own after this long, then terminate it. */
+const EXIT_GRACE_MS = 10_000
+
+/** Where the built worker script is: next to the entry, or next to a shared chunk (tsup splitting puts chunks in dist/). */
+export function resolveWorkerUrl(): URL {
+  for (const relative of ['./worker.js', './onnx/worker.js', '../onnx/worker.js', '../../../dist/onnx/worker.js']) {
+    const url = new URL(relative, import.meta.url)
+    if (existsSync(url)) return url
+  }
+  throw new ConfigError('the ONNX worker script (dist/onnx/worker.js) is missing: build the package (`npx tsup`) first')
+}
+
+/** The pool. Start it, run jobs, close it. */
+export class WorkerPool {
+  private readonly slots = new Set<Slot>()
+  private readonly queue: QueuedJob[] = []
+  private accepting = true
+  private broken: Error | undefined
+  private nextJobId = 1
+  private idleWaiters: (() => void)[] = []
+  private plan: InputPlan | undefined
+  /** Workers started over the pool's life, replacements included. */
+  spawned = 0
+
+  constructor(
+    private readonly size: number,
+    private readonly init: WorkerInit,
+    private readonly workerUrl: URL = resolveWorkerUrl(),
+  ) {}
+
+  /** Start every worker and wait until each has loaded the model. Rejects with the first load error. */
+  async start(): Promise<InputPlan> {
+    const started = await Promise.allSettled(Array.from({ length: this.size }, () => this.spawn()))
+    const failure = started.find((result) => result.status === 'rejected')
+    if (failure) {
+      await this.stopAll()
+      throw failure.reason
+    }
+    this.plan = (started[0] as PromiseFulfilledResult<InputPlan>).value
+    return this.plan
+  }
+
+  /** Live workers (for tests: an idle one may be terminated to simulate a crash). */
+  get workers(): Worker[] {
+    return [...this.slots].map((slot) => slot.worker)
+  }
+
+  /** Queue a job; resolves with the probabilities of its rows, concatenated. */
+  run(job: Job): Promise<Float64Array> {
+    if (!this.accepting) return Promise.reject(new ScorerError('the ONNX scorer is closed; create a new one to score again'))
+    if (this.broken) return Promise.reject(this.broken)
+    return new Promise((resolve, reject) => {
+      this.queue.push({ ...job, attempts: 0, resolve, reject })
+      this.pump()
+    })
+  }
+
+  /** Stop taking jobs, let queued and running ones finish, then let every worker exit. Idempotent. */
+  async close(): Promise<void> {
+    this.accepting = false
+    while (this.queue.length > 0 || [...this.slots].some((slot) => slot.job)) await new Promise<void>((resolve) => this.idleWaiters.push(resolve))
+    await this.stopAll()
+  }
+
+  private spawn(): Promise<InputPlan> {
+    this.spawned++
+    const worker = new Worker(this.workerUrl, { workerData: this.init })
+    let settle: { resolve(plan: InputPlan): void; reject(error: Error): void } | undefined
+    const ready = new Promise<InputPlan>((resolve, reject) => (settle = { resolve, reject }))
+    const slot: Slot = {
+      worker,
+      ready: false,
+      job: undefined,
+      jobId: 0,
+      exitCode: undefined,
+      lastError: undefined,
+      stopping: false,
+      exited: new Promise((resolve) => worker.once('exit', resolve)),
+    }
+    this.slots.add(slot)
+    worker.on('message', (message: WorkerMessage) => {
+      switch (message.type) {
+        case 'ready':
+          slot.ready = true
+          if (!slot.job) worker.unref()
+          settle?.resolve(message.plan)
+          this.pump()
+          return
+        case 'init-error':
+          settle?.reject(new ConfigError(message.message))
+          return
+        case 'result':
+        case 'run-error': {
+          const job = slot.job
+          if (!job || message.id !== slot.jobId) return
+          slot.job = undefined
+          // Idle workers must not keep the process alive (a forgotten close() would hang the exit).
+          worker.unref()
+          if (message.type === 'result') job.resolve(message.probabilities)
+          else if (message.kind === 'config') job.reject(new ConfigError(message.message))
+          else job.reject(new ScorerError(`onnxruntime failed on ${job.describe()}: ${message.message}`))
+          this.pump()
+          return
+        }
+      }
+    })
+    worker.on('error', (error) => (slot.lastError = error))
+    worker.on('exit', (code) => {
+      slot.exitCode = code
+      this.slots.delete(slot)
+      if (slot.stopping) return
+      const why = `exit code ${code}${slot.lastError ? `, ${slot.lastError.message.split('\n')[0]}` : ''}`
+      if (!slot.ready) {
+        settle?.reject(new ConfigError(`${this.init.modelPath}: the ONNX worker died while loading the model (${why})`))
+        return
+      }
+      const job = slot.job
+      slot.job = undefined
+      if (job) {
+        job.attempts++
+        if (job.attempts >= 2)
+          job.reject(new ScorerError(`the ONNX worker crashed twice (${why}) on ${job.describe()}; the batch was retried once on a fresh worker`))
+        else this.queue.unshift(job)
+      }
+      // Replace the dead worker so the pool keeps its size.
+      this.spawn().then(
+        () => this.pump(),
+        (error: Error) => this.fail(error),
+      )
+    })
+    return ready
+  }
+
+  private pump(): void {
+    for (const slot of this.slots) {
+      if (!slot.ready || slot.job || slot.stopping) continue
+      let job: QueuedJob | undefined
+      while ((job = this.queue.shift()) && job.cancel?.cancelled) job.reject(new ScorerError('cancelled: another batch of the same call failed'))
+      if (!job) break
+      slot.job = job
+      slot.jobId = this.nextJobId++
+      slot.worker.ref()
+      slot.worker.postMessage({ type: 'run', id: slot.jobId, ...job.payload } satisfies RunMessage)
+    }
+    if (this.queue.length === 0 && ![...this.slots].some((slot) => slot.job)) {
+      const waiters = this.idleWaiters
+      this.idleWaiters = []
+      for (const wake of waiters) wake()
+    }
+  }
+
+  /** A replacement worker could not start: nothing can run any more. */
+  private fail(error: Error): void {
+    this.broken = error
+    for (const job of this.queue.splice(0)) job.reject(error)
+    this.pump()
+  }
+
+  private async stopAll(): Promise<void> {
+    await Promise.all(
+      [...this.slots].map(async (slot) => {
+        slot.stopping = true
+        slot.worker.postMessage({ type: 'close' })
+        const timer = setTimeout(() => void slot.worker.terminate(), EXIT_GRACE_MS)
+        timer.unref()
+        await slot.exited
+        clearTimeout(timer)
+      }),
+    )
+  }
+}

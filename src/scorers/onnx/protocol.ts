@@ -1,0 +1,44 @@
+/** Messages between the pool (main thread) and a worker. Internal. */
+import type { InputPlan } from './model-io.ts'
+
+/** `workerData` of a worker. */
+export interface WorkerInit {
+  /** Absolute path of the .onnx file (loaded by path so external-data files next to it work). */
+  readonly modelPath: string
+  /** Intra-op threads of the worker's session. */
+  readonly intraOpNumThreads: number
+  /** Execution providers, passed through to ORT. */
+  readonly executionProviders: readonly (string | { readonly name: string })[]
+  /** Test-only fault injection: exit the worker thread when a batch holds this token id, while the shared budget lasts. */
+  readonly faults?: { readonly tokenId: number; readonly budget: SharedArrayBuffer }
+}
+
+/** Main → worker: score one batch. */
+export interface RunMessage {
+  readonly type: 'run'
+  readonly id: number
+  /** All rows' token ids, concatenated. */
+  readonly ids: Int32Array
+  /** Tokens per row. */
+  readonly lengths: Int32Array
+  /** All rows' letter token ids, concatenated. */
+  readonly letters: Int32Array
+  /** Letters (options) per row. */
+  readonly letterCounts: Int32Array
+}
+
+/** Main → worker: finish and exit. */
+export interface CloseMessage {
+  readonly type: 'close'
+}
+
+/** Worker → main. */
+export type WorkerMessage =
+  | { readonly type: 'ready'; readonly plan: InputPlan }
+  | { readonly type: 'init-error'; readonly kind: 'ort-missing' | 'config' | 'other'; readonly message: string }
+  | { readonly type: 'result'; readonly id: number; readonly probabilities: Float64Array }
+  | { readonly type: 'run-error'; readonly id: number; readonly kind: 'config' | 'other'; readonly message: string }
+
+/** The one line a user without onnxruntime-node sees. */
+export const ORT_MISSING =
+  'onnxScorer needs onnxruntime-node, which is not installed: run `ONNXRUNTIME_NODE_INSTALL=skip npm i -D onnxruntime-node@1.30` (the env var stops its install script downloading CUDA files)'

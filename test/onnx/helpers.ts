@@ -1,0 +1,80 @@
+// Shared test helpers: fixture model directories in a temp folder, and requests.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { buildPrompt } from '../../src/core/prompt.ts'
+import type { Criterion } from '../../src/core/decisions.ts'
+import type { ScoreRequest } from '../../src/core/score.ts'
+import { writeModelDir, type ModelDirOptions } from '../../src/scorers/onnx/fixture/index.ts'
+
+const roots: string[] = []
+
+/** A fresh temp directory, removed by {@link cleanupTemp}. */
+export function tempDir(prefix = 'sceptic-onnx-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  roots.push(dir)
+  return dir
+}
+
+export function cleanupTemp(): void {
+  for (const dir of roots.splice(0)) rmSync(dir, { recursive: true, force: true })
+}
+
+/** Write a fixture model directory (tiny by default) and return its path. */
+export function makeModel(options: ModelDirOptions = {}, name = 'model'): string {
+  return writeModelDir(join(tempDir(), name), {
+    ...options,
+    decoder: { hidden: 32, layers: 2, heads: 4, maxPositions: 256, ...options.decoder },
+  })
+}
+
+const STATES = [
+  'Customer says the invoice was charged twice.',
+  'The app crashes when the user opens the settings page after the latest update, every single time, on two different phones.',
+  'Please cancel my subscription.',
+  'The shipment is stuck at customs and the tracking page has not changed for a week; the customer wants a refund or a replacement.',
+  'A user cannot log in.',
+]
+
+export const QUEUE: Criterion = {
+  key: 'queue',
+  question: 'Which queue should handle this ticket?',
+  options: [
+    { id: 'billing', text: 'Billing' },
+    { id: 'tech', text: 'Technical support' },
+    { id: 'account', text: 'Account access' },
+    { id: 'sales', text: 'Sales' },
+  ],
+}
+
+export const SENTIMENT: Criterion = {
+  key: 'sentiment',
+  options: [
+    { id: 'pos', text: 'positive' },
+    { id: 'neg', text: 'negative' },
+  ],
+}
+
+/** Requests of varied lengths and option counts, all rotations of QUEUE plus SENTIMENT. */
+export function sampleRequests(): ScoreRequest[] {
+  const requests: ScoreRequest[] = []
+  for (const state of STATES) {
+    for (let k = 0; k < QUEUE.options.length; k++) {
+      const options = QUEUE.options.map((_, i) => QUEUE.options[(i + k) % QUEUE.options.length]!)
+      const criterion = { ...QUEUE, options }
+      requests.push({ state, criterion, prompt: buildPrompt(state, criterion) })
+    }
+    requests.push({ state, criterion: SENTIMENT, prompt: buildPrompt(state, SENTIMENT) })
+  }
+  return requests
+}
+
+export function request(state: string, criterion: Criterion = QUEUE): ScoreRequest {
+  return { state, criterion, prompt: buildPrompt(state, criterion) }
+}
+
+export function maxAbsDiff(a: number[][], b: number[][]): number {
+  let max = 0
+  a.forEach((row, i) => row.forEach((v, j) => (max = Math.max(max, Math.abs(v - b[i]![j]!)))))
+  return max
+}
