@@ -1,4 +1,5 @@
 import { evaluateCommand } from './commands/evaluate.ts'
+import { schemaCommand } from './commands/schema.ts'
 
 /** A `sceptic` subcommand: parses its own arguments, returns the exit code. */
 export interface Command {
@@ -18,6 +19,7 @@ export class UsageError extends Error {
 /** Every subcommand, by name. Add a command by adding a module under commands/ and a line here. */
 export const commands: Record<string, Command> = {
   evaluate: evaluateCommand,
+  schema: schemaCommand,
 }
 
 export function usage(): string {

@@ -227,3 +227,17 @@ export function mulberry32(seed: number): () => number {
 export function reorderCriterion(criterion: Criterion, order: readonly number[]): Criterion {
   return { ...criterion, options: order.map((index) => criterion.options[index]!) }
 }
+
+/**
+ * JSON Schema (draft 2020-12) of one decision line, generated from
+ * {@link DecisionSchema}, for editors and for validating data outside this library.
+ * Cross-field rules (unique option ids, `answer_id` among the options) are
+ * enforced by the loader only; JSON Schema cannot express them.
+ */
+export function decisionJsonSchema(): Record<string, unknown> {
+  return {
+    ...z.toJSONSchema(DecisionSchema, { io: 'input', unrepresentable: 'any' }),
+    title: 'vitest-sceptic decision',
+    description: 'One line of a JSONL decision file: evidence (state), a criterion with 2-20 options, and optionally the gold answer_id.',
+  }
+}

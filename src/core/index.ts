@@ -10,6 +10,7 @@ export {
   MIN_OPTIONS,
   OptionSchema,
   canonicalJson,
+  decisionJsonSchema,
   fingerprint,
   groupOf,
   groupSplit,
