@@ -1,0 +1,279 @@
+/**
+ * Paired comparison of two evaluations of the same decisions (two models, two
+ * debias modes, before/after a fine-tune). Paired, because the same items make the
+ * test far more powerful than comparing two intervals (Miller 2024 §4; Dietterich
+ * 1998), and refused outright when the data differ.
+ */
+import { createHash } from 'node:crypto'
+import pc from 'picocolors'
+import { canonicalJson } from './decisions.ts'
+import { DataError } from './errors.ts'
+import { balancedAccuracy, isConsistent } from './metrics.ts'
+import { colorEnabled } from './render.ts'
+import type { DecisionRecord } from './result.ts'
+import {
+  DEFAULT_LEVEL,
+  DEFAULT_RESAMPLES,
+  mcnemarExact,
+  minimumDetectableDifference,
+  pairedBootstrapDifference,
+  type BootstrapInterval,
+  type McNemarResult,
+} from './stats.ts'
+
+/** Anything with records and, optionally, a manifest fingerprint: an `EvalResult`, a parsed JSON, a records file. */
+export interface Comparable {
+  /** One record per labelled decision. */
+  readonly records: readonly DecisionRecord[]
+  /** The run's manifest; only `fingerprint` is read. Absent for a `--records-out` file. */
+  readonly manifest?: { readonly fingerprint?: string | undefined } | undefined
+}
+
+/** Options for {@link compareResults}. */
+export interface CompareOptions {
+  /** Bootstrap seed. Default 0. */
+  seed?: number
+  /** Bootstrap replicates. Default 2000. */
+  resamples?: number
+  /** Confidence level. Default 0.95. */
+  level?: number
+  /** Group id per record id (`group_id`): the paired bootstrap then resamples whole groups. */
+  groups?: Readonly<Record<string, string | null | undefined>>
+  /** Names for the two sides in the report. Default `['A', 'B']`. */
+  labels?: readonly [string, string]
+}
+
+/** A paired 2×2 table: counts of decisions by (A right?, B right?). */
+export interface PairedTable {
+  bothRight: number
+  /** A right, B wrong. McNemar's b. */
+  onlyA: number
+  /** A wrong, B right. McNemar's c. */
+  onlyB: number
+  neither: number
+}
+
+/** What {@link compareResults} returns. Differences are always B − A. */
+export interface Comparison {
+  /** Labels of the two sides. */
+  labels: { a: string; b: string }
+  /** Paired decisions (all of them: pairing is by record id and must be complete). */
+  n: number
+  /** Fingerprints: each manifest's (or `null`), and the records' own (ids, criteria, gold), equal on both sides. */
+  fingerprint: { a: string | null; b: string | null; records: string }
+  /** Hits: both right, only A, only B, neither. */
+  table: PairedTable
+  /** Exact McNemar on (onlyA, onlyB); `pCGreater` is the one-sided p that B is better, `pBGreater` that A is. */
+  mcnemar: McNemarResult
+  /** Accuracy of each side and B − A. */
+  accuracy: { a: number; b: number; difference: number }
+  /** Balanced accuracy of each side, B − A, and its paired percentile-bootstrap interval. */
+  balancedAccuracy: { a: number; b: number; difference: number; interval: BootstrapInterval }
+  /**
+   * Order consistency over the decisions scored under several orderings on **both**
+   * sides, its change, the paired table of "consistent?" and its exact McNemar test.
+   * `null` when no decision qualifies.
+   */
+  orderConsistency: {
+    decisions: number
+    a: number
+    b: number
+    difference: number
+    table: PairedTable
+    mcnemar: McNemarResult
+  } | null
+  /** Smallest accuracy difference this many pairs detects (80% power, α = 0.05, ρ = 0.5; Miller 2024 Eq. 10). */
+  minimumDetectableDifference: number
+  /** Seed, replicates and level of the bootstrap. */
+  settings: { seed: number; resamples: number; level: number }
+}
+
+/**
+ * A stable hash of what makes two record sets comparable: each record's id, criterion
+ * and gold answer, in order (sha256 of canonical JSON, 16 hex digits). A `--records-out`
+ * file carries no manifest, so this is what `compare` checks for it.
+ */
+export function recordsFingerprint(records: readonly DecisionRecord[]): string {
+  const hash = createHash('sha256')
+  for (const r of records) hash.update(canonicalJson({ id: r.id, criterion: r.criterion, gold: r.gold }) + '\n')
+  return hash.digest('hex').slice(0, 16)
+}
+
+/**
+ * Compare two evaluations of the same decisions, pairing records by id.
+ *
+ * Refuses with a {@link DataError} when both manifests carry fingerprints and they
+ * differ, when the record ids differ (or repeat), or when a paired decision's criterion
+ * or gold answer differs: a paired test on different data means nothing.
+ */
+export function compareResults(a: Comparable, b: Comparable, options: CompareOptions = {}): Comparison {
+  const { seed = 0, resamples = DEFAULT_RESAMPLES, level = DEFAULT_LEVEL, groups, labels = ['A', 'B'] } = options
+  const [labelA, labelB] = labels
+  const fa = a.manifest?.fingerprint ?? null
+  const fb = b.manifest?.fingerprint ?? null
+  if (fa !== null && fb !== null && fa !== fb)
+    throw new DataError(
+      `fingerprints differ (${labelA}: ${fa}, ${labelB}: ${fb}): the two results were computed on different decisions, so a paired comparison would mean nothing. Evaluate both on the same data file.`,
+    )
+  const recordsA = indexById(a.records, labelA)
+  const recordsB = indexById(b.records, labelB)
+  const missing = [...recordsA.keys()].filter((id) => !recordsB.has(id))
+  const extra = [...recordsB.keys()].filter((id) => !recordsA.has(id))
+  if (missing.length > 0 || extra.length > 0) {
+    const parts = [
+      missing.length > 0 ? `${missing.length} only in ${labelA} (e.g. "${missing[0]}")` : '',
+      extra.length > 0 ? `${extra.length} only in ${labelB} (e.g. "${extra[0]}")` : '',
+    ].filter(Boolean)
+    throw new DataError(`the record sets differ: ${parts.join(', ')}. A paired comparison needs the same decisions on both sides.`)
+  }
+  if (a.records.length === 0) throw new DataError('no records to compare')
+  const pairedA = a.records
+  const pairedB = pairedA.map((r) => {
+    const other = recordsB.get(r.id)!
+    if (other.gold !== r.gold || other.criterion !== r.criterion)
+      throw new DataError(
+        `decision "${r.id}" differs: ${labelA} has criterion "${r.criterion}" gold "${r.gold}", ${labelB} has criterion "${other.criterion}" gold "${other.gold}". The two results were computed on different data.`,
+      )
+    return other
+  })
+
+  const table = pairedTable(pairedA.map(hit), pairedB.map(hit))
+  const n = pairedA.length
+  const ba = (rs: readonly DecisionRecord[]) => balancedAccuracy(rs.map((r) => r.gold), rs.map((r) => r.prediction))
+  const baA = ba(pairedA)
+  const baB = ba(pairedB)
+  const interval = pairedBootstrapDifference(pairedA, pairedB, ba, {
+    seed,
+    resamples,
+    level,
+    ...(groups ? { groups: pairedA.map((r) => groups[r.id]) } : {}),
+  })!
+
+  const multi = pairedA.map((r, i) => i).filter((i) => pairedA[i]!.picks.length > 1 && pairedB[i]!.picks.length > 1)
+  let orderConsistency: Comparison['orderConsistency'] = null
+  if (multi.length > 0) {
+    const ca = multi.map((i) => isConsistent(pairedA[i]!.picks))
+    const cb = multi.map((i) => isConsistent(pairedB[i]!.picks))
+    const ocTable = pairedTable(ca, cb)
+    const ocA = ca.filter(Boolean).length / multi.length
+    const ocB = cb.filter(Boolean).length / multi.length
+    orderConsistency = {
+      decisions: multi.length,
+      a: ocA,
+      b: ocB,
+      difference: ocB - ocA,
+      table: ocTable,
+      mcnemar: mcnemarExact(ocTable.onlyA, ocTable.onlyB),
+    }
+  }
+
+  const accA = (table.bothRight + table.onlyA) / n
+  const accB = (table.bothRight + table.onlyB) / n
+  return {
+    labels: { a: labelA, b: labelB },
+    n,
+    fingerprint: { a: fa, b: fb, records: recordsFingerprint(pairedA) },
+    table,
+    mcnemar: mcnemarExact(table.onlyA, table.onlyB),
+    accuracy: { a: accA, b: accB, difference: accB - accA },
+    balancedAccuracy: { a: baA, b: baB, difference: baB - baA, interval },
+    orderConsistency,
+    minimumDetectableDifference: minimumDetectableDifference(n, { accuracy: Math.min(0.95, Math.max(0.05, (accA + accB) / 2)) }),
+    settings: { seed, resamples, level },
+  }
+}
+
+function hit(record: DecisionRecord): boolean {
+  return record.prediction === record.gold
+}
+
+function pairedTable(a: readonly boolean[], b: readonly boolean[]): PairedTable {
+  const table: PairedTable = { bothRight: 0, onlyA: 0, onlyB: 0, neither: 0 }
+  a.forEach((x, i) => {
+    const y = b[i]!
+    if (x && y) table.bothRight++
+    else if (x) table.onlyA++
+    else if (y) table.onlyB++
+    else table.neither++
+  })
+  return table
+}
+
+function indexById(records: readonly DecisionRecord[], label: string): Map<string, DecisionRecord> {
+  const byId = new Map<string, DecisionRecord>()
+  for (const record of records) {
+    if (byId.has(record.id))
+      throw new DataError(`${label} has two records with id "${record.id}"; records are paired by id, so ids must be unique`)
+    byId.set(record.id, record)
+  }
+  return byId
+}
+
+/** Options for {@link renderComparison}. */
+export interface RenderComparisonOptions {
+  /** ANSI colour. Default: `colorEnabled()` for stdout (honours NO_COLOR). */
+  color?: boolean
+}
+
+const pct = (value: number) => `${(value * 100).toFixed(1)}%`
+const pp = (value: number) => `${value >= 0 ? '+' : '−'}${Math.abs(value * 100).toFixed(1)} pp`
+const pValue = (p: number) => (p >= 0.001 ? p.toFixed(4).replace(/0+$/, '').replace(/\.$/, '.0') : p.toExponential(2))
+const label = (text: string) => text.padEnd(19)
+const signed = (value: number) => `${value > 0 ? '+' : value < 0 ? '−' : ''}${Math.abs(value * 100).toFixed(1)}`
+/** `[−5.0, +22.1] pp`: a difference's interval in percentage points. */
+const signedInterval = (interval: { lower: number; upper: number }) => `[${signed(interval.lower)}, ${signed(interval.upper)}] pp`
+
+/**
+ * The comparison as a text block: the paired table, the exact McNemar p (two-sided and
+ * mid-p), accuracy and balanced accuracy with the paired bootstrap interval of the
+ * change, order consistency with its exact test, and a one-line verdict beside the
+ * minimum detectable difference.
+ */
+export function renderComparison(comparison: Comparison, options: RenderComparisonOptions = {}): string {
+  const c = pc.createColors(options.color ?? colorEnabled())
+  const { a: A, b: B } = comparison.labels
+  const t = comparison.table
+  const m = comparison.mcnemar
+  const width = B.length + ' wrong'.length + 3
+  const rowWidth = Math.max(19, A.length + ' wrong'.length + 2)
+  const cell = (value: number | string) => String(value).padStart(width)
+  const lines = [
+    `${label('compare')}${A}  vs  ${B}`,
+    `${label('decisions')}${comparison.n} paired   ${c.dim(`(records fingerprint ${comparison.fingerprint.records})`)}`,
+    '',
+    `${' '.repeat(rowWidth)}${cell(`${B} right`)}${cell(`${B} wrong`)}`,
+    `${`${A} right`.padEnd(rowWidth)}${cell(t.bothRight)}${cell(t.onlyA)}`,
+    `${`${A} wrong`.padEnd(rowWidth)}${cell(t.onlyB)}${cell(t.neither)}`,
+    '',
+    `${label('both right')}${t.bothRight}   only ${A} ${t.onlyA}   only ${B} ${t.onlyB}   neither ${t.neither}`,
+    `${label('McNemar (exact)')}p = ${pValue(m.pTwoSided)} two-sided   mid-p = ${pValue(m.pMid)}   ` +
+      c.dim(`(${m.discordant} discordant pair${m.discordant === 1 ? '' : 's'})`),
+    `${label('accuracy')}${A} ${pct(comparison.accuracy.a)}   ${B} ${pct(comparison.accuracy.b)}   Δ ${pp(comparison.accuracy.difference)}`,
+    `${label('balanced accuracy')}${A} ${pct(comparison.balancedAccuracy.a)}   ${B} ${pct(comparison.balancedAccuracy.b)}   ` +
+      `Δ ${pp(comparison.balancedAccuracy.difference)}  ${signedInterval(comparison.balancedAccuracy.interval)}  ` +
+      c.dim(`(paired bootstrap, ${comparison.balancedAccuracy.interval.resamples} resamples of ${comparison.balancedAccuracy.interval.unit}, seed ${comparison.settings.seed})`),
+  ]
+  const oc = comparison.orderConsistency
+  if (oc === null) {
+    lines.push(`${label('order consistency')}n/a   ${c.dim('no decision was scored under several orderings on both sides')}`)
+  } else {
+    lines.push(
+      `${label('order consistency')}${A} ${pct(oc.a)}   ${B} ${pct(oc.b)}   Δ ${pp(oc.difference)}   ` +
+        `exact p = ${pValue(oc.mcnemar.pTwoSided)}   ` +
+        c.dim(`(${oc.table.onlyB} became consistent, ${oc.table.onlyA} stopped; over ${oc.decisions} decisions)`),
+    )
+  }
+  const mdd = comparison.minimumDetectableDifference
+  const significant = m.pTwoSided < 0.05
+  const baExcludesZero = comparison.balancedAccuracy.interval.lower > 0 || comparison.balancedAccuracy.interval.upper < 0
+  let verdict: string
+  if (m.discordant === 0 && comparison.balancedAccuracy.difference === 0)
+    verdict = 'no difference: every decision was answered equally right or wrong by both'
+  else if (significant)
+    verdict = `${comparison.accuracy.difference > 0 ? B : A} gets more decisions right (exact McNemar p = ${pValue(m.pTwoSided)})`
+  else
+    verdict = `no significant difference in hits (p = ${pValue(m.pTwoSided)}); at ${comparison.n} decisions only changes of about ${pp(mdd).slice(1)} or more are reliably detectable`
+  if (!significant && baExcludesZero) verdict += '; the balanced-accuracy interval excludes 0, but the exact test on hits does not agree'
+  lines.push('', `${label('verdict')}${significant ? c.bold(verdict) : verdict}`)
+  return lines.join('\n')
+}

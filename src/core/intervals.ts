@@ -1,0 +1,225 @@
+/**
+ * "Honest numbers" for one evaluation: how far each headline could move by chance,
+ * the baselines it must beat, and how small a change this set could ever detect.
+ * Computed from the records alone (plus optional group ids and gold slot letters),
+ * so it works on a live result and on a `--records-out` file alike.
+ */
+import { balancedAccuracy, expectedCalibrationError, isConsistent } from './metrics.ts'
+import type { DecisionRecord } from './result.ts'
+import {
+  chanceBalancedAccuracy,
+  chanceOrderConsistency,
+  DEFAULT_LEVEL,
+  DEFAULT_RESAMPLES,
+  designEffect,
+  eceReliability,
+  majorityBaseline,
+  mcnemarExact,
+  minimumDetectableDifference,
+  normalQuantile,
+  percentileBootstrap,
+  rstd,
+  wilsonInterval,
+  type BootstrapInterval,
+  type Interval,
+  type McNemarResult,
+} from './stats.ts'
+
+/** Whether a headline number beats its trivial references, judged by its interval's lower bound. */
+export interface Verdict {
+  /** The interval's lower bound is above what a uniform random guesser scores. */
+  betterThanChance: boolean
+  /** The lower bound is above the majority baseline's score; `null` where no such baseline applies (order consistency). */
+  betterThanMajority: boolean | null
+  /** `'not better than chance'`, `'not better than the majority baseline'`, `'not better than a random guesser'`, or `null` when it beats both. */
+  message: string | null
+}
+
+/** Options for {@link honestNumbers}. */
+export interface HonestNumbersOptions {
+  /** Bootstrap and simulation seed. Default 0. */
+  seed?: number
+  /** Bootstrap replicates. Default 2000. */
+  resamples?: number
+  /** Confidence level of every interval. Default 0.95. */
+  level?: number
+  /**
+   * Gold answer's slot letter per record in the order the decision was originally
+   * presented (A for the first option). Needed for RStd, which PriDe defines over slot
+   * letters; without it `rstd` is `null`.
+   */
+  goldLetters?: readonly string[]
+}
+
+/** Everything {@link honestNumbers} returns. Plain JSON (no arrays per row). */
+export interface HonestNumbers {
+  /** 95% intervals of the three headline numbers. */
+  intervals: {
+    /** Wilson score interval of accuracy. */
+    accuracy: Interval
+    /** Percentile bootstrap of balanced accuracy, resampling groups when group ids are given, else decisions. */
+    balancedAccuracy: BootstrapInterval
+    /** Percentile bootstrap of order consistency over the decisions scored under more than one ordering; `null` if none was. */
+    orderConsistency: BootstrapInterval | null
+  }
+  /** What a uniform random guesser scores on these rows. */
+  chance: {
+    /** Mean of 1/options (equals `manifest.chance`). */
+    accuracy: number
+    /** Per gold class mean of 1/options, then the mean over classes. */
+    balancedAccuracy: number
+    /** Mean over multi-ordering decisions of n·(1/n)^m (n^(1−n) under cyclic); `null` when none. */
+    orderConsistency: number | null
+  }
+  /** Always answer each criterion's most frequent gold answer, scored on the same rows. */
+  majorityBaseline: {
+    /** The baseline's answer per criterion key. */
+    answers: Record<string, string>
+    /** Its accuracy (in-sample, so slightly flattering to the baseline). */
+    accuracy: number
+    /** Wilson interval of its accuracy. */
+    interval: Interval
+    /** Its balanced accuracy. */
+    balancedAccuracy: number
+    /** Exact McNemar of model hits (b: model right, baseline wrong) against baseline hits (c); `pBGreater` is the one-sided p that the model is better. */
+    pairedTest: McNemarResult
+  }
+  /**
+   * Smallest accuracy difference (0–1) a paired comparison of two models on this set
+   * detects with 80% power at α = 0.05 two-sided (Miller 2024 Eq. 10; ρ = 0.5, the
+   * design effect of `groups` included). See `minimumDetectableDifference` in stats.ts.
+   */
+  minimumDetectableDifference: number
+  /** PriDe's RStd in percent over the gold answer's original slot letter; `null` without `goldLetters`. */
+  rstd: number | null
+  /** Whether binned ECE can be trusted here (n ≥ 300 and above the perfect-calibration noise floor). */
+  eceReliable: boolean
+  /** The ECE rule's details: why not, and the simulated floor (mean and 95th percentile). */
+  eceNote: { reason: string | null; floorMean: number; floorP95: number }
+  /** Headline verdicts against chance and the majority baseline, from the interval lower bounds. */
+  verdicts: {
+    accuracy: Verdict
+    balancedAccuracy: Verdict
+    orderConsistency: Verdict | null
+  }
+  /** Decisions the order-consistency interval is over (all of them, except under `pride`: the sampled ones). */
+  orderConsistencyDecisions: number
+  /** Seed, replicates and level used. */
+  settings: { seed: number; resamples: number; level: number }
+}
+
+/**
+ * Intervals, baselines, power and bias diagnostics for one evaluation's records.
+ *
+ * @param records one per labelled decision, input order (`EvalResult.records`)
+ * @param groups group id per record (`group_id`), or `null`/`undefined` for none; when
+ *   any is given the bootstrap resamples whole groups and the MDD includes their design effect
+ * @param options seed (default 0), resamples (2000), level (0.95), goldLetters (for RStd)
+ */
+export function honestNumbers(
+  records: readonly DecisionRecord[],
+  groups?: readonly (string | null | undefined)[] | null,
+  options: HonestNumbersOptions = {},
+): HonestNumbers {
+  const { seed = 0, resamples = DEFAULT_RESAMPLES, level = DEFAULT_LEVEL, goldLetters } = options
+  const n = records.length
+  const clusters = groups && groups.some((g) => g != null) ? groups : undefined
+  if (clusters && clusters.length !== n) throw new RangeError(`groups has ${clusters.length} entries for ${n} records`)
+
+  const gold = records.map((r) => r.gold)
+  const predictions = records.map((r) => r.prediction)
+  const hits = records.map((r) => r.prediction === r.gold)
+  const successes = hits.filter(Boolean).length
+  const optionCounts = records.map((r) => Math.max(1, Object.keys(r.probabilities).length))
+
+  const accuracyInterval = wilsonInterval(successes, n, level)
+  const bootstrap = { seed, resamples, level, ...(clusters ? { groups: clusters } : {}) }
+  const baInterval = percentileBootstrap(
+    records,
+    (sample) => balancedAccuracy(sample.map((r) => r.gold), sample.map((r) => r.prediction)),
+    bootstrap,
+  )!
+
+  // Order consistency only means something for decisions scored under several orderings.
+  const multi = records.map((r, i) => [r, i] as const).filter(([r]) => r.picks.length > 1)
+  const ocInterval =
+    multi.length === 0
+      ? null
+      : percentileBootstrap(
+          multi.map(([r]) => (isConsistent(r.picks) ? 1 : 0)),
+          (sample) => (sample.length === 0 ? NaN : sample.reduce<number>((s, x) => s + x, 0) / sample.length),
+          { ...bootstrap, ...(clusters ? { groups: multi.map(([, i]) => clusters[i]) } : {}) },
+        )
+
+  const chance = {
+    accuracy: optionCounts.reduce((s, k) => s + 1 / k, 0) / Math.max(1, n),
+    balancedAccuracy: chanceBalancedAccuracy(gold, optionCounts),
+    orderConsistency:
+      multi.length === 0
+        ? null
+        : multi.reduce((s, [r, i]) => s + chanceOrderConsistency(optionCounts[i]!, r.picks.length), 0) / multi.length,
+  }
+
+  const majority = majorityBaseline(gold, records.map((r) => r.criterion), level)
+  let modelOnly = 0
+  let baselineOnly = 0
+  hits.forEach((hit, i) => {
+    if (hit && !majority.hits[i]) modelOnly++
+    if (!hit && majority.hits[i]) baselineOnly++
+  })
+
+  // Hit variance from the Wilson centre, so a perfect or hopeless run does not claim zero variance.
+  const z = normalQuantile(1 - (1 - level) / 2)
+  const centre = n === 0 ? 0.5 : (successes + (z * z) / 2) / (n + z * z)
+  const deff = clusters ? designEffect(hits.map(Number), clusters) : 1
+  const mdd = minimumDetectableDifference(n, { accuracy: centre, designEffect: deff })
+
+  const confidences = records.map((r) => r.probabilities[r.prediction] ?? 0)
+  const ece = expectedCalibrationError(confidences, hits) ?? 0
+  const eceRule = eceReliability(ece, confidences, { seed, simulations: 500 })
+
+  const verdict = (interval: Interval, chanceValue: number, majorityValue: number | null, chanceWord: string): Verdict => {
+    const betterThanChance = interval.lower > chanceValue
+    const betterThanMajority = majorityValue === null ? null : interval.lower > majorityValue
+    return {
+      betterThanChance,
+      betterThanMajority,
+      message: !betterThanChance
+        ? `not better than ${chanceWord}`
+        : betterThanMajority === false
+          ? 'not better than the majority baseline'
+          : null,
+    }
+  }
+
+  return {
+    intervals: { accuracy: accuracyInterval, balancedAccuracy: baInterval, orderConsistency: ocInterval },
+    chance,
+    majorityBaseline: {
+      answers: majority.answers,
+      accuracy: majority.accuracy,
+      interval: majority.interval,
+      balancedAccuracy: majority.balancedAccuracy,
+      pairedTest: mcnemarExact(modelOnly, baselineOnly),
+    },
+    minimumDetectableDifference: mdd,
+    rstd: goldLetters ? rstd(goldLetters, goldLetters.map((letter, i) => (hits[i] ? letter : `not ${letter}`))) : null,
+    eceReliable: eceRule.reliable,
+    eceNote: { reason: eceRule.reason, floorMean: eceRule.floor.mean, floorP95: eceRule.floor.p95 },
+    verdicts: {
+      accuracy: verdict(accuracyInterval, chance.accuracy, majority.accuracy, 'chance'),
+      balancedAccuracy: verdict(baInterval, chance.balancedAccuracy, majority.balancedAccuracy, 'chance'),
+      orderConsistency:
+        ocInterval && chance.orderConsistency !== null
+          ? verdict(ocInterval, chance.orderConsistency, null, 'a random guesser')
+          : null,
+    },
+    orderConsistencyDecisions: multi.length,
+    settings: { seed, resamples, level },
+  }
+}
+
+/** `[62.0, 79.8]`: an interval's bounds in percent, one decimal. */
+export function formatInterval(interval: Pick<Interval, 'lower' | 'upper'>): string {
+  return `[${(interval.lower * 100).toFixed(1)}, ${(interval.upper * 100).toFixed(1)}]`
+}

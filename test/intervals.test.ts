@@ -1,0 +1,115 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { formatInterval, honestNumbers } from '../src/core/intervals.ts'
+import type { DecisionRecord } from '../src/core/result.ts'
+import { wilsonInterval } from '../src/core/stats.ts'
+
+const OPTIONS = ['a', 'b', 'c', 'd']
+
+function record(id: string, gold: string, prediction: string, picks: string[] = [prediction]): DecisionRecord {
+  return {
+    id,
+    criterion: 'k',
+    gold,
+    prediction,
+    probabilities: Object.fromEntries(OPTIONS.map((o) => [o, o === prediction ? 0.7 : 0.1])),
+    picks,
+    letters: picks.map(() => 'A'),
+  }
+}
+
+describe('honestNumbers', () => {
+  it('accuracy carries its Wilson interval; balanced accuracy and order consistency a seeded bootstrap', () => {
+    const records = Array.from({ length: 24 }, (_, i) => record(`d${i}`, OPTIONS[i % 4]!, i < 20 ? OPTIONS[i % 4]! : 'a', ['a', 'a', 'a', 'a']))
+    const h = honestNumbers(records, null, { seed: 1 })
+    expect(h.intervals.accuracy).toEqual(wilsonInterval(h.intervals.accuracy.estimate * 24, 24))
+    expect(h.intervals.balancedAccuracy.method).toBe('percentile-bootstrap')
+    expect(h.intervals.balancedAccuracy.unit).toBe('items')
+    expect(h.intervals.orderConsistency!.estimate).toBe(1)
+    expect(honestNumbers(records, null, { seed: 1 })).toEqual(h)
+    expect(honestNumbers(records, null, { seed: 2 }).intervals.balancedAccuracy).not.toEqual(h.intervals.balancedAccuracy)
+  })
+
+  it('an always-first-option answerer on a balanced set: not better than chance, order consistency not better than a random guesser', () => {
+    // Four options, gold uniform, prediction always "a"; under cyclic its per-ordering picks all differ.
+    const records = Array.from({ length: 40 }, (_, i) => record(`d${i}`, OPTIONS[i % 4]!, 'a', ['a', 'b', 'c', 'd']))
+    const h = honestNumbers(records, null, { seed: 0, goldLetters: records.map((r) => r.gold.toUpperCase()) })
+    expect(h.chance.accuracy).toBe(0.25)
+    expect(h.chance.orderConsistency).toBeCloseTo(1 / 64, 15)
+    expect(h.verdicts.accuracy.message).toBe('not better than chance')
+    expect(h.verdicts.balancedAccuracy.message).toBe('not better than chance')
+    expect(h.verdicts.orderConsistency!.message).toBe('not better than a random guesser')
+    expect(h.intervals.orderConsistency).toMatchObject({ lower: 0, upper: 0 })
+    expect(h.rstd).toBeCloseTo(43.3013, 4)
+  })
+
+  it('a model that only reproduces the majority answer is "not better than the majority baseline"', () => {
+    // 70% of gold is "a"; chance (1/4) is beaten, the majority baseline is not.
+    const gold = Array.from({ length: 60 }, (_, i) => (i % 10 < 7 ? 'a' : OPTIONS[1 + (i % 3)]!))
+    const records = gold.map((g, i) => record(`d${i}`, g, i % 10 < 7 ? 'a' : i % 10 === 7 ? g : 'a'))
+    const h = honestNumbers(records, null, { seed: 0 })
+    expect(h.majorityBaseline.accuracy).toBe(0.7)
+    expect(h.majorityBaseline.answers).toEqual({ k: 'a' })
+    expect(h.intervals.accuracy.lower).toBeGreaterThan(h.chance.accuracy)
+    expect(h.verdicts.accuracy).toEqual({ betterThanChance: true, betterThanMajority: false, message: 'not better than the majority baseline' })
+    // Paired test against the baseline: the model fixes 6 rows and breaks none.
+    expect(h.majorityBaseline.pairedTest).toMatchObject({ b: 6, c: 0 })
+  })
+
+  it('a reader that is right on 95 of 100 beats both references', () => {
+    const records = Array.from({ length: 100 }, (_, i) => record(`d${i}`, OPTIONS[i % 4]!, i < 95 ? OPTIONS[i % 4]! : 'a'))
+    const h = honestNumbers(records)
+    expect(h.verdicts.accuracy.message).toBeNull()
+    expect(h.verdicts.balancedAccuracy.message).toBeNull()
+    expect(h.verdicts.orderConsistency).toBeNull()
+    expect(h.intervals.orderConsistency).toBeNull()
+    expect(h.orderConsistencyDecisions).toBe(0)
+  })
+
+  it('groups make the bootstrap resample groups and widen the minimum detectable difference', () => {
+    // Hits are identical within each group of 6: strongly clustered.
+    const records = Array.from({ length: 48 }, (_, i) => record(`d${i}`, 'a', Math.floor(i / 6) % 3 === 0 ? 'b' : 'a'))
+    const groups = records.map((_, i) => `g${Math.floor(i / 6)}`)
+    const flat = honestNumbers(records)
+    const clustered = honestNumbers(records, groups)
+    expect(clustered.intervals.balancedAccuracy).toMatchObject({ unit: 'groups', units: 8 })
+    expect(clustered.minimumDetectableDifference).toBeGreaterThan(1.5 * flat.minimumDetectableDifference)
+  })
+
+  it('ECE is flagged unreliable at small n, with the floor reported', () => {
+    const records = Array.from({ length: 24 }, (_, i) => record(`d${i}`, 'a', i % 4 === 0 ? 'b' : 'a'))
+    const h = honestNumbers(records)
+    expect(h.eceReliable).toBe(false)
+    expect(h.eceNote.reason).toMatch(/n = 24/)
+    expect(h.eceNote.floorP95).toBeGreaterThan(0)
+  })
+
+  it('minimum detectable difference at 24 decisions is large (> 20 pp)', () => {
+    const records = Array.from({ length: 24 }, (_, i) => record(`d${i}`, OPTIONS[i % 4]!, i % 10 < 7 ? OPTIONS[i % 4]! : 'x'))
+    expect(honestNumbers(records).minimumDetectableDifference).toBeGreaterThan(0.2)
+  })
+
+  it('property: every interval contains its point estimate and lies in [0, 1]', () => {
+    const arbitrary = fc.array(
+      fc.record({ gold: fc.constantFrom(...OPTIONS), prediction: fc.constantFrom(...OPTIONS), consistent: fc.boolean(), group: fc.integer({ min: 0, max: 5 }) }),
+      { minLength: 1, maxLength: 40 },
+    )
+    fc.assert(
+      fc.property(arbitrary, fc.nat(), fc.boolean(), (rows, seed, grouped) => {
+        const records = rows.map((r, i) => record(`d${i}`, r.gold, r.prediction, r.consistent ? [r.prediction, r.prediction] : [r.prediction, 'x']))
+        const h = honestNumbers(records, grouped ? rows.map((r) => `g${r.group}`) : null, { seed, resamples: 300 })
+        for (const interval of [h.intervals.accuracy, h.intervals.balancedAccuracy, h.intervals.orderConsistency!, h.majorityBaseline.interval]) {
+          expect(interval.lower).toBeGreaterThanOrEqual(0)
+          expect(interval.upper).toBeLessThanOrEqual(1)
+          expect(interval.lower).toBeLessThanOrEqual(interval.estimate + 1e-12)
+          expect(interval.upper).toBeGreaterThanOrEqual(interval.estimate - 1e-12)
+        }
+      }),
+      { numRuns: 200 },
+    )
+  })
+
+  it('formats an interval in percent', () => {
+    expect(formatInterval({ lower: 0.62, upper: 0.7981 })).toBe('[62.0, 79.8]')
+  })
+})
