@@ -1,0 +1,44 @@
+/**
+ * What the plugin hands to test workers through Vitest's provide/inject (research
+ * notes §5): the Vitest root, where baselines live, the snapshot update mode and
+ * whether to emit progress. Tests run in other processes, so this is the channel.
+ */
+import type {} from 'vitest'
+import { inject } from 'vitest'
+
+/** The value the plugin provides under the `sceptic` key. */
+export interface ScepticContext {
+  /** The Vitest project root (absolute). Relative `data` paths resolve against it. */
+  root: string
+  /** Absolute baseline directory, or `null` when the baseline gate is off. */
+  baseline: string | null
+  /** Vitest's snapshot update mode at startup: `all` under `-u`, `none` under CI, else `new`. */
+  update: 'all' | 'new' | 'none'
+  /** Whether suites report scoring progress (an interactive terminal, not CI). */
+  progress: boolean
+  /** Significance level of the baseline gate. */
+  alpha: number
+  /** The drop in order consistency the baseline gate should be able to detect (share of decisions). */
+  detectableDrop: number
+}
+
+declare module 'vitest' {
+  interface ProvidedContext {
+    /** Provided by `sceptic()` from `vitest-sceptic/plugin`. */
+    sceptic: ScepticContext
+  }
+}
+
+/** Default significance level of the baseline gate (issue 3). */
+export const DEFAULT_ALPHA = 0.05
+/** Default drop the baseline gate should detect: 10 percentage points of order consistency. */
+export const DEFAULT_DETECTABLE_DROP = 0.1
+
+/** The provided context, or `undefined` when the plugin is not in use. */
+export function scepticContext(): ScepticContext | undefined {
+  try {
+    return inject('sceptic') ?? undefined
+  } catch {
+    return undefined
+  }
+}

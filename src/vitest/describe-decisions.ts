@@ -1,0 +1,374 @@
+/**
+ * `describeDecisions`: an eval suite as a Vitest `describe` (DESIGN.md "Vitest layer",
+ * issue 3). Scores once in `beforeAll` with its own timeout, then one named test per
+ * threshold, one for the baseline gate, and the callback as its own test.
+ */
+import { isAbsolute, relative, resolve } from 'node:path'
+import type { TestContext } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import {
+  ConfigError,
+  DEBIAS_MODES,
+  evaluateWithScorer,
+  loadDecisions,
+  validateDecisions,
+  type Criterion,
+  type DebiasMode,
+  type Decision,
+  type EvalResult,
+  type ScoreFn,
+} from '../core/index.ts'
+import {
+  baselineFromResult,
+  baselinePath,
+  compareWithBaseline,
+  readBaseline,
+  writeBaseline,
+  type BaselineOutcome,
+} from './baseline.ts'
+import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, scepticContext, type ScepticContext } from './context.ts'
+import { formatValue, percent, summarise, worstCriterion } from './format.ts'
+import { scepticMatchers } from './matchers.ts'
+import { THRESHOLD_KEYS, writeMeta, type ScepticSuiteMeta, type Thresholds } from './meta.ts'
+import { progressEmitter } from './progress.ts'
+
+/** Default scoring timeout of a suite: 10 minutes (inference is slow; Vitest's 10 s hook default is not for this). */
+export const DEFAULT_SCORING_TIMEOUT_MS = 10 * 60_000
+
+/** Extra time the Vitest hook gets beyond the scoring timeout, so our clearer timeout error fires first. */
+const HOOK_GRACE_MS = 5_000
+
+/** A scorer with a description (and manifest entries) for the report, e.g. what an ONNX scorer factory returns. */
+export interface ScorerHandle {
+  /** The function that scores requests. */
+  score: ScoreFn
+  /** What scored, for the report and the manifest (a model path, a name). */
+  description?: string
+  /** Extra manifest entries (batch size, workers, …). Never secrets. */
+  manifest?: Record<string, unknown>
+  /** Called after the suite (in `afterAll`) when `closeScorer` is set. */
+  close?: () => unknown
+}
+
+/** Options of {@link describeDecisions}. */
+export interface DescribeDecisionsOptions {
+  /**
+   * The decisions: a JSONL path (absolute, or relative to the Vitest root) or an
+   * array of decision objects (validated like a file's lines).
+   */
+  data: string | readonly unknown[]
+  /** Any ScoreFn, or a {@link ScorerHandle}. */
+  scorer: ScoreFn | ScorerHandle
+  /** Debias mode. Default `'cyclic'`: without several orderings order consistency is n/a. */
+  debias?: DebiasMode
+  /** Lower bounds, one named test each: `suite > orderConsistency ≥ 0.8`. */
+  thresholds?: Thresholds
+  /** Scoring timeout in ms (the `beforeAll` hook's own). Default 10 minutes. */
+  timeout?: number
+  /** Seed recorded in the manifest. Default 0. */
+  seed?: number
+  /**
+   * Baseline directory for this suite (absolute or relative to the Vitest root),
+   * overriding the plugin's `baseline`; `false` turns the gate off for this suite.
+   */
+  baseline?: string | false
+  /** Significance level of the baseline gate. Default: the plugin's, else 0.05. */
+  alpha?: number
+  /** The drop in order consistency (share of decisions) the gate should detect; the report says when it cannot. Default 0.1. */
+  detectableDrop?: number
+  /** What scored, for the report (default: the handle's description, the function's name, or `(injected scorer)`). */
+  scorerName?: string
+  /** Extra manifest entries. Never secrets. */
+  manifest?: Record<string, unknown>
+  /** Requests per ScoreFn call. Default 1024. */
+  chunkSize?: number
+  /** Prompt builder. Default: the DESIGN.md prompt. */
+  template?: (state: string, criterion: Criterion) => string
+  /** Skip the whole suite (nothing is scored), e.g. `skip: !process.env.RUN_SLOW_EVALS`. */
+  skip?: boolean
+  /** Call the handle's `close()` after the suite. Default `false` (a handle may be shared by suites). */
+  closeScorer?: boolean
+}
+
+/** The callback of {@link describeDecisions}, run as its own test (`suite > assertions`). */
+export type DecisionsCallback = (result: EvalResult, context: TestContext) => unknown
+
+/** Name of the test that runs the callback. */
+export const CALLBACK_TEST_NAME = 'assertions'
+/** Name of the baseline gate's test. */
+export const BASELINE_TEST_NAME = 'order consistency vs baseline'
+
+/** The test name of a threshold: `orderConsistency ≥ 0.8`. */
+export function thresholdTestName(key: keyof Thresholds, bound: number): string {
+  return `${key} ≥ ${bound}`
+}
+
+/**
+ * Declare an eval suite. Scores `data` with `scorer` once, in `beforeAll`, then:
+ * - one test per threshold, named `${metric} ≥ ${bound}`;
+ * - `order consistency vs baseline` when a baseline directory is configured (plugin
+ *   `baseline` or this suite's `baseline`) and more than one ordering is scored;
+ * - `assertions`, running `fn(result, context)`, when `fn` is given.
+ *
+ * The result's metrics and manifest go into the suite's and each test's `meta.sceptic`,
+ * which the sceptic reporter (and Vitest's json reporter) read.
+ */
+export function describeDecisions(name: string, options: DescribeDecisionsOptions, fn?: DecisionsCallback): void {
+  checkOptions(name, options)
+  // The threshold tests use the matchers; register them even without the plugin's setup file.
+  expect.extend(scepticMatchers)
+
+  const thresholds = options.thresholds ?? {}
+  const debias = options.debias ?? 'cyclic'
+  const timeout = options.timeout ?? DEFAULT_SCORING_TIMEOUT_MS
+  const suiteFn = options.skip ? describe.skip : describe
+
+  suiteFn(name, () => {
+    let result: EvalResult | undefined
+    let suiteMeta: ScepticSuiteMeta | undefined
+
+    // Hook args must be `({}, suite)`: Vitest 4.1 parses the first parameter as a
+    // fixture context and rejects anything but an object pattern (research notes §1).
+    // eslint-disable-next-line no-empty-pattern
+    beforeAll(async ({}, suite) => {
+      suiteMeta = { schema: 1, suite: name, thresholds }
+      writeMeta(suite.meta, suiteMeta)
+      try {
+        result = await scoreWithTimeout(name, options, debias, timeout, scepticContext())
+        suiteMeta.result = summarise(result)
+      } catch (error) {
+        suiteMeta.error = oneLine(error)
+        throw error
+      }
+    }, timeout + HOOK_GRACE_MS)
+
+    if (options.closeScorer && typeof options.scorer === 'object') {
+      const handle = options.scorer
+      afterAll(async () => {
+        await handle.close?.()
+      })
+    }
+
+    for (const key of THRESHOLD_KEYS) {
+      const bound = thresholds[key]
+      if (bound === undefined) continue
+      test(thresholdTestName(key, bound), async ({ task, annotate }) => {
+        const measured = requireResult(result)
+        const value = key === 'perCriterion' ? (worstCriterion(measured.perCriterion)?.[1] ?? null) : measured[key]
+        writeMeta(task.meta, { suite: name, check: key, bound, value, result: summarise(measured) })
+        // Annotations are what Vitest's junit reporter writes as <property> elements.
+        await annotate(`${formatValue(value)} (bound ${bound})`, `sceptic:${key}`)
+        const assertion = expect(measured)
+        if (key === 'balancedAccuracy') assertion.toHaveBalancedAccuracy({ atLeast: bound })
+        else if (key === 'orderConsistency') assertion.toHaveOrderConsistency({ atLeast: bound })
+        else if (key === 'perCriterion') assertion.toHavePerCriterionBalancedAccuracy({ atLeast: bound })
+        else if (measured.accuracy < bound - 1e-9)
+          // Plain accuracy has no matcher of its own: it is reported for continuity, not trust.
+          expect.fail(`expected accuracy ≥ ${bound}, measured ${formatValue(measured.accuracy)} (chance ${formatValue(measured.manifest.chance)})`)
+      })
+    }
+
+    if (options.baseline !== false && debias !== 'none') {
+      test(BASELINE_TEST_NAME, async ({ task, annotate }) => {
+        const context = scepticContext()
+        const dir = baselineDir(options.baseline || undefined, context)
+        if (dir === undefined) {
+          // No baseline directory anywhere: the gate is off; say so rather than pass silently.
+          await annotate('no baseline directory configured (plugin `baseline` option)', 'sceptic:baseline')
+          return
+        }
+        const measured = requireResult(result)
+        const outcome = await baselineGate(name, measured, dir, context, options)
+        if (suiteMeta) suiteMeta.baseline = outcome
+        writeMeta(task.meta, { suite: name, check: 'baseline', result: summarise(measured) })
+        await annotate(outcome.message, 'sceptic:baseline')
+        if (!outcome.pass) expect.fail(outcome.message)
+      })
+    }
+
+    if (fn) {
+      test(CALLBACK_TEST_NAME, async (context) => {
+        const measured = requireResult(result)
+        writeMeta(context.task.meta, { suite: name, check: 'callback', result: summarise(measured) })
+        await fn(measured, context)
+      })
+    }
+  })
+}
+
+/** Definition-time checks: mistakes a user should see before anything is scored. */
+function checkOptions(name: string, options: DescribeDecisionsOptions): void {
+  if (typeof name !== 'string' || name.trim() === '') throw new ConfigError('describeDecisions needs a suite name')
+  if (!options || (typeof options.data !== 'string' && !Array.isArray(options.data)))
+    throw new ConfigError(`describeDecisions("${name}"): \`data\` must be a JSONL path or an array of decisions`)
+  const scorer = options.scorer
+  if (typeof scorer !== 'function' && typeof (scorer as ScorerHandle | undefined)?.score !== 'function')
+    throw new ConfigError(`describeDecisions("${name}"): \`scorer\` must be a ScoreFn or an object with a \`score\` function`)
+  const debias = options.debias ?? 'cyclic'
+  if (!(DEBIAS_MODES as readonly string[]).includes(debias))
+    throw new ConfigError(`describeDecisions("${name}"): unknown debias mode "${debias}"; use one of ${DEBIAS_MODES.join(', ')}`)
+  for (const [key, bound] of Object.entries(options.thresholds ?? {})) {
+    if (!(THRESHOLD_KEYS as readonly string[]).includes(key))
+      throw new ConfigError(`describeDecisions("${name}"): unknown threshold "${key}"; use ${THRESHOLD_KEYS.join(', ')}`)
+    if (typeof bound !== 'number' || !(bound >= 0 && bound <= 1))
+      throw new ConfigError(`describeDecisions("${name}"): threshold ${key} must be a number in [0, 1], got ${String(bound)}`)
+  }
+  if (options.thresholds?.orderConsistency !== undefined && debias === 'none')
+    throw new ConfigError(
+      `describeDecisions("${name}"): an orderConsistency threshold needs more than one ordering, but debias is "none"; use "cyclic"`,
+    )
+  if (options.timeout !== undefined && !(options.timeout > 0))
+    throw new ConfigError(`describeDecisions("${name}"): timeout must be a positive number of milliseconds`)
+}
+
+/**
+ * Load and score, bounded by `timeout`. The timer aborts the evaluation (it stops
+ * between chunks) and rejects at once, so a scorer stuck inside one call cannot hold
+ * the suite past its timeout.
+ */
+async function scoreWithTimeout(
+  name: string,
+  options: DescribeDecisionsOptions,
+  debias: DebiasMode,
+  timeout: number,
+  context: ScepticContext | undefined,
+): Promise<EvalResult> {
+  let decisions: Decision[]
+  try {
+    decisions = await loadData(options.data, context)
+  } catch (error) {
+    throw wrapFailure(name, error)
+  }
+  const handle: ScorerHandle = typeof options.scorer === 'function' ? { score: options.scorer } : options.scorer
+  const controller = new AbortController()
+  let progress = { scored: 0, total: 0 }
+  const emit = context?.progress ? progressEmitter(name) : undefined
+  let timer: NodeJS.Timeout | undefined
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new Error(
+        `"${name}": scoring timed out after ${formatMs(timeout)} (${progress.scored} of ${progress.total || '?'} decisions scored). ` +
+          'Raise the suite\'s `timeout` option, or score fewer decisions.',
+      )
+      error.name = 'ScoringTimeout'
+      controller.abort(error)
+      reject(error)
+    }, timeout)
+  })
+  const evaluation = evaluateWithScorer(decisions, handle.score, {
+    debias,
+    seed: options.seed ?? 0,
+    scorer: options.scorerName ?? handle.description ?? describeScorer(handle.score),
+    manifest: { ...handle.manifest, ...options.manifest },
+    ...(options.chunkSize !== undefined ? { chunkSize: options.chunkSize } : {}),
+    ...(options.template ? { template: options.template } : {}),
+    signal: controller.signal,
+    onWarning: () => {
+      // Unlabelled rows are counted in the manifest and shown in the report; no console noise.
+    },
+    onProgress: (p) => {
+      progress = { scored: p.scored, total: p.total }
+      emit?.(p)
+    },
+  })
+  // The losing promise of the race must not become an unhandled rejection.
+  evaluation.catch(() => {})
+  try {
+    return await Promise.race([evaluation, timedOut])
+  } catch (error) {
+    if ((error as Error)?.name === 'ScoringTimeout') throw error
+    throw wrapFailure(name, error)
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** One clear line naming the suite, keeping the original error's class name and cause. */
+function wrapFailure(name: string, error: unknown): Error {
+  const wrapped = new Error(`"${name}": scoring failed: ${oneLine(error)}`, { cause: error })
+  wrapped.name = (error as Error)?.name ?? 'Error'
+  return wrapped
+}
+
+async function loadData(data: string | readonly unknown[], context: ScepticContext | undefined): Promise<Decision[]> {
+  if (typeof data !== 'string') return validateDecisions(data)
+  // Relative to the Vitest root, not the worker's cwd (DESIGN.md "Vitest layer").
+  const root = context?.root ?? process.cwd()
+  return loadDecisions(isAbsolute(data) ? data : resolve(root, data))
+}
+
+function baselineDir(option: string | undefined, context: ScepticContext | undefined): string | undefined {
+  const root = context?.root ?? process.cwd()
+  if (typeof option === 'string') return isAbsolute(option) ? option : resolve(root, option)
+  return context?.baseline ?? undefined
+}
+
+/**
+ * The baseline gate. The write rules follow Vitest's snapshot rules (research notes
+ * §4): `-u` (update mode `all`) rewrites; a missing baseline is written locally
+ * (`new`) and fails under CI (`none`); otherwise the paired test decides.
+ */
+async function baselineGate(
+  name: string,
+  result: EvalResult,
+  dir: string,
+  context: ScepticContext | undefined,
+  options: DescribeDecisionsOptions,
+): Promise<BaselineOutcome> {
+  const root = context?.root ?? process.cwd()
+  const path = baselinePath(dir, name)
+  const file = relative(root, path) || path
+  const mode = updateMode(context)
+  const current = baselineFromResult(name, result)
+  const oc = percent(result.orderConsistency ?? 0)
+  if (mode === 'all') {
+    await writeBaseline(path, current)
+    return { status: 'updated', file, pass: true, message: `baseline ${file} refreshed (vitest -u): order consistency ${oc}`, orderConsistency: result.orderConsistency }
+  }
+  const stored = await readBaseline(path)
+  if (!stored) {
+    if (mode === 'none')
+      return {
+        status: 'missing',
+        file,
+        pass: false,
+        message:
+          `no baseline at ${file}, and baselines are never written under CI. ` +
+          'Run the evals locally (or with `vitest -u`) to record it, review it and commit it.',
+        orderConsistency: result.orderConsistency,
+      }
+    await writeBaseline(path, current)
+    return { status: 'written', file, pass: true, message: `baseline ${file} written: order consistency ${oc}; commit it`, orderConsistency: result.orderConsistency }
+  }
+  const alpha = options.alpha ?? context?.alpha ?? DEFAULT_ALPHA
+  const detectableDrop = options.detectableDrop ?? context?.detectableDrop ?? DEFAULT_DETECTABLE_DROP
+  return { file, ...compareWithBaseline(stored, current, { alpha, detectableDrop }) }
+}
+
+/** Vitest's snapshot update mode, as seen by the running test; the plugin's value as a fallback. */
+function updateMode(context: ScepticContext | undefined): 'all' | 'new' | 'none' {
+  const state = expect.getState() as { snapshotState?: { snapshotUpdateState?: string } }
+  const mode = state.snapshotState?.snapshotUpdateState ?? context?.update
+  if (mode === 'all' || mode === 'new' || mode === 'none') return mode
+  return process.env.CI ? 'none' : 'new'
+}
+
+function requireResult(result: EvalResult | undefined): EvalResult {
+  // Vitest skips a suite's tests when beforeAll fails, so this only guards misuse.
+  if (!result) throw new Error('the suite was not scored (see the beforeAll error)')
+  return result
+}
+
+function describeScorer(score: ScoreFn): string {
+  return score.name ? `${score.name} (ScoreFn)` : '(injected scorer)'
+}
+
+function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`
+}
+
+function oneLine(error: unknown): string {
+  const e = error as Error | undefined
+  const text = e?.message ? `${e.name && e.name !== 'Error' ? `${e.name}: ` : ''}${e.message}` : String(error)
+  return text.split('\n')[0]!
+}

@@ -1,0 +1,125 @@
+/// <reference types="vitest/config" />
+/**
+ * The Vitest plugin (`vitest-sceptic/plugin`): `sceptic({ baseline })` wires the
+ * default include, the matchers' setup file, the sceptic reporter and the baseline
+ * directory (issue 3, "Must hold" 5 and 8; research notes §5).
+ */
+import { existsSync } from 'node:fs'
+import { isAbsolute, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Plugin } from 'vite'
+import type { Vitest } from 'vitest/node'
+import { ConfigError } from '../core/index.ts'
+import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, type ScepticContext } from './context.ts'
+import { parseProgress } from './progress.ts'
+import { interactiveTerminal } from './progress.ts'
+import ScepticReporter, { blobRun } from './reporter.ts'
+
+/** Options of {@link sceptic}. */
+export interface ScepticPluginOptions {
+  /**
+   * Directory for baselines, one JSON file per suite (relative to the Vitest root).
+   * When unset, there is no baseline gate.
+   */
+  baseline?: string
+  /** Test file globs, used when the config sets no `test.include`. Default `['evals/**\/*.eval.ts']`. */
+  include?: string[]
+  /** Add the sceptic reporter (never to a blob run). Default `true`. */
+  reporter?: boolean
+  /** Significance level of the baseline gate. Default 0.05. */
+  alpha?: number
+  /** The drop in order consistency the baseline gate should be able to detect. Default 0.1 (10 points). */
+  detectableDrop?: number
+  /**
+   * Show scoring progress. Default `'auto'`: only on an interactive terminal and
+   * never under CI (or force with `SCEPTIC_PROGRESS=1` / `=0`).
+   */
+  progress?: boolean | 'auto'
+}
+
+/** Default include of the plugin. */
+export const DEFAULT_INCLUDE = ['evals/**/*.eval.ts']
+
+/** Pools in which native inference cannot work (research notes §6). */
+const VM_POOLS = new Set(['vmThreads', 'vmForks'])
+
+/**
+ * The sceptic Vitest plugin.
+ *
+ * ```ts
+ * export default defineConfig({ plugins: [sceptic({ baseline: 'evals/__baselines__' })] })
+ * ```
+ */
+export function sceptic(options: ScepticPluginOptions = {}): Plugin {
+  return {
+    name: 'vitest:sceptic',
+    config(userConfig) {
+      const test = (userConfig as { test?: { include?: unknown; pool?: unknown } }).test
+      refuseVmPool(test?.pool)
+      // A default, not an addition: Vite merges arrays, so only set it when the user did not.
+      if (test?.include === undefined) return { test: { include: options.include ?? DEFAULT_INCLUDE } }
+      return undefined
+    },
+    configureVitest({ vitest, project }) {
+      refuseVmPool(project.config.pool)
+      const setup = setupFile()
+      if (!project.config.setupFiles.includes(setup)) project.config.setupFiles.push(setup)
+
+      const root = project.config.root
+      const blob = blobRun(vitest)
+      const context: ScepticContext = {
+        root,
+        baseline: options.baseline === undefined ? null : isAbsolute(options.baseline) ? options.baseline : resolve(root, options.baseline),
+        update: vitest.config.snapshotOptions.updateSnapshot,
+        progress: !blob && (options.progress === 'auto' || options.progress === undefined ? interactiveTerminal() : options.progress),
+        alpha: options.alpha ?? DEFAULT_ALPHA,
+        detectableDrop: options.detectableDrop ?? DEFAULT_DETECTABLE_DROP,
+      }
+      project.provide('sceptic', context)
+
+      // Reporters are created after this hook, so add to the config (research notes §5):
+      // a bare instance, never [instance, options]; not to a blob shard, whose partial
+      // report the merged run replaces.
+      if (options.reporter !== false && !blob && !hasScepticReporter(vitest)) vitest.config.reporters.push(new ScepticReporter())
+      if (context.progress) hideProgressFromOtherReporters(vitest)
+    },
+  }
+}
+
+/**
+ * vm pools run tests in a separate V8 realm: a Float32Array made there fails
+ * onnxruntime-node's `instanceof` check, so every native inference call throws
+ * (research notes §6). Refuse early with the reason instead.
+ */
+function refuseVmPool(pool: unknown): void {
+  if (typeof pool === 'string' && VM_POOLS.has(pool))
+    throw new ConfigError(
+      `vitest-sceptic: pool "${pool}" is not supported. vm pools run tests in a separate V8 realm, so typed arrays ` +
+        'created there fail native addons\' instanceof checks and inference (onnxruntime-node) breaks. Use pool "forks" (the default) or "threads".',
+    )
+}
+
+/** The setup file that registers the matchers: the built `.js` next to this module (`.ts` when run from source). */
+function setupFile(): string {
+  const js = fileURLToPath(new URL('./setup.js', import.meta.url))
+  if (existsSync(js)) return js
+  return fileURLToPath(new URL('./setup.ts', import.meta.url))
+}
+
+function hasScepticReporter(vitest: Vitest): boolean {
+  return vitest.config.reporters.some((entry: unknown) => {
+    const value = Array.isArray(entry) ? entry[0] : entry
+    return value instanceof ScepticReporter || (typeof value === 'string' && value.includes('vitest-sceptic/reporter'))
+  })
+}
+
+/** Progress lines are for the sceptic reporter; keep them out of the default reporter's console output. */
+function hideProgressFromOtherReporters(vitest: Vitest): void {
+  const user = vitest.config.onConsoleLog
+  vitest.config.onConsoleLog = (log, type, entity) => {
+    if (parseProgress(log)) return false
+    return user?.(log, type, entity)
+  }
+}
+
+export default sceptic

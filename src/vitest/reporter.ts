@@ -1,0 +1,126 @@
+/**
+ * The sceptic reporter (`vitest-sceptic/reporter`, default export). After the run it
+ * prints the sceptic report for every `describeDecisions` suite, with pass/fail
+ * marks beside the thresholds and the baseline verdict (issue 3, "Must hold" 5).
+ */
+import pc from 'picocolors'
+import { relative } from 'node:path'
+import type { UserConsoleLog } from 'vitest'
+import type { Reporter, TestModule, Vitest } from 'vitest/node'
+import { colorEnabled, render, type EvalResult, type RenderOptions } from '../core/index.ts'
+import { formatValue, thresholdMark, worstCriterion } from './format.ts'
+import { readSuiteMeta, type ScepticSuiteMeta } from './meta.ts'
+import { formatProgress, parseProgress } from './progress.ts'
+
+/** Options of {@link ScepticReporter}. */
+export interface ScepticReporterOptions {
+  /** Colour the report. Default: on for a terminal, off for a pipe or under `NO_COLOR`. */
+  color?: boolean
+}
+
+/** One suite's report entry, collected from suite meta. */
+export interface SuiteReport {
+  /** The test file, relative to the root. */
+  file: string
+  /** The suite's meta. */
+  meta: ScepticSuiteMeta
+}
+
+/**
+ * Prints the sceptic report after Vitest's own summary. The report is built in
+ * `onTestRunEnd` from the final task tree's suite meta, never from streamed events,
+ * because `--merge-reports` replays the tree but not every event (research notes §7).
+ * Logging goes through `this.vitest.logger.log(...)` as a method call: taken off the
+ * logger unbound it crashes (research notes §1).
+ */
+export default class ScepticReporter implements Reporter {
+  /** The Vitest instance, set in {@link onInit}. */
+  protected vitest: Vitest | undefined
+  private readonly options: ScepticReporterOptions
+
+  constructor(options: ScepticReporterOptions = {}) {
+    this.options = options
+  }
+
+  onInit(vitest: Vitest): void {
+    this.vitest = vitest
+  }
+
+  /** Progress lines from workers (only sent on an interactive terminal; see progress.ts). */
+  onUserConsoleLog(log: UserConsoleLog): void {
+    const event = parseProgress(log.content)
+    if (!event || !this.vitest || blobRun(this.vitest)) return
+    this.vitest.logger.log(this.colors().dim(`  ⋯ ${formatProgress(event)}`))
+  }
+
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    const vitest = this.vitest
+    // A blob shard holds part of the run; the merged run prints the whole report.
+    if (!vitest || blobRun(vitest)) return
+    const reports = collectReports(testModules, vitest.config.root)
+    if (reports.length === 0) return
+    vitest.logger.log(renderReports(reports, this.options.color ?? colorEnabled(process.stdout)))
+  }
+
+  private colors() {
+    return pc.createColors(this.options.color ?? colorEnabled(process.stdout))
+  }
+}
+
+/** Whether the run writes blob reports (a shard of a run to be merged later). */
+export function blobRun(vitest: Pick<Vitest, 'config'>): boolean {
+  return (vitest.config.reporters ?? []).some((entry: unknown) => {
+    const name = Array.isArray(entry) ? entry[0] : entry
+    return name === 'blob'
+  })
+}
+
+/** Every sceptic suite in the run, in module path order then declaration order. */
+export function collectReports(testModules: ReadonlyArray<TestModule>, root: string): SuiteReport[] {
+  const reports: SuiteReport[] = []
+  const modules = [...testModules].sort((a, b) => (a.moduleId < b.moduleId ? -1 : a.moduleId > b.moduleId ? 1 : 0))
+  for (const module of modules) {
+    const file = relative(root, module.moduleId) || module.moduleId
+    for (const suite of module.children.allSuites()) {
+      const meta = readSuiteMeta(suite.meta())
+      if (meta) reports.push({ file, meta })
+    }
+  }
+  return reports
+}
+
+/** The whole report: one block per suite. */
+export function renderReports(reports: readonly SuiteReport[], color: boolean): string {
+  const c = pc.createColors(color)
+  const blocks = reports.map((report) => renderSuite(report, color))
+  const rule = c.dim('─'.repeat(60))
+  return ['', c.bold(c.cyan(' SCEPTIC REPORT ')) + c.dim(` ${reports.length} suite${reports.length === 1 ? '' : 's'}`), ...blocks.flatMap((b) => [rule, b]), rule, ''].join('\n')
+}
+
+/** One suite's block: a heading, the core `render()` block with marks, then per-criterion and baseline verdicts. */
+export function renderSuite({ file, meta }: SuiteReport, color: boolean): string {
+  const c = pc.createColors(color)
+  const heading = `${c.bold(meta.suite)}  ${c.dim(file)}`
+  if (!meta.result) return [heading, c.red(`not scored: ${meta.error ?? 'scoring did not finish'}`)].join('\n')
+  const result = meta.result
+  const marks: RenderOptions['marks'] = {}
+  const t = meta.thresholds
+  if (t.balancedAccuracy !== undefined) marks.balancedAccuracy = thresholdMark(result.balancedAccuracy, t.balancedAccuracy)
+  if (t.orderConsistency !== undefined) marks.orderConsistency = thresholdMark(result.orderConsistency, t.orderConsistency)
+  if (t.accuracy !== undefined) marks.accuracy = thresholdMark(result.accuracy, t.accuracy)
+  // render() reads metrics and manifest only; meta carries no per-decision records.
+  const lines = [heading, render({ ...result, records: [] } as EvalResult, { color, marks })]
+  if (t.perCriterion !== undefined) {
+    const worst = worstCriterion(result.perCriterion)
+    const mark = thresholdMark(worst?.[1] ?? null, t.perCriterion)
+    const paint = mark.startsWith('✗') ? c.red : c.green
+    lines.push(`${'every criterion'.padEnd(19)}${paint(mark)}${worst ? c.dim(`   worst "${worst[0]}" ${formatValue(worst[1])}`) : ''}`)
+  }
+  if (meta.baseline) {
+    const b = meta.baseline
+    const verdict = b.pass ? c.green(`✓ ${b.status}`) : c.red(`✗ ${b.status}`)
+    lines.push(`${'baseline'.padEnd(19)}${verdict}   ${c.dim(b.file)}`, `  ${b.pass ? b.message : c.red(b.message)}`)
+  }
+  return lines.join('\n')
+}
+

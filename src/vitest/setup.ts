@@ -1,0 +1,9 @@
+/**
+ * The setup file the plugin adds to every project: registers the sceptic matchers
+ * on Vitest's `expect`, so `expect(result).toHaveOrderConsistency(…)` works in any
+ * test file, not only inside `describeDecisions`.
+ */
+import { expect } from 'vitest'
+import { scepticMatchers } from './matchers.ts'
+
+expect.extend(scepticMatchers)
