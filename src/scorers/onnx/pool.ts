@@ -103,7 +103,11 @@ export class WorkerPool {
 
   private spawn(): Promise<InputPlan> {
     this.spawned++
-    const worker = new Worker(this.workerUrl, { workerData: this.init })
+    const worker = new Worker(this.workerUrl, {
+      workerData: this.init,
+      // Workers inherit the parent's execArgv; `--input-type` (node -e scripts) is only valid with --eval and kills a worker at load.
+      execArgv: process.execArgv.filter((arg) => !arg.startsWith('--input-type')),
+    })
     let settle: { resolve(plan: InputPlan): void; reject(error: Error): void } | undefined
     const ready = new Promise<InputPlan>((resolve, reject) => (settle = { resolve, reject }))
     const slot: Slot = {
@@ -199,6 +203,8 @@ export class WorkerPool {
     await Promise.all(
       [...this.slots].map(async (slot) => {
         slot.stopping = true
+        // Whoever awaits close() expects it to settle: hold the process until the worker is gone.
+        slot.worker.ref()
         slot.worker.postMessage({ type: 'close' })
         const timer = setTimeout(() => void slot.worker.terminate(), EXIT_GRACE_MS)
         timer.unref()
