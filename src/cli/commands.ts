@@ -1,5 +1,7 @@
+import { compareCommand } from './commands/compare.ts'
 import { evaluateCommand } from './commands/evaluate.ts'
 import { schemaCommand } from './commands/schema.ts'
+import { splitCommand } from './commands/split.ts'
 
 /** A `sceptic` subcommand: parses its own arguments, returns the exit code. */
 export interface Command {
@@ -19,6 +21,8 @@ export class UsageError extends Error {
 /** Every subcommand, by name. Add a command by adding a module under commands/ and a line here. */
 export const commands: Record<string, Command> = {
   evaluate: evaluateCommand,
+  compare: compareCommand,
+  split: splitCommand,
   schema: schemaCommand,
 }
 

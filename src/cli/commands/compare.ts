@@ -1,0 +1,130 @@
+import { readFile, writeFile } from 'node:fs/promises'
+import { basename } from 'node:path'
+import { z } from 'zod'
+import { compareResults, renderComparison, type Comparable } from '../../core/compare.ts'
+import { isLabelled, loadDecisions } from '../../core/decisions.ts'
+import { DataError } from '../../core/errors.ts'
+import { colorEnabled } from '../../core/render.ts'
+import type { DecisionRecord } from '../../core/result.ts'
+import { integer, parse } from '../args.ts'
+import { UsageError, type Command } from '../commands.ts'
+
+const USAGE = 'compare A B [--data DATA] [--seed N] [--resamples N] [--json-out FILE]'
+
+/** One `--records-out` line, checked before it is trusted. */
+const RecordSchema = z.object({
+  id: z.string(),
+  criterion: z.string(),
+  gold: z.string(),
+  prediction: z.string(),
+  probabilities: z.record(z.string(), z.number()),
+  picks: z.array(z.string()),
+  letters: z.array(z.string()),
+})
+
+/**
+ * `sceptic compare A B`: a paired comparison of two evaluations of the same decisions.
+ *
+ * A and B are each either a `--records-out` JSONL file (one record per line; it has no
+ * manifest, so the check is that both files hold the same ids with the same criteria
+ * and gold answers) or a JSON document with a `records` array (e.g.
+ * `JSON.stringify(result)` of an `EvalResult`), whose `manifest.fingerprint`, when both
+ * have one, must match. A `--json-out` report has no records and is refused with a hint.
+ * `--data DATA` supplies `group_id`s so the bootstrap resamples whole groups.
+ */
+export const compareCommand: Command = {
+  usage: USAGE,
+  summary: 'Paired comparison of two runs on the same decisions: 2×2 table, exact McNemar, bootstrap interval of the change.',
+  async run(argv) {
+    const { values: raw, positionals } = parse(
+      argv,
+      {
+        data: { type: 'string' },
+        seed: { type: 'string' },
+        resamples: { type: 'string' },
+        'json-out': { type: 'string' },
+      },
+      USAGE,
+    )
+    const values = raw as Record<string, string | undefined>
+    if (positionals.length !== 2) throw new UsageError(`compare takes two result files, A and B. Usage: sceptic ${USAGE}`)
+    const [pathA, pathB] = positionals as [string, string]
+    const seed = integer(values.seed, 'seed') ?? 0
+    const resamples = integer(values.resamples, 'resamples', 1)
+    const [a, b] = await Promise.all([readComparable(pathA), readComparable(pathB)])
+    const groups = values.data !== undefined ? await groupsById(values.data) : undefined
+    const labels = distinctLabels(pathA, pathB)
+    const comparison = compareResults(a, b, {
+      seed,
+      labels,
+      ...(resamples !== undefined ? { resamples } : {}),
+      ...(groups ? { groups } : {}),
+    })
+    process.stdout.write(renderComparison(comparison, { color: colorEnabled(process.stdout) }) + '\n')
+    if (values['json-out']) await writeFile(values['json-out'], JSON.stringify(comparison, null, 2) + '\n')
+    return 0
+  },
+}
+
+/** Read a records JSONL file or a JSON document with `records` (and maybe `manifest.fingerprint`). */
+export async function readComparable(path: string): Promise<Comparable> {
+  let text: string
+  try {
+    text = (await readFile(path, 'utf8')).replace(/^\uFEFF/, '')
+  } catch (error) {
+    throw new DataError(`cannot read result file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { file: path })
+  }
+  let whole: unknown
+  try {
+    whole = JSON.parse(text)
+  } catch {
+    whole = undefined // not one JSON document: read it as JSONL below
+  }
+  if (whole !== null && typeof whole === 'object' && !Array.isArray(whole) && !('gold' in whole)) {
+    const doc = whole as { records?: unknown; manifest?: { fingerprint?: unknown } }
+    if (!Array.isArray(doc.records))
+      throw new DataError(
+        'has no "records" array (a --json-out report leaves them out). Compare the per-decision records instead: run `sceptic evaluate ... --records-out FILE.jsonl` for each side and compare those files.',
+        { file: path },
+      )
+    const records = doc.records.map((value, i) => checkRecord(value, path, i + 1, 'records'))
+    const fingerprint = typeof doc.manifest?.fingerprint === 'string' ? doc.manifest.fingerprint : undefined
+    return { records, manifest: fingerprint === undefined ? undefined : { fingerprint } }
+  }
+  const records: DecisionRecord[] = []
+  text.split(/\r?\n/).forEach((line, index) => {
+    if (line.trim() === '') return
+    let value: unknown
+    try {
+      value = JSON.parse(line)
+    } catch (error) {
+      throw new DataError(`not valid JSON (${(error as Error).message}). Expected one record per line (a --records-out file).`, {
+        file: path,
+        line: index + 1,
+      })
+    }
+    records.push(checkRecord(value, path, index + 1))
+  })
+  if (records.length === 0) throw new DataError('holds no records', { file: path })
+  return { records }
+}
+
+function checkRecord(value: unknown, file: string, line: number, arrayName?: string): DecisionRecord {
+  const parsed = RecordSchema.safeParse(value)
+  if (parsed.success) return parsed.data
+  const issue = parsed.error.issues[0]!
+  const field = issue.path.map(String).join('.')
+  const where = arrayName ? { file, field: `${arrayName}[${line - 1}]${field ? '.' + field : ''}` } : { file, line, ...(field ? { field } : {}) }
+  throw new DataError(`not a decision record: ${issue.message}`, where)
+}
+
+/** Record id → group_id, using the evaluator's ids (`id`, else `#k` among labelled rows). */
+async function groupsById(path: string): Promise<Record<string, string | null>> {
+  const decisions = (await loadDecisions(path)).filter(isLabelled)
+  return Object.fromEntries(decisions.map((d, i) => [d.id ?? `#${i + 1}`, d.group_id ?? null]))
+}
+
+function distinctLabels(a: string, b: string): [string, string] {
+  const [la, lb] = [basename(a), basename(b)]
+  return la === lb ? [a, b] : [la, lb]
+}

@@ -1,0 +1,94 @@
+import { readFile, writeFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { groupOf, groupSplit, validateDecision, type Decision } from '../../core/decisions.ts'
+import { DataError } from '../../core/errors.ts'
+import { integer, parse } from '../args.ts'
+import { UsageError, type Command } from '../commands.ts'
+
+const USAGE = 'split DATA --eval-fraction F --out-train FILE --out-eval FILE [--seed N]'
+
+/**
+ * `sceptic split DATA`: a group-aware train/eval split with `groupSplit` (a group is
+ * the `group_id`, else the state text), so no group lands on both sides. Each line is
+ * validated and written back verbatim (no re-serialisation, unknown keys kept);
+ * prints the counts of decisions and groups on each side.
+ */
+export const splitCommand: Command = {
+  usage: USAGE,
+  summary: 'Split a decision file into train and eval JSONL with no group on both sides.',
+  async run(argv) {
+    const { values: raw, positionals } = parse(
+      argv,
+      {
+        'eval-fraction': { type: 'string' },
+        seed: { type: 'string' },
+        'out-train': { type: 'string' },
+        'out-eval': { type: 'string' },
+      },
+      USAGE,
+    )
+    const values = raw as Record<string, string | undefined>
+    if (positionals.length !== 1) throw new UsageError(`split takes one DATA file. Usage: sceptic ${USAGE}`)
+    const data = positionals[0]!
+    const fractionText = values['eval-fraction']
+    if (fractionText === undefined) throw new UsageError(`--eval-fraction is required. Usage: sceptic ${USAGE}`)
+    const evalFraction = Number(fractionText)
+    if (!(evalFraction > 0 && evalFraction < 1))
+      throw new UsageError(`--eval-fraction must be a number between 0 and 1 (exclusive), got "${fractionText}"`)
+    const outTrain = values['out-train']
+    const outEval = values['out-eval']
+    if (outTrain === undefined || outEval === undefined)
+      throw new UsageError(`--out-train and --out-eval are both required. Usage: sceptic ${USAGE}`)
+    if (resolve(outTrain) === resolve(outEval)) throw new UsageError('--out-train and --out-eval must be different files')
+    if ([outTrain, outEval].some((out) => resolve(out) === resolve(data)))
+      throw new UsageError(`refusing to overwrite the input file ${data}`)
+    const seed = integer(values.seed, 'seed') ?? 0
+
+    const { decisions, lines } = await readLines(data)
+    const groupCount = new Set(decisions.map(groupOf)).size
+    if (groupCount < 2)
+      throw new DataError(`has ${groupCount} group${groupCount === 1 ? '' : 's'}; a split with no group on both sides needs at least 2`, {
+        file: data,
+      })
+    const { train, eval: evalSide } = groupSplit(decisions, { evalFraction, seed })
+    const textOf = (side: readonly Decision[]) => side.map((d) => lines.get(d)! + '\n').join('')
+    await writeFile(outTrain, textOf(train))
+    await writeFile(outEval, textOf(evalSide))
+    const groups = (side: readonly Decision[]) => new Set(side.map(groupOf)).size
+    process.stdout.write(
+      `train  ${String(train.length).padStart(6)} decisions  ${String(groups(train)).padStart(5)} groups  → ${outTrain}\n` +
+        `eval   ${String(evalSide.length).padStart(6)} decisions  ${String(groups(evalSide)).padStart(5)} groups  → ${outEval}\n` +
+        `(seed ${seed}, eval fraction ${evalFraction} of ${groupCount} groups; a group is the group_id, else the state text)\n`,
+    )
+    return 0
+  },
+}
+
+/** Validate each line (as `loadDecisions` does) and remember its original text. */
+async function readLines(path: string): Promise<{ decisions: Decision[]; lines: Map<Decision, string> }> {
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (error) {
+    throw new DataError(`cannot read decision file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { file: path })
+  }
+  const decisions: Decision[] = []
+  const lines = new Map<Decision, string>()
+  text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .forEach((line, index) => {
+      if (line.trim() === '') return
+      let json: unknown
+      try {
+        json = JSON.parse(line)
+      } catch (error) {
+        throw new DataError(`not valid JSON (${(error as Error).message}). Each line must hold one JSON object.`, { file: path, line: index + 1 })
+      }
+      const decision = validateDecision(json, { file: path, line: index + 1 })
+      decisions.push(decision)
+      lines.set(decision, line)
+    })
+  if (decisions.length === 0) throw new DataError('holds no decisions', { file: path })
+  return { decisions, lines }
+}
