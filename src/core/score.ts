@@ -12,6 +12,11 @@ export interface ScoreRequest {
   readonly criterion: Criterion
   /** The default prompt text for this request. */
   readonly prompt: string
+  /**
+   * 0-based epoch index when each request is scored several times (`epochs > 1`).
+   * A caching scorer must include it in its cache key, or epochs collapse into one.
+   */
+  readonly epoch?: number
 }
 
 /**
@@ -20,3 +25,52 @@ export interface ScoreRequest {
  * Vectors need not sum to 1 (they are renormalised) but must be finite and ≥ 0.
  */
 export type ScoreFn = (requests: readonly ScoreRequest[]) => number[][] | Promise<number[][]>
+
+/** Why one request could not be scored (recall_guard's failure buckets). */
+export const FAILURE_REASONS = ['timeout', 'no_logprobs', 'parse_failure', 'http_error', 'error'] as const
+/** One of {@link FAILURE_REASONS}. */
+export type FailureReason = (typeof FAILURE_REASONS)[number]
+
+/**
+ * A request that failed after the scorer's own retries. Its decision is counted as
+ * failed, not scored, and the report says how many failed and why.
+ */
+export interface ScoreFailure {
+  /** The failure bucket. */
+  readonly failure: FailureReason
+  /** What happened, for the report and logs. Must hold no secret. */
+  readonly message: string
+}
+
+/** A vector with flags, e.g. `missing_logprobs` when some letters were floored. */
+export interface FlaggedScore {
+  /** The probability vector, as for {@link ScoreFn}. */
+  readonly probabilities: readonly number[]
+  /** Short flag names recorded on the decision's record. */
+  readonly flags: readonly string[]
+}
+
+/** What a {@link FallibleScoreFn} may return for one request. */
+export type ScoreOutcome = readonly number[] | ScoreFailure | FlaggedScore
+
+/**
+ * A scorer that may fail per request (remote endpoints, sampled generation): a
+ * vector, a {@link FlaggedScore} or a {@link ScoreFailure} for each request, in order.
+ * Every {@link ScoreFn} is one.
+ */
+export type FallibleScoreFn = (requests: readonly ScoreRequest[]) => readonly ScoreOutcome[] | Promise<readonly ScoreOutcome[]>
+
+/** Build a {@link ScoreFailure}. */
+export function scoreFailure(failure: FailureReason, message: string): ScoreFailure {
+  return { failure, message }
+}
+
+/** Whether an outcome is a {@link ScoreFailure}. */
+export function isScoreFailure(outcome: unknown): outcome is ScoreFailure {
+  return typeof outcome === 'object' && outcome !== null && 'failure' in outcome && typeof (outcome as ScoreFailure).failure === 'string'
+}
+
+/** Whether an outcome is a {@link FlaggedScore}. */
+export function isFlaggedScore(outcome: unknown): outcome is FlaggedScore {
+  return typeof outcome === 'object' && outcome !== null && 'probabilities' in outcome && 'flags' in outcome
+}

@@ -1,0 +1,5 @@
+/** Remote scorers: `vitest-sceptic/http`. */
+export { openAIScorer, redactUrl } from './openai.ts'
+export type { OpenAIScorer, OpenAIScorerOptions, OpenAIScorerStats } from './openai.ts'
+export { parseAnswerLetter, readLetters } from './letters.ts'
+export type { LetterReadout, TokenLogprob } from './letters.ts'

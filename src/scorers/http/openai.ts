@@ -1,0 +1,240 @@
+import { ConfigError } from '../../core/errors.ts'
+import { scoreFailure, type FailureReason, type FallibleScoreFn, type ScoreOutcome, type ScoreRequest } from '../../core/score.ts'
+import { mapConcurrent, sleep } from './concurrency.ts'
+import { parseAnswerLetter, readLetters, type TokenLogprob } from './letters.ts'
+
+/** Options for {@link openAIScorer}. */
+export interface OpenAIScorerOptions {
+  /** API root as for the OpenAI SDK, ending in `/v1`, e.g. `http://127.0.0.1:8000/v1`. */
+  baseURL: string
+  /** Model name sent in each request body. */
+  model: string
+  /** `completions` (default) posts `prompt` to `/completions`; `chat` posts one user message to `/chat/completions`. */
+  api?: 'completions' | 'chat'
+  /**
+   * `logprobs` (default) reads the letters' log-probabilities at the answer position
+   * (`max_tokens: 1`). `generate` samples a short answer and reads the letter from the
+   * text: a one-hot vector, for endpoints that give no log-probabilities.
+   */
+  mode?: 'logprobs' | 'generate'
+  /**
+   * Name of the environment variable holding the API key (e.g. `OPENAI_API_KEY`). The
+   * key is read when the scorer is created, sent only in the Authorization header, and
+   * scrubbed from every message this scorer produces. Omit for keyless local servers.
+   */
+  apiKeyEnv?: string
+  /** Requests in flight at once. Default 4. */
+  concurrency?: number
+  /** Time limit per attempt, in milliseconds. Default 60,000. */
+  timeoutMs?: number
+  /** Extra attempts after a timeout, a 429, a 5xx or a network error. Default 2. */
+  retries?: number
+  /** First back-off delay in milliseconds; doubles per retry. A `Retry-After` header (≤ 30 s) wins. Default 500. */
+  backoffMs?: number
+  /** Top log-probabilities to ask for (OpenAI allows at most 20). Default 20. */
+  topLogprobs?: number
+  /** Sampling temperature in `generate` mode (log-prob modes always use 0). Default 0. */
+  temperature?: number
+  /** Tokens to generate in `generate` mode. Default 8. */
+  maxTokens?: number
+  /** Extra request headers (not secrets: they are not scrubbed). */
+  headers?: Record<string, string>
+  /** `fetch` to use (for tests or proxies). Default the global `fetch`. */
+  fetch?: typeof fetch
+}
+
+/** Counts kept by an {@link openAIScorer} across calls. */
+export interface OpenAIScorerStats {
+  /** HTTP attempts made, retries included. */
+  attempts: number
+  /** Retries made. */
+  retries: number
+  /** Requests that ended as failures, by bucket. */
+  failures: Partial<Record<FailureReason, number>>
+  /** Requests answered with some letters floored (`missing_logprobs`). */
+  missingLogprobs: number
+}
+
+/** A {@link FallibleScoreFn} for an OpenAI-compatible server, with a description and counters. */
+export type OpenAIScorer = FallibleScoreFn & {
+  /** `openai <model> <api> at <origin+path>`, without credentials: for the report's model line. */
+  readonly describe: string
+  /** Counters since creation. */
+  stats(): OpenAIScorerStats
+}
+
+/**
+ * Score requests against an OpenAI-compatible server (vLLM, llama.cpp server, TGI,
+ * or a hosted API). Each request becomes one HTTP call, at most `concurrency` at a
+ * time, results kept in request order. A request that cannot be scored after its
+ * retries comes back as a failure (`timeout`, `no_logprobs`, `parse_failure`,
+ * `http_error`, `error`) and its decision is counted as failed, never dropped.
+ */
+export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
+  const {
+    model,
+    api = 'completions',
+    mode = 'logprobs',
+    concurrency = 4,
+    timeoutMs = 60_000,
+    retries = 2,
+    backoffMs = 500,
+    topLogprobs = 20,
+    temperature = 0,
+    maxTokens = 8,
+  } = options
+  const doFetch = options.fetch ?? globalThis.fetch
+  let url: URL
+  try {
+    url = new URL(options.baseURL.replace(/\/+$/, '') + (api === 'chat' ? '/chat/completions' : '/completions'))
+  } catch {
+    throw new ConfigError(`openAIScorer: baseURL ${JSON.stringify(redactUrl(options.baseURL))} is not a URL`)
+  }
+  if (!model) throw new ConfigError('openAIScorer: `model` is required')
+  if (!(concurrency >= 1)) throw new ConfigError(`openAIScorer: concurrency must be ≥ 1, got ${concurrency}`)
+
+  let apiKey: string | undefined
+  if (options.apiKeyEnv !== undefined) {
+    apiKey = process.env[options.apiKeyEnv]
+    if (!apiKey) throw new ConfigError(`openAIScorer: the environment variable ${options.apiKeyEnv} (apiKeyEnv) is not set`)
+  }
+  const scrub = (text: string) => (apiKey ? text.split(apiKey).join('[redacted]') : text)
+  const endpoint = `POST ${url.pathname}`
+  const stats: OpenAIScorerStats = { attempts: 0, retries: 0, failures: {}, missingLogprobs: 0 }
+
+  const body = (request: ScoreRequest) => {
+    const common = { model, max_tokens: mode === 'generate' ? maxTokens : 1, temperature: mode === 'generate' ? temperature : 0 }
+    const logprobs =
+      mode === 'generate' ? {} : api === 'chat' ? { logprobs: true, top_logprobs: topLogprobs } : { logprobs: topLogprobs }
+    const input = api === 'chat' ? { messages: [{ role: 'user', content: request.prompt }] } : { prompt: request.prompt }
+    return JSON.stringify({ ...common, ...input, ...logprobs })
+  }
+
+  /** One request, with retries; never throws for a per-request problem. */
+  const scoreOne = async (request: ScoreRequest): Promise<ScoreOutcome> => {
+    const optionCount = request.criterion.options.length
+    let last: { reason: FailureReason; message: string } = { reason: 'error', message: 'not attempted' }
+    let retryAfter: number | undefined
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      if (attempt > 0) {
+        stats.retries++
+        await sleep(retryAfter ?? backoffMs * 2 ** (attempt - 1))
+      }
+      retryAfter = undefined
+      stats.attempts++
+      let response: Response
+      try {
+        response = await doFetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...options.headers,
+            ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+          },
+          body: body(request),
+          signal: AbortSignal.timeout(timeoutMs),
+        })
+      } catch (error) {
+        const name = (error as Error)?.name
+        last =
+          name === 'TimeoutError' || name === 'AbortError'
+            ? { reason: 'timeout', message: `${endpoint} took longer than ${timeoutMs} ms` }
+            : { reason: 'error', message: `${endpoint} failed: ${scrub(causeMessage(error))}` }
+        continue
+      }
+      let text: string
+      try {
+        text = await response.text()
+      } catch (error) {
+        last =
+          (error as Error)?.name === 'TimeoutError'
+            ? { reason: 'timeout', message: `${endpoint} body took longer than ${timeoutMs} ms` }
+            : { reason: 'error', message: `${endpoint} body could not be read: ${scrub(causeMessage(error))}` }
+        continue
+      }
+      if (!response.ok) {
+        last = { reason: 'http_error', message: `HTTP ${response.status} from ${endpoint}: ${scrub(text.slice(0, 200))}` }
+        if (response.status === 429 || response.status >= 500) {
+          const seconds = Number(response.headers.get('retry-after'))
+          if (Number.isFinite(seconds) && seconds >= 0 && seconds <= 30) retryAfter = seconds * 1000
+          continue
+        }
+        break // another 4xx will not get better by asking again
+      }
+      let json: any
+      try {
+        json = JSON.parse(text)
+      } catch {
+        last = { reason: 'parse_failure', message: `${endpoint} returned a body that is not JSON: ${scrub(text.slice(0, 120))}` }
+        break
+      }
+      const read = mode === 'generate' ? readGenerated(json, api, optionCount) : readLogprobs(json, api, optionCount)
+      if ('failure' in read) {
+        last = { reason: read.failure, message: `${endpoint}: ${scrub(read.message)}` }
+        break
+      }
+      if (read.missing.length > 0) {
+        stats.missingLogprobs++
+        return { probabilities: read.probabilities, flags: ['missing_logprobs'] }
+      }
+      return read.probabilities
+    }
+    stats.failures[last.reason] = (stats.failures[last.reason] ?? 0) + 1
+    return scoreFailure(last.reason, last.message)
+  }
+
+  const score: FallibleScoreFn = (requests) => mapConcurrent(requests, concurrency, scoreOne)
+  return Object.assign(score, {
+    describe: `openai ${model} ${api}${mode === 'generate' ? ' generate' : ''} at ${redactUrl(url.href)}`,
+    stats: () => structuredClone(stats),
+  })
+}
+
+type Read = { probabilities: number[]; missing: string[] } | { failure: FailureReason; message: string }
+
+/** Letter probabilities from a completions or chat response's first-position top log-probs. */
+function readLogprobs(json: any, api: 'completions' | 'chat', optionCount: number): Read {
+  const choice = json?.choices?.[0]
+  if (!choice) return { failure: 'parse_failure', message: 'response has no choices' }
+  const logprobs = choice.logprobs
+  let top: TokenLogprob[] | undefined
+  if (api === 'chat') {
+    const first = logprobs?.content?.[0]?.top_logprobs
+    if (Array.isArray(first)) top = first.filter((t: any) => typeof t?.token === 'string').map((t: any) => ({ token: t.token, logprob: Number(t.logprob) }))
+  } else {
+    const first = logprobs?.top_logprobs?.[0]
+    if (first && typeof first === 'object') top = Object.entries(first).map(([token, logprob]) => ({ token, logprob: Number(logprob) }))
+  }
+  if (!top || top.length === 0) return { failure: 'no_logprobs', message: 'response carries no top log-probabilities (does the server support logprobs?)' }
+  const read = readLetters(top, optionCount)
+  if (!read) return { failure: 'parse_failure', message: `none of the letters A-${String.fromCharCode(64 + optionCount)} is among the top ${top.length} tokens` }
+  return read
+}
+
+/** A one-hot vector from the letter a generated text answers with. */
+function readGenerated(json: any, api: 'completions' | 'chat', optionCount: number): Read {
+  const choice = json?.choices?.[0]
+  const text = api === 'chat' ? choice?.message?.content : choice?.text
+  if (typeof text !== 'string') return { failure: 'parse_failure', message: 'response has no generated text' }
+  const index = parseAnswerLetter(text, optionCount)
+  if (index === null) return { failure: 'parse_failure', message: `no answer letter in ${JSON.stringify(text.slice(0, 60))}` }
+  return { probabilities: Array.from({ length: optionCount }, (_, i) => (i === index ? 1 : 0)), missing: [] }
+}
+
+/** A URL without user:password and query string, for messages and the manifest. */
+export function redactUrl(href: string): string {
+  try {
+    const url = new URL(href)
+    url.username = ''
+    url.password = ''
+    url.search = ''
+    return url.href
+  } catch {
+    return href.replace(/\/\/[^@/]*@/, '//').replace(/\?.*$/, '')
+  }
+}
+
+function causeMessage(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause
+  return cause?.code ?? cause?.message ?? (error as Error)?.message ?? String(error)
+}
