@@ -1,6 +1,6 @@
 import pkg from '../../package.json' with { type: 'json' }
 import { fingerprint, isLabelled, LETTERS, reorderCriterion, type Criterion, type Decision, type LabelledDecision } from './decisions.ts'
-import { DataError, EvaluationError, ScorerError } from './errors.ts'
+import { ConfigError, DataError, EvaluationError, ScorerError } from './errors.ts'
 import {
   accuracy,
   balancedAccuracy,
@@ -8,20 +8,24 @@ import {
   brierScore,
   chanceAccuracy,
   expectedCalibrationError,
+  isConsistent,
   letterDistribution,
+  mean,
   orderConsistency,
 } from './metrics.ts'
 import { assertDebiasMode, orderings, type DebiasMode, type Ordering } from './orderings.ts'
 import { buildPrompt } from './prompt.ts'
-import type { DecisionRecord, EvalResult, Manifest } from './result.ts'
-import type { ScoreFn, ScoreRequest } from './score.ts'
+import { resolveReducer, type ReducerLike } from './reducers.ts'
+import type { DecisionFailure, DecisionRecord, EvalResult, Manifest } from './result.ts'
+import { freezeScore, runCustomMetrics, type CustomMetric, type SampleScore } from './sample-score.ts'
+import { isFlaggedScore, isScoreFailure, type FallibleScoreFn, type ScoreFailure, type ScoreFn, type ScoreRequest } from './score.ts'
 
 /** The state of calibrated mode's content-free requests (Zhao et al., 2021). */
 export const NULL_STATE = 'N/A'
 
 /** Progress of a running evaluation, in decisions. */
 export interface EvaluateProgress {
-  /** Labelled decisions fully scored so far. */
+  /** Labelled decisions fully scored (or failed) so far. */
   scored: number
   /** Labelled decisions to score. */
   total: number
@@ -42,7 +46,17 @@ export interface EvaluateOptions {
   /** Extra manifest entries (model path, batch size, …). Must hold no secrets. */
   manifest?: Record<string, unknown>
   /**
-   * Requests per ScoreFn call, at least one decision's orderings. Bounds memory on
+   * Times each (decision, ordering) is scored, for scorers that sample. Requests
+   * carry their `epoch` index. Probabilities are averaged over epochs; correctness
+   * per epoch is reduced by `reducer` into each decision's `value`. Default 1.
+   */
+  epochs?: number
+  /** How per-epoch correctness becomes one value per decision. Default `'mean'`; runs even at one epoch. */
+  reducer?: ReducerLike
+  /** Custom metrics over the frozen, reduced {@link SampleScore}s, reported under `metrics`. */
+  metrics?: Readonly<Record<string, CustomMetric>>
+  /**
+   * Requests per ScoreFn call, at least one decision's requests. Bounds memory on
    * large sets while still letting a scorer batch across decisions. Default 1024.
    */
   chunkSize?: number
@@ -56,27 +70,32 @@ export interface EvaluateOptions {
   signal?: AbortSignal
 }
 
-/** One (decision, ordering) to score: the plan is built up front, the request text per chunk. */
+/** One request to make: the plan is built up front, the request text per chunk. */
 interface Job {
   readonly row: number
-  readonly ordering: Ordering
+  /** Index of the ordering in the row's ordering set. */
+  readonly o: number
+  readonly epoch: number
 }
 
 /**
- * Score decisions with any {@link ScoreFn} and report them the way a sceptic reads them.
+ * Score decisions with any scorer and report them the way a sceptic reads them.
  *
- * One request per (labelled decision, ordering); the ScoreFn's vectors are checked,
- * renormalised, (in `calibrated` mode) divided by the content-free prior, and
- * averaged **per option id**, never per position: position is what we are trying to
- * forget. Unlabelled rows are counted and skipped; no labelled row is a DataError.
+ * One request per (labelled decision, ordering, epoch); vectors are checked,
+ * renormalised, (in `calibrated` mode) divided by the content-free prior, averaged
+ * over epochs, and then averaged **per option id**, never per position: position
+ * is what we are trying to forget. Every row read ends up scored, unlabelled
+ * (counted and skipped) or failed (counted by reason): nothing is dropped.
  */
 export async function evaluateWithScorer(
   decisions: readonly Decision[],
-  score: ScoreFn,
+  score: ScoreFn | FallibleScoreFn,
   options: EvaluateOptions = {},
 ): Promise<EvalResult> {
-  const { debias = 'none', seed = 0, chunkSize = 1024, template = buildPrompt, signal } = options
+  const { debias = 'none', seed = 0, chunkSize = 1024, template = buildPrompt, signal, epochs = 1 } = options
   assertDebiasMode(debias)
+  if (!(Number.isInteger(epochs) && epochs >= 1)) throw new ConfigError(`epochs must be an integer ≥ 1, got ${epochs}`)
+  const reducer = resolveReducer(options.reducer)
   const startedAt = Date.now()
   const t0 = performance.now()
 
@@ -99,12 +118,13 @@ export async function evaluateWithScorer(
     if (!set) orderingsByCount.set(k, (set = orderings(k, debias)))
     return set
   })
-  const requestsTotal = plan.reduce((sum, set) => sum + set.length, 0)
+  const requestsTotal = plan.reduce((sum, set) => sum + set.length, 0) * epochs
 
   const describeRequest = (index: number, job: Job) => {
     const row = rows[job.row]!
-    const set = plan[job.row]!
-    return `request ${index} (decision ${JSON.stringify(decisionId(row, job.row))}, criterion "${row.criterion.key}", ordering ${set.indexOf(job.ordering) + 1} of ${set.length})`
+    const count = plan[job.row]!.length
+    const epoch = epochs > 1 ? `, epoch ${job.epoch + 1} of ${epochs}` : ''
+    return `request ${index} (decision ${JSON.stringify(decisionId(row, job.row))}, criterion "${row.criterion.key}", ordering ${job.o + 1} of ${count}${epoch})`
   }
 
   // calibrated: one content-free request per distinct (criterion, ordering), scored first.
@@ -123,58 +143,108 @@ export async function evaluateWithScorer(
     for (let start = 0; start < nullJobs.length; start += chunkSize) {
       signal?.throwIfAborted()
       const batch = nullJobs.slice(start, start + chunkSize)
-      const requests = batch.map(({ criterion }) => makeRequest(NULL_STATE, criterion, template))
-      const { vectors, sums } = await callScorer(score, requests, (i) =>
+      const requests = batch.map(({ criterion }) => makeRequest(NULL_STATE, criterion, template, 0))
+      const scored = await callScorer(score, requests, (i) =>
         `content-free request ${start + i} (criterion "${batch[i]!.criterion.key}", state "${NULL_STATE}")`,
       )
-      batch.forEach(({ key }, i) => priors.set(key, Array.from(vectors[i]!, (v) => v / sums[i]!)))
+      // Without its prior no decision of that criterion could be calibrated: fail the run, naming it.
+      scored.failures.forEach((failure, i) => {
+        if (failure)
+          throw new ScorerError(`content-free request for criterion "${batch[i]!.criterion.key}" failed (${failure.failure}): ${failure.message}`)
+      })
+      batch.forEach(({ key }, i) => priors.set(key, Array.from(scored.vectors[i]!, (v) => v / scored.sums[i]!)))
     }
   }
 
-  // Accumulators: one flat array, each row's slice in its criterion's original option order
-  // (one allocation instead of one per row: at 10^5 rows the garbage collector dominated).
+  // Accumulators: one flat array, each row's slice in its criterion's original option
+  // order (one allocation instead of one per row: at 10^5 rows the GC dominated).
   const offsets = new Int32Array(rows.length + 1)
   rows.forEach((row, r) => (offsets[r + 1] = offsets[r]! + row.criterion.options.length))
   const totals = new Float64Array(offsets[rows.length]!)
+  // Per-epoch totals, only when there is more than one epoch to tell apart.
+  const epochTotals = epochs > 1 ? new Float64Array(offsets[rows.length]! * epochs) : undefined
   const picks: string[][] = rows.map(() => [])
   const pickedLetters: string[][] = rows.map(() => [])
   const letterCounts = new Array<number>(LETTERS.length).fill(0)
+  const failures = new Map<number, ScoreFailure>()
+  const flags = new Map<number, Set<string>>()
 
   let requestsScored = priors.size
   let nextRow = 0
   while (nextRow < rows.length) {
     signal?.throwIfAborted()
-    // Whole decisions per chunk, so a scorer sees all orderings of a decision together.
+    // Whole decisions per chunk, so a scorer sees all orderings and epochs of a decision together.
     const jobs: Job[] = []
+    const perRow = (r: number) => plan[r]!.length * epochs
     do {
-      for (const ordering of plan[nextRow]!) jobs.push({ row: nextRow, ordering })
+      for (let o = 0; o < plan[nextRow]!.length; o++) for (let epoch = 0; epoch < epochs; epoch++) jobs.push({ row: nextRow, o, epoch })
       nextRow++
-    } while (nextRow < rows.length && jobs.length + plan[nextRow]!.length <= chunkSize)
+    } while (nextRow < rows.length && jobs.length + perRow(nextRow) <= chunkSize)
 
-    const criteria = jobs.map((job) => reorderCriterion(rows[job.row]!.criterion, job.ordering))
-    const requests = jobs.map((job, i) => makeRequest(rows[job.row]!.state, criteria[i]!, template))
-    const { vectors, sums } = await callScorer(score, requests, (i) => describeRequest(requestsScored + i, jobs[i]!))
+    const criteria = jobs.map((job) => reorderCriterion(rows[job.row]!.criterion, plan[job.row]![job.o]!))
+    const requests = jobs.map((job, i) => makeRequest(rows[job.row]!.state, criteria[i]!, template, epochs > 1 ? job.epoch : undefined))
+    const scored = await callScorer(score, requests, (i) => describeRequest(requestsScored + i, jobs[i]!))
 
-    jobs.forEach((job, i) => {
-      let vector = vectors[i]!
-      // Renormalising is folded into the weight: p = v / sum, averaged with weight 1/orderings.
-      let weight = 1 / (plan[job.row]!.length * sums[i]!)
-      if (debias === 'calibrated') {
-        vector = divideOut(Array.from(vector), priors.get(priorKey(criteria[i]!))!)
-        weight = 1 / plan[job.row]!.length
+    // Jobs come in runs of `epochs` for one (decision, ordering): average the run, then pick.
+    for (let start = 0; start < jobs.length; start += epochs) {
+      const job = jobs[start]!
+      const r = job.row
+      let failed = false
+      for (let e = 0; e < epochs; e++) {
+        const failure = scored.failures[start + e]
+        if (failure && !failures.has(r)) failures.set(r, failure)
+        failed ||= failure !== undefined
+        for (const flag of scored.flags[start + e] ?? []) (flags.get(r) ?? flags.set(r, new Set()).get(r)!).add(flag)
       }
-      const base = offsets[job.row]!
-      for (let slot = 0; slot < vector.length; slot++) totals[base + job.ordering[slot]!]! += vector[slot]! * weight
-      const best = argmaxFirst(vector)
-      picks[job.row]!.push(rows[job.row]!.criterion.options[job.ordering[best]!]!.id)
-      pickedLetters[job.row]!.push(LETTERS[best]!)
+      if (failed || failures.has(r)) continue
+      const ordering = plan[r]![job.o]!
+      const width = ordering.length
+      // This ordering's vector, renormalised (and calibrated), averaged over its epochs.
+      // With one epoch (the common case) it is used in place, without a copy.
+      let avg: ArrayLike<number>
+      let weight: number
+      if (epochs === 1 && debias !== 'calibrated') {
+        avg = scored.vectors[start]!
+        weight = 1 / scored.sums[start]!
+      } else {
+        const sum = new Float64Array(width)
+        for (let e = 0; e < epochs; e++) {
+          const vector =
+            debias === 'calibrated'
+              ? divideOut(Array.from(scored.vectors[start + e]!), priors.get(priorKey(criteria[start + e]!))!)
+              : Array.from(scored.vectors[start + e]!, (v) => v / scored.sums[start + e]!)
+          for (let slot = 0; slot < width; slot++) sum[slot]! += vector[slot]! / epochs
+          if (epochTotals) {
+            const base = offsets[r]! * epochs + e * width
+            for (let slot = 0; slot < width; slot++) epochTotals[base + ordering[slot]!]! += vector[slot]! / plan[r]!.length
+          }
+        }
+        avg = sum
+        weight = 1
+      }
+      const base = offsets[r]!
+      const share = weight / plan[r]!.length
+      for (let slot = 0; slot < width; slot++) totals[base + ordering[slot]!]! += avg[slot]! * share
+      const best = argmaxFirst(avg)
+      picks[r]!.push(rows[r]!.criterion.options[ordering[best]!]!.id)
+      pickedLetters[r]!.push(LETTERS[best]!)
       letterCounts[best]!++
-    })
+    }
     requestsScored += jobs.length
     options.onProgress?.({ scored: nextRow, total: rows.length, requestsScored, requestsTotal: requestsTotal + priors.size })
   }
 
+  if (failures.size === rows.length) {
+    const reasons = summariseFailures([...failures.values()])
+    const first = failures.values().next().value!
+    throw new ScorerError(`every decision failed to score (${reasons}); the first: ${first.message}`)
+  }
+  // A failed decision's letters were counted before its failure was known only if an
+  // earlier ordering succeeded; take them back so the histogram covers scored decisions.
+  for (const r of failures.keys()) for (const letter of pickedLetters[r]!) letterCounts[LETTERS.indexOf(letter)]!--
+
   // Final prediction per decision: argmax of the per-id totals, original order, first maximum wins.
+  const scoredRows: number[] = []
   const gold: string[] = []
   const predictions: string[] = []
   const probabilities: number[][] = []
@@ -182,17 +252,29 @@ export async function evaluateWithScorer(
   const confidences: number[] = []
   const hits: boolean[] = []
   const records: DecisionRecord[] = []
+  const samples: SampleScore[] = []
   rows.forEach((row, r) => {
+    if (failures.has(r)) return
     const ids = row.criterion.options.map((option) => option.id)
     const p = normalise(totals.subarray(offsets[r]!, offsets[r + 1]!))
     const best = argmaxFirst(p, TIE_TOLERANCE)
+    const hit = ids[best] === row.answer_id
+    // Correctness per epoch, from each epoch's own debiased average; one epoch is the final hit.
+    const epochValues = epochTotals
+      ? Array.from({ length: epochs }, (_, e) => {
+          const base = offsets[r]! * epochs + e * ids.length
+          return ids[argmaxFirst(epochTotals.subarray(base, base + ids.length), TIE_TOLERANCE)] === row.answer_id ? 1 : 0
+        })
+      : [hit ? 1 : 0]
+    const rowFlags = [...(flags.get(r) ?? [])].sort()
+    scoredRows.push(r)
     gold.push(row.answer_id)
     predictions.push(ids[best]!)
     probabilities.push(p)
     goldIndex.push(ids.indexOf(row.answer_id))
     confidences.push(p[best]!)
-    hits.push(ids[best] === row.answer_id)
-    records.push({
+    hits.push(hit)
+    const record: DecisionRecord = {
       id: decisionId(row, r),
       criterion: row.criterion.key,
       gold: row.answer_id,
@@ -200,35 +282,72 @@ export async function evaluateWithScorer(
       probabilities: Object.fromEntries(ids.map((id, k) => [id, p[k]!])),
       picks: picks[r]!,
       letters: pickedLetters[r]!,
-    })
+    }
+    const value = reducer.reduce(epochValues)
+    if (epochs > 1) Object.assign(record, { epochValues, value })
+    if (rowFlags.length > 0) record.flags = rowFlags
+    records.push(record)
+    samples.push(
+      freezeScore({
+        id: record.id,
+        criterion: record.criterion,
+        gold: record.gold,
+        prediction: record.prediction,
+        value,
+        epochValues,
+        confidence: p[best]!,
+        probabilities: { ...record.probabilities },
+        consistent: plan[r]!.length > 1 ? isConsistent(picks[r]!) : null,
+        flags: rowFlags,
+      }),
+    )
   })
 
-  const widest = Math.max(...rows.map((row) => row.criterion.options.length))
+  const failureList: DecisionFailure[] = [...failures].sort(([a], [b]) => a - b).map(([r, failure]) => ({
+    id: decisionId(rows[r]!, r),
+    criterion: rows[r]!.criterion.key,
+    reason: failure.failure,
+    message: failure.message,
+  }))
+  const flaggedCounts: Record<string, number> = {}
+  for (const record of records) for (const flag of record.flags ?? []) flaggedCounts[flag] = (flaggedCounts[flag] ?? 0) + 1
+
+  const scoredDecisions = scoredRows.map((r) => rows[r]!)
+  const widest = Math.max(...scoredDecisions.map((row) => row.criterion.options.length))
   const manifest: Manifest = {
     debias,
     orderingsScored: Math.max(...plan.map((set) => set.length)),
     forwardPasses: requestsTotal + priors.size,
     decisions: rows.length,
     unlabelledSkipped: skipped,
+    failed: failureList.length,
+    failedByReason: countBy(failureList.map((f) => f.reason)),
+    flagged: flaggedCounts,
+    epochs,
+    reducer: reducer.name,
     fingerprint: fingerprint(rows),
-    chance: chanceAccuracy(rows.map((row) => row.criterion.options.length)),
+    chance: chanceAccuracy(scoredDecisions.map((row) => row.criterion.options.length)),
     seed,
     versions: { node: process.versions.node, vitestSceptic: pkg.version },
     started: new Date(startedAt).toISOString(),
     seconds: Math.round(performance.now() - t0) / 1000,
-    scorer: options.scorer ?? '(injected scorer)',
+    scorer: options.scorer ?? describeScorer(score),
     ...options.manifest,
   }
 
   return {
     accuracy: accuracy(gold, predictions),
     balancedAccuracy: balancedAccuracy(gold, predictions),
-    orderConsistency: orderConsistency(picks),
+    orderConsistency: orderConsistency(scoredRows.map((r) => picks[r]!)),
     ece: expectedCalibrationError(confidences, hits),
     brier: brierScore(probabilities, goldIndex),
-    perCriterion: balancedAccuracyByGroup(gold, predictions, rows.map((row) => row.criterion.key)),
+    perCriterion: balancedAccuracyByGroup(gold, predictions, scoredDecisions.map((row) => row.criterion.key)),
     letterDistribution: letterDistribution(letterCounts.slice(0, widest), [...LETTERS.slice(0, widest)]),
-    n: rows.length,
+    n: records.length,
+    score: mean(samples.map((s) => s.value)),
+    metrics: runCustomMetrics(options.metrics, samples),
+    failed: failureList.length,
+    failures: failureList,
     manifest,
     records,
   }
@@ -256,23 +375,32 @@ export function argmaxFirst(values: ArrayLike<number>, tolerance = 0): number {
  * still see the text; scorers that never read it (cached logits, keyword scorers)
  * do not pay for hundreds of thousands of prompt strings.
  */
-function makeRequest(state: string, criterion: Criterion, template: EvaluateOptions['template'] & {}): ScoreRequest {
+function makeRequest(state: string, criterion: Criterion, template: EvaluateOptions['template'] & {}, epoch: number | undefined): ScoreRequest {
   let prompt: string | undefined
-  return {
+  const request = {
     state,
     criterion,
     get prompt() {
       return (prompt ??= template(state, criterion))
     },
   }
+  return epoch === undefined ? request : Object.assign(request, { epoch })
 }
 
-/** Call the scorer and hold it to its contract; every failure names the request. */
+/** What one scorer call gave back, checked: per request a vector (with its sum) or a failure. */
+interface Scored {
+  vectors: (ArrayLike<number> | undefined)[]
+  sums: Float64Array
+  failures: (ScoreFailure | undefined)[]
+  flags: (readonly string[] | undefined)[]
+}
+
+/** Call the scorer and hold it to its contract; every contract breach names the request. */
 async function callScorer(
-  score: ScoreFn,
+  score: ScoreFn | FallibleScoreFn,
   requests: readonly ScoreRequest[],
   describe: (index: number) => string,
-): Promise<{ vectors: ArrayLike<number>[]; sums: Float64Array }> {
+): Promise<Scored> {
   let output: unknown
   try {
     output = await score(requests)
@@ -287,9 +415,21 @@ async function callScorer(
     throw new ScorerError(
       `the scorer returned ${output.length} vectors for ${requests.length} requests (first: ${describe(0)}); it must return one per request, in order`,
     )
-  const sums = new Float64Array(output.length)
-  for (let i = 0; i < output.length; i++) sums[i] = checkVector(output[i], requests[i]!.criterion.options.length, () => describe(i))
-  return { vectors: output as ArrayLike<number>[], sums }
+  const scored: Scored = { vectors: new Array(output.length), sums: new Float64Array(output.length), failures: [], flags: [] }
+  for (let i = 0; i < output.length; i++) {
+    let outcome: unknown = output[i]
+    if (isScoreFailure(outcome)) {
+      scored.failures[i] = outcome
+      continue
+    }
+    if (isFlaggedScore(outcome)) {
+      scored.flags[i] = outcome.flags
+      outcome = outcome.probabilities
+    }
+    scored.sums[i] = checkVector(outcome, requests[i]!.criterion.options.length, () => describe(i))
+    scored.vectors[i] = outcome as ArrayLike<number>
+  }
+  return scored
 }
 
 /**
@@ -338,6 +478,27 @@ function priorKey(criterion: Criterion): string {
 
 function decisionId(row: LabelledDecision, index: number): string {
   return row.id ?? `#${index + 1}`
+}
+
+/** A scorer's own `describe` string (remote and ONNX scorers carry one), else the generic label. */
+function describeScorer(score: unknown): string {
+  const text = (score as { describe?: unknown }).describe
+  return typeof text === 'string' ? text : '(injected scorer)'
+}
+
+function countBy(values: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const v of values) out[v] = (out[v] ?? 0) + 1
+  return out
+}
+
+/** `timeout 2, http_error 1`, most frequent first. */
+export function summariseFailures(failures: readonly { failure?: string; reason?: string }[]): string {
+  const counts = countBy(failures.map((f) => f.failure ?? f.reason ?? 'error'))
+  return Object.entries(counts)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([reason, count]) => `${reason} ${count}`)
+    .join(', ')
 }
 
 function typeOf(value: unknown): string {

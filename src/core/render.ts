@@ -42,6 +42,7 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
   const lines = [
     `${label('model')}${m.model ?? m.scorer}`,
     `${label('decisions')}${result.n}${skipped}`,
+    ...failureLines(result, c),
     `${label('debias')}${m.debias}   ${m.orderingsScored} ordering${m.orderingsScored === 1 ? '' : 's'} scored`,
     `${label('accuracy')}${pct(result.accuracy)}   ${c.dim(`(chance ${pct(m.chance)})`)}${mark('accuracy')}`,
     `${label('balanced accuracy')}${c.bold(pct(result.balancedAccuracy))}${mark('balancedAccuracy')}`,
@@ -57,6 +58,8 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
         `${c.dim('same answer under every ordering')}${mark('orderConsistency')}`,
     )
   }
+  if ((m.epochs ?? 1) > 1 || (m.reducer ?? 'mean') !== 'mean')
+    lines.push(`${label('score')}${result.score.toFixed(3)}   ${c.dim(`(${m.reducer} over ${m.epochs} epoch${m.epochs === 1 ? '' : 's'})`)}`)
   if (result.ece !== null) lines.push(`${label('ece')}${result.ece.toFixed(3)}`)
   if (result.brier !== null) lines.push(`${label('brier')}${result.brier.toFixed(3)}`)
   const letters = Object.entries(result.letterDistribution)
@@ -64,10 +67,32 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
     .map(([letter, share]) => `${letter}:${pct0(share)}`)
     .join('  ')
   lines.push(`${label('letters picked')}${letters}`)
+  for (const [name, value] of Object.entries(result.metrics ?? {})) lines.push(`${label(name)}${formatMetric(value)}`)
   const criteria = Object.keys(result.perCriterion).sort()
   if (criteria.length > 0) {
     lines.push('', 'per criterion (balanced accuracy):')
     for (const key of criteria) lines.push(`  ${key.padEnd(20)} ${result.perCriterion[key]!.toFixed(3)}`)
   }
   return lines.join('\n')
+}
+
+/** `failed` and `flagged` lines: how many decisions did not count, and why. Nothing when none. */
+function failureLines(result: EvalResult, c: ReturnType<typeof pc.createColors>): string[] {
+  const m = result.manifest
+  const lines: string[] = []
+  const summary = (counts: Record<string, number>) =>
+    Object.entries(counts)
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .map(([reason, count]) => `${reason} ${count}`)
+      .join(', ')
+  if ((result.failed ?? 0) > 0)
+    lines.push(`${label('failed')}${c.red(String(result.failed))}   (${summary(m.failedByReason ?? {})}; metrics are over the ${result.n} scored)`)
+  const flagged = Object.values(m.flagged ?? {}).reduce((a, b) => a + b, 0)
+  if (flagged > 0) lines.push(`${label('flagged')}${c.yellow(String(flagged))}   (${summary(m.flagged)})`)
+  return lines
+}
+
+/** A custom metric: three decimals, or a percentage-free integer when it is one. */
+function formatMetric(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(3)
 }

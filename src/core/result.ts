@@ -25,6 +25,16 @@ export interface Manifest {
   versions: { node: string; vitestSceptic: string }
   /** ISO 8601 UTC start time. */
   started: string
+  /** Labelled decisions that could not be scored (a request failed after the scorer's retries). */
+  failed: number
+  /** Failed decisions by reason (`timeout`, `no_logprobs`, `parse_failure`, `http_error`, `error`). */
+  failedByReason: Record<string, number>
+  /** Scored decisions by flag the scorer raised (e.g. `missing_logprobs`). */
+  flagged: Record<string, number>
+  /** Times each (decision, ordering) was scored. */
+  epochs: number
+  /** Name of the epoch reducer (`mean`, `pass_at_2`, …). */
+  reducer: string
   /** Wall-clock duration of the evaluation in seconds (3 decimals). */
   seconds: number
   /** What scored the requests: a model path, a module, or `(injected scorer)`. */
@@ -51,6 +61,24 @@ export interface DecisionRecord {
   picks: string[]
   /** Letter (slot) picked under each ordering. */
   letters: string[]
+  /** Flags the scorer raised on this decision's requests; present only when there are any. */
+  flags?: string[]
+  /** Correctness (1/0) per epoch; present only when `epochs > 1`. */
+  epochValues?: number[]
+  /** The reduced score of `epochValues`; present only when `epochs > 1`. */
+  value?: number
+}
+
+/** A labelled decision that could not be scored. Counted, never dropped. */
+export interface DecisionFailure {
+  /** Decision id (or `#k`). */
+  id: string
+  /** Criterion key. */
+  criterion: string
+  /** The failure bucket of its first failed request. */
+  reason: string
+  /** What happened (no secrets). */
+  message: string
 }
 
 /** One evaluation, with everything needed to argue about it. JSON keys are exactly these names. */
@@ -69,8 +97,19 @@ export interface EvalResult {
   perCriterion: Record<string, number>
   /** Share of all per-ordering picks on each letter, A.. up to the widest criterion, zeros kept. */
   letterDistribution: Record<string, number>
-  /** Labelled decisions scored. */
+  /** Labelled decisions scored (failed ones excluded): n + failed + unlabelled = rows read. */
   n: number
+  /**
+   * Mean of the decisions' reduced scores (the epoch reducer over per-epoch
+   * correctness). Equals `accuracy` with one epoch and the default reducer.
+   */
+  score: number
+  /** Custom metrics by name (see `EvaluateOptions.metrics`); empty when none were given. */
+  metrics: Record<string, number>
+  /** Labelled decisions that failed to score. */
+  failed: number
+  /** The failed decisions, input order. */
+  failures: DecisionFailure[]
   /** How the numbers were produced. */
   manifest: Manifest
   /** One record per labelled decision, input order. Not part of `--json-out`; see `--records-out`. */

@@ -100,7 +100,8 @@ describe('render', () => {
   it('the JSON document has the EvalResult fields as top-level keys plus manifest, no records', async () => {
     const result = await evaluateWithScorer([decision(2, 0)], alwaysFirst, { debias: 'cyclic', ...quiet })
     expect(Object.keys(resultToJson(result)).sort()).toEqual(
-      ['accuracy', 'balancedAccuracy', 'brier', 'ece', 'letterDistribution', 'manifest', 'n', 'orderConsistency', 'perCriterion'].sort(),
+      // DESIGN.md's metrics, plus the epoch score, custom metrics and failure accounting.
+      ['accuracy', 'balancedAccuracy', 'brier', 'ece', 'letterDistribution', 'manifest', 'n', 'orderConsistency', 'perCriterion', 'score', 'metrics', 'failed', 'failures'].sort(),
     )
     expect(Object.keys(result.manifest)).toEqual(
       expect.arrayContaining(['debias', 'orderingsScored', 'forwardPasses', 'decisions', 'unlabelledSkipped', 'fingerprint', 'chance', 'seed', 'versions', 'started', 'seconds', 'scorer']),
