@@ -1,5 +1,6 @@
 import { compareCommand } from './commands/compare.ts'
 import { evaluateCommand } from './commands/evaluate.ts'
+import { reportCommand } from './commands/report.ts'
 import { schemaCommand } from './commands/schema.ts'
 import { splitCommand } from './commands/split.ts'
 
@@ -23,6 +24,7 @@ export const commands: Record<string, Command> = {
   evaluate: evaluateCommand,
   compare: compareCommand,
   split: splitCommand,
+  report: reportCommand,
   schema: schemaCommand,
 }
 

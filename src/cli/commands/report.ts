@@ -1,0 +1,96 @@
+import { access, readFile, writeFile } from 'node:fs/promises'
+import { basename } from 'node:path'
+import { DataError } from '../../core/errors.ts'
+import type { DecisionRecord } from '../../core/result.ts'
+import { parseRecordsJsonl, parseResultJson, renderHtmlReport, type ReportRun } from '../../report/html.ts'
+import { parse } from '../args.ts'
+import { UsageError, type Command } from '../commands.ts'
+
+const USAGE = 'report RUN.json [RUN2.json] -o FILE.html [--records RUN.records.jsonl ...] [--no-records] [--title TEXT]'
+
+/**
+ * `sceptic report`: the self-contained HTML report of one run, or of two side by side
+ * with their paired comparison.
+ *
+ * Records: `--records FILE` once per run, in the same order as the runs. Without it,
+ * each `X.json` picks up `X.records.jsonl` beside it when that file exists (the names
+ * the README's `evaluate` example writes); `--no-records` turns that off. Charts that
+ * need records say so on the page when there are none.
+ */
+export const reportCommand: Command = {
+  usage: USAGE,
+  summary: 'Write a self-contained HTML report of one run, or two side by side, from --json-out (and --records-out) files.',
+  async run(argv) {
+    const { values, positionals } = parse(
+      argv,
+      {
+        output: { type: 'string', short: 'o' },
+        records: { type: 'string', multiple: true },
+        'no-records': { type: 'boolean' },
+        title: { type: 'string' },
+      },
+      USAGE,
+    )
+    const output = values.output as string | undefined
+    const given = (values.records as unknown as string[] | undefined) ?? []
+    if (positionals.length < 1 || positionals.length > 2) throw new UsageError(`report takes one or two RUN.json files. Usage: sceptic ${USAGE}`)
+    if (!output) throw new UsageError(`give the output file with -o FILE.html. Usage: sceptic ${USAGE}`)
+    if (given.length > 0 && values['no-records']) throw new UsageError('--records and --no-records contradict each other')
+    if (given.length > 0 && given.length !== positionals.length)
+      throw new UsageError(
+        `--records was given ${given.length} time${given.length === 1 ? '' : 's'} for ${positionals.length} run${positionals.length === 1 ? '' : 's'}: give one records file per run, in the same order`,
+      )
+
+    const runs: ReportRun[] = []
+    for (const [i, file] of positionals.entries()) {
+      const result = parseResultJson(await readText(file), file)
+      const recordsFile = given[i] ?? (values['no-records'] ? undefined : await besideIfExists(file))
+      let records: DecisionRecord[] | null = null
+      if (recordsFile !== undefined) {
+        records = parseRecordsJsonl(await readText(recordsFile), recordsFile)
+        // A records file from another run would silently redraw the charts from the wrong data.
+        if (records.length !== result.n)
+          throw new DataError(`has ${records.length} records but ${file} has n = ${result.n}: they are not from the same run`, { file: recordsFile })
+      }
+      runs.push({ result, records, label: basename(file) })
+    }
+    if (runs.length === 2 && runs[0]!.label === runs[1]!.label) {
+      runs[0]!.label = positionals[0]
+      runs[1]!.label = positionals[1]
+    }
+    const html = renderHtmlReport(runs, {
+      ...(values.title !== undefined ? { title: values.title as string } : {}),
+      generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    })
+    try {
+      await writeFile(output, html)
+    } catch (error) {
+      throw new DataError(`cannot write the report: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { file: output })
+    }
+    const withRecords = runs.filter((run) => run.records).length
+    process.stderr.write(
+      `wrote ${output} (${runs.length} run${runs.length === 1 ? '' : 's'}, records for ${withRecords === runs.length ? (runs.length === 1 ? 'it' : 'both') : withRecords === 0 ? 'none' : 'one'})\n`,
+    )
+    return 0
+  },
+}
+
+/** `X.json` → `X.records.jsonl`, when that file exists. */
+async function besideIfExists(file: string): Promise<string | undefined> {
+  const candidate = file.replace(/\.json$/i, '') + '.records.jsonl'
+  try {
+    await access(candidate)
+    return candidate
+  } catch {
+    return undefined
+  }
+}
+
+async function readText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    throw new DataError(code === 'ENOENT' ? 'no such file' : `cannot read it (${code ?? (error as Error).message})`, { file })
+  }
+}
