@@ -10,6 +10,7 @@ import {
   ConfigError,
   DEBIAS_MODES,
   evaluateWithScorer,
+  isLabelled,
   loadDecisions,
   validateDecisions,
   type Criterion,
@@ -168,17 +169,13 @@ export function describeDecisions(name: string, options: DescribeDecisionsOption
       })
     }
 
-    if (options.baseline !== false && debias !== 'none') {
+    // The gate needs a baseline directory (plugin or suite option) and more than one
+    // ordering; the provided context is readable at collection time.
+    const gateDir = options.baseline === false || debias === 'none' ? undefined : baselineDir(options.baseline, scepticContext())
+    if (gateDir !== undefined) {
       test(BASELINE_TEST_NAME, async ({ task, annotate }) => {
-        const context = scepticContext()
-        const dir = baselineDir(options.baseline || undefined, context)
-        if (dir === undefined) {
-          // No baseline directory anywhere: the gate is off; say so rather than pass silently.
-          await annotate('no baseline directory configured (plugin `baseline` option)', 'sceptic:baseline')
-          return
-        }
         const measured = requireResult(result)
-        const outcome = await baselineGate(name, measured, dir, context, options)
+        const outcome = await baselineGate(name, measured, gateDir, scepticContext(), options)
         if (suiteMeta) suiteMeta.baseline = outcome
         writeMeta(task.meta, { suite: name, check: 'baseline', result: summarise(measured) })
         await annotate(outcome.message, 'sceptic:baseline')
@@ -241,13 +238,13 @@ async function scoreWithTimeout(
   }
   const handle: ScorerHandle = typeof options.scorer === 'function' ? { score: options.scorer } : options.scorer
   const controller = new AbortController()
-  let progress = { scored: 0, total: 0 }
+  let progress = { scored: 0, total: decisions.filter(isLabelled).length }
   const emit = context?.progress ? progressEmitter(name) : undefined
   let timer: NodeJS.Timeout | undefined
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       const error = new Error(
-        `"${name}": scoring timed out after ${formatMs(timeout)} (${progress.scored} of ${progress.total || '?'} decisions scored). ` +
+        `"${name}": scoring timed out after ${formatMs(timeout)} (${progress.scored} of ${progress.total} decisions scored). ` +
           'Raise the suite\'s `timeout` option, or score fewer decisions.',
       )
       error.name = 'ScoringTimeout'
@@ -285,7 +282,8 @@ async function scoreWithTimeout(
 
 /** One clear line naming the suite, keeping the original error's class name and cause. */
 function wrapFailure(name: string, error: unknown): Error {
-  const wrapped = new Error(`"${name}": scoring failed: ${oneLine(error)}`, { cause: error })
+  const message = (error as Error)?.message ?? String(error)
+  const wrapped = new Error(`"${name}": scoring failed: ${message.split('\n')[0]}`, { cause: error })
   wrapped.name = (error as Error)?.name ?? 'Error'
   return wrapped
 }
@@ -317,7 +315,9 @@ async function baselineGate(
 ): Promise<BaselineOutcome> {
   const root = context?.root ?? process.cwd()
   const path = baselinePath(dir, name)
-  const file = relative(root, path) || path
+  // Relative to the root for the report; absolute when the directory lies outside it.
+  const rel = relative(root, path)
+  const file = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path
   const mode = updateMode(context)
   const current = baselineFromResult(name, result)
   const oc = percent(result.orderConsistency ?? 0)

@@ -1,0 +1,152 @@
+// End-to-end: spawn `vitest run` on the fixture projects in test/fixtures/ and check
+// exit codes, output and the files written (issue 3, "Tests"). The steps share one
+// scratch directory and run in order: each builds on what the previous one wrote.
+import { mkdtempSync, readFileSync, existsSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { assertBuilt, FIXTURES, vitest } from './helpers.ts'
+
+const PROJECT = join(FIXTURES, 'project')
+const BROKEN = join(FIXTURES, 'broken')
+const scratch: string[] = []
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sceptic-e2e-'))
+  scratch.push(dir)
+  return dir
+}
+
+beforeAll(() => assertBuilt())
+afterAll(() => {
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true })
+})
+
+describe('fixture project: thresholds, snapshots and the baseline gate', () => {
+  const out = tempDir()
+  const env = (extra: Record<string, string> = {}) => ({ SCEPTIC_FIXTURE_OUT: out, ...extra })
+  const run = (args: string[], extra: Record<string, string> = {}) => vitest(['run', '--root', PROJECT, ...args], env(extra))
+  const baselineFile = join(out, 'baselines', 'fixture-triage.json')
+  const snapshotFile = join(out, 'snapshots', 'triage.eval.ts.snap')
+
+  test('under CI=true a missing baseline and a missing snapshot fail, and nothing is written', async () => {
+    const { code, output } = await run([], { CI: 'true' })
+    expect(code, output).toBe(1)
+    expect(output).toContain('FAIL  evals/triage.eval.ts > fixture triage > order consistency vs baseline')
+    expect(output).toContain('baselines are never written under CI')
+    expect(output).toMatch(/fixture triage > assertions[\s\S]*Snapshot .* mismatched/)
+    expect(existsSync(baselineFile)).toBe(false)
+    expect(existsSync(snapshotFile)).toBe(false)
+    expect(output).not.toContain('decisions scored') // no progress lines off a terminal
+  })
+
+  test('a local run passes, writes baseline and snapshot, prints the report after the summary; json carries the meta', async () => {
+    const json = join(out, 'report.json')
+    const { code, output } = await run(['--reporter=default', '--reporter=json', `--outputFile.json=${json}`])
+    expect(code, output).toBe(0)
+    // Vitest's summary first, then the sceptic report with marks beside the thresholds.
+    expect(output.indexOf('SCEPTIC REPORT')).toBeGreaterThan(output.indexOf('Test Files'))
+    expect(output).toContain('SCEPTIC REPORT  2 suites')
+    expect(output).toMatch(/balanced accuracy\s+100\.0%\s+✓ ≥ 0\.60/)
+    expect(output).toMatch(/order consistency\s+100\.0%.*✓ ≥ 0\.90/)
+    expect(output).toContain('Snapshots  1 written')
+    const baseline = JSON.parse(readFileSync(baselineFile, 'utf8'))
+    expect(baseline).toMatchObject({ schema: 1, suite: 'fixture triage', n: 40, orderConsistency: 1 })
+    expect(Object.keys(baseline.consistent)).toHaveLength(40)
+    expect(baseline.consistent['q-00']).toBe(true)
+    expect(readFileSync(snapshotFile, 'utf8')).toContain('A=0.500\nB=0.500')
+    // The small set says plainly that it cannot detect the drop asked for (on its second run).
+    const report = JSON.parse(readFileSync(json, 'utf8'))
+    const assertions = report.testResults.flatMap((file: { assertionResults: unknown[] }) => file.assertionResults)
+    const threshold = assertions.find((a: { title: string }) => a.title === 'orderConsistency ≥ 0.9')
+    expect(threshold.meta.sceptic).toMatchObject({ suite: 'fixture triage', check: 'orderConsistency', bound: 0.9, value: 1 })
+    expect(threshold.meta.sceptic.result.manifest.fingerprint).toBe(baseline.fingerprint)
+  })
+
+  test('noise within chance passes under CI (3 decisions flip: p = 0.125); a small set reports it is underpowered', async () => {
+    const { code, output } = await run([], { CI: 'true', SCEPTIC_FIXTURE_FLIPS: '3' })
+    expect(code, output).toBe(0)
+    expect(output).toContain('3 decisions newly inconsistent, 0 newly consistent, one-sided exact McNemar p = 0.125: no significant drop')
+    expect(output).toMatch(/small set[\s\S]*too small to detect a drop of 10\.0% \(2 decisions; even all of them flipping one way gives p = 0\.25 ≥ 0\.05\)/)
+  })
+
+  test('a regression beyond chance fails its named test; the failing threshold names the metric and the letters', async () => {
+    const { code, output } = await run([], { CI: 'true', SCEPTIC_FIXTURE_FLIPS: '12' })
+    expect(code, output).toBe(1)
+    expect(output).toContain('FAIL  evals/triage.eval.ts > fixture triage > order consistency vs baseline')
+    expect(output).toContain('12 decisions newly inconsistent, 0 newly consistent, one-sided exact McNemar p = 0.000244 < alpha 0.05')
+    expect(output).toContain('FAIL  evals/triage.eval.ts > fixture triage > orderConsistency ≥ 0.9')
+    expect(output).toContain('expected order consistency ≥ 0.90, measured 0.700: 28 of 40 decisions')
+    expect(output).toContain('letters picked A:65% B:35%')
+    expect(output).toMatch(/order consistency\s+70\.0%.*✗ < 0\.90/)
+    expect(output).toMatch(/baseline\s+✗ regressed/)
+    // The letter distribution moved by 0.15 > tolerance 0.05.
+    expect(output).toMatch(/fixture triage > assertions[\s\S]*Snapshot .* mismatched/)
+  })
+
+  test('a fingerprint mismatch is its own clear failure', async () => {
+    const { code, output } = await run([], { CI: 'true', SCEPTIC_FIXTURE_DATA: 'data/items-edited.jsonl' })
+    expect(code, output).toBe(1)
+    expect(output).toMatch(/baseline fingerprint mismatch: the baseline was recorded on data [0-9a-f]{16} \(40 decisions\), this run scored [0-9a-f]{16}/)
+    expect(output).toContain('refresh the baseline with `vitest -u`')
+  })
+
+  test('-u refreshes the baseline; a snapshot within tolerance is left byte-identical, one outside is rewritten', async () => {
+    const snapshotBefore = readFileSync(snapshotFile, 'utf8')
+    const noise = await run(['-u'], { SCEPTIC_FIXTURE_FLIPS: '3' })
+    expect(noise.code, noise.output).toBe(0)
+    expect(readFileSync(snapshotFile, 'utf8')).toBe(snapshotBefore)
+    const refreshed = JSON.parse(readFileSync(baselineFile, 'utf8'))
+    expect(refreshed.orderConsistency).toBe(0.925)
+    expect(refreshed.consistent['q-00']).toBe(false)
+    expect(noise.output).toMatch(/baseline\s+✓ updated/)
+
+    // -u fixes snapshots and baselines, never thresholds: lower the bound for this step.
+    const moved = await run(['-u'], { SCEPTIC_FIXTURE_FLIPS: '12', SCEPTIC_FIXTURE_OC: '0.5' })
+    expect(moved.code, moved.output).toBe(0)
+    expect(readFileSync(snapshotFile, 'utf8')).toContain('A=0.650\nB=0.350')
+  })
+})
+
+describe('sharded blob runs merged with --merge-reports', () => {
+  test('shards print no report; the merged run prints every suite', async () => {
+    const out = tempDir()
+    const blobs = join(out, 'blobs')
+    const env = { SCEPTIC_FIXTURE_OUT: out }
+    const shard = (i: number) =>
+      vitest(['run', '--root', PROJECT, `--shard=${i}/2`, '--reporter=blob', `--outputFile.blob=${join(blobs, `blob-${i}.json`)}`], env)
+    const [one, two] = [await shard(1), await shard(2)]
+    expect(one.code, one.output).toBe(0)
+    expect(two.code, two.output).toBe(0)
+    expect(one.output + two.output).not.toContain('SCEPTIC REPORT')
+    expect(readdirSync(blobs).sort()).toEqual(['blob-1.json', 'blob-2.json'])
+
+    const merged = await vitest(['run', '--root', PROJECT, `--merge-reports=${blobs}`], env)
+    expect(merged.code, merged.output).toBe(0)
+    expect(merged.output).toContain('SCEPTIC REPORT  2 suites')
+    expect(merged.output).toMatch(/fixture triage\s+evals\/triage\.eval\.ts/)
+    expect(merged.output).toMatch(/small set\s+evals\/small\.eval\.ts/)
+    expect(merged.output).toMatch(/baseline\s+✓ written/)
+  })
+})
+
+describe('broken scorers, progress and pools', () => {
+  test('a throwing and a hanging scorer fail clearly; progress shows on request; the report says "not scored"', async () => {
+    const { code, output } = await vitest(['run', '--root', BROKEN], { SCEPTIC_PROGRESS: '1' })
+    expect(code, output).toBe(1)
+    expect(output).toContain('FAIL  evals/broken.eval.ts > scorer throws')
+    expect(output).toContain('ScorerError: "scorer throws": scoring failed: the scorer threw on request 0')
+    expect(output).toContain('model server refused the connection')
+    expect(output).toContain('ScoringTimeout: "scorer hangs": scoring timed out after 1500 ms (0 of 20 decisions scored)')
+    expect(output).toMatch(/scorer hangs\s+evals\/broken\.eval\.ts\nnot scored: ScoringTimeout/)
+    // Progress: decisions scored / total, rate, ETA; the raw marker lines stay hidden.
+    expect(output).toMatch(/⋯ slow scorer: \d+\/20 decisions scored · [\d.]+\/s · ETA \d+s/)
+    expect(output).not.toContain('[vitest-sceptic:progress]')
+  })
+
+  test('vm pools are refused with the reason', async () => {
+    const { code, output } = await vitest(['run', '--root', BROKEN, '--pool=vmThreads'])
+    expect(code).not.toBe(0)
+    expect(output).toContain('pool "vmThreads" is not supported')
+    expect(output).toContain('separate V8 realm')
+  })
+})

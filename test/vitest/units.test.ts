@@ -1,0 +1,268 @@
+// In-process tests of the Vitest layer's pure parts and of the matchers.
+import { describe, expect, test } from 'vitest'
+import type { EvalResult } from '../../src/core/index.ts'
+import { baselineFromResult, compareWithBaseline, consistencyFlags, formatP, type BaselineFile } from '../../src/vitest/baseline.ts'
+import { formatBound, meets, slug, thresholdMark, worstCriterion } from '../../src/vitest/format.ts'
+import { aboveChanceP, scepticMatchers } from '../../src/vitest/matchers.ts'
+import { binomialHalfUpperTail, mcnemarRegression, minimumDetectableDiscordant, powerCheck } from '../../src/vitest/mcnemar.ts'
+import { sceptic } from '../../src/vitest/plugin.ts'
+import { formatDuration, formatProgress, interactiveTerminal, parseProgress, progressEmitter } from '../../src/vitest/progress.ts'
+import { blobRun, renderSuite } from '../../src/vitest/reporter.ts'
+import { compareDistributions, parseDistribution, renderDistribution } from '../../src/vitest/snapshot.ts'
+
+expect.extend(scepticMatchers)
+
+/** A small result: `consistent[i]` says whether decision i keeps its pick under both orderings. */
+function fakeResult(consistent: boolean[], overrides: Partial<EvalResult> = {}): EvalResult {
+  const records = consistent.map((ok, i) => ({
+    id: `d-${i}`,
+    criterion: i % 2 ? 'queue' : 'refund',
+    gold: 'a',
+    prediction: 'a',
+    probabilities: { a: 0.7, b: 0.3 },
+    picks: ok ? ['a', 'a'] : ['a', 'b'],
+    letters: ok ? ['A', 'B'] : ['A', 'A'],
+  }))
+  const oc = consistent.filter(Boolean).length / consistent.length
+  return {
+    accuracy: 0.9,
+    balancedAccuracy: 0.85,
+    orderConsistency: oc,
+    ece: 0.1,
+    brier: 0.2,
+    perCriterion: { queue: 0.95, refund: 0.62 },
+    letterDistribution: { A: 0.75, B: 0.25 },
+    n: consistent.length,
+    manifest: {
+      debias: 'cyclic',
+      orderingsScored: 2,
+      forwardPasses: consistent.length * 2,
+      decisions: consistent.length,
+      unlabelledSkipped: 0,
+      fingerprint: 'f00dfeedf00dfeed',
+      chance: 0.5,
+      seed: 0,
+      versions: { node: '20', vitestSceptic: '0.1.0' },
+      started: '2026-01-01T00:00:00.000Z',
+      seconds: 1,
+      scorer: 'fake',
+    },
+    records,
+    ...overrides,
+  }
+}
+
+describe('exact one-sided McNemar (literature notes §4.4–4.5)', () => {
+  test('binomial tail values', () => {
+    expect(binomialHalfUpperTail(7, 6)).toBeCloseTo(8 / 128, 12) // b = 1, c = 6 → 0.0625
+    expect(binomialHalfUpperTail(5, 5)).toBeCloseTo(1 / 32, 12)
+    expect(binomialHalfUpperTail(0, 0)).toBe(1)
+    expect(binomialHalfUpperTail(10, 0)).toBe(1)
+    expect(binomialHalfUpperTail(10, 11)).toBe(0)
+    expect(binomialHalfUpperTail(11, 8)).toBeCloseTo((165 + 55 + 11 + 1) / 2048, 12)
+    // Large n stays finite and sane: P(X ≥ n/2) for even n is just over ½.
+    expect(binomialHalfUpperTail(2000, 1000)).toBeGreaterThan(0.5)
+    expect(binomialHalfUpperTail(2000, 1000)).toBeLessThan(0.52)
+  })
+
+  test('two-sided table values are twice the smaller tail', () => {
+    // (b, c) = (1, 9): exact two-sided p = 0.021484375; (4, 14): 0.0308838.
+    expect(2 * binomialHalfUpperTail(10, 9)).toBeCloseTo(0.021484375, 9)
+    expect(2 * binomialHalfUpperTail(18, 14)).toBeCloseTo(0.0308838, 6)
+  })
+
+  test('regression direction: worse counts against, better in favour', () => {
+    expect(mcnemarRegression(6, 0).p).toBeCloseTo(1 / 64, 12)
+    expect(mcnemarRegression(0, 6).p).toBe(1)
+    expect(mcnemarRegression(0, 0).p).toBe(1)
+  })
+
+  test('five one-way flips are the fewest that can be significant at 0.05', () => {
+    expect(minimumDetectableDiscordant(0.05)).toBe(5)
+    expect(minimumDetectableDiscordant(0.0625)).toBe(5) // 2^-4 = 0.0625 is not < 0.0625
+    expect(minimumDetectableDiscordant(0.01)).toBe(7)
+    expect(powerCheck(30, 30, 0.1, 0.05)).toMatchObject({ detectable: false, decisionsForDrop: 3, bestCaseP: 0.125, minimumFlips: 5 })
+    expect(powerCheck(56, 56, 0.1, 0.05)).toMatchObject({ detectable: true, decisionsForDrop: 6 })
+    expect(powerCheck(100, 3, 0.1, 0.05).detectable).toBe(false) // only 3 consistent at baseline
+  })
+})
+
+describe('baseline comparison', () => {
+  const base = baselineFromResult('suite', fakeResult(Array(40).fill(true)))
+
+  test('flags by record id; repeated ids keep every flag', () => {
+    expect(consistencyFlags({ records: [{ id: 'x', picks: ['a', 'a'] }, { id: 'x', picks: ['a', 'b'] }] as EvalResult['records'] })).toEqual({
+      x: true,
+      'x~2': false,
+    })
+  })
+
+  test('noise within chance passes, a regression beyond it fails', () => {
+    const noise = baselineFromResult('suite', fakeResult([false, false, false, ...Array(37).fill(true)]))
+    const noisy = compareWithBaseline(base, noise, { alpha: 0.05, detectableDrop: 0.1 })
+    expect(noisy).toMatchObject({ status: 'pass', pass: true, worse: 3, better: 0 })
+    expect(noisy.p).toBeCloseTo(0.125, 12)
+    const drop = baselineFromResult('suite', fakeResult([...Array(8).fill(false), ...Array(32).fill(true)]))
+    const dropped = compareWithBaseline(base, drop, { alpha: 0.05, detectableDrop: 0.1 })
+    expect(dropped).toMatchObject({ status: 'regressed', pass: false, worse: 8 })
+    expect(dropped.message).toContain('p = 0.00391 < alpha 0.05')
+  })
+
+  test('improvements offset regressions (paired, not a difference of means)', () => {
+    const before: BaselineFile = { ...base, consistent: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`d-${i}`, i >= 6])) }
+    const now = baselineFromResult('suite', fakeResult(Array.from({ length: 40 }, (_, i) => i < 6 || i >= 12)))
+    expect(compareWithBaseline(before, now, { alpha: 0.05, detectableDrop: 0.1 })).toMatchObject({ worse: 6, better: 6, status: 'pass' })
+  })
+
+  test('a fingerprint mismatch is its own failure', () => {
+    const other = { ...base, fingerprint: '0000000000000000' }
+    const outcome = compareWithBaseline(base, other, { alpha: 0.05, detectableDrop: 0.1 })
+    expect(outcome.status).toBe('fingerprint-mismatch')
+    expect(outcome.pass).toBe(false)
+    expect(outcome.message).toContain('vitest -u')
+  })
+
+  test('a small set says it cannot detect the drop asked for', () => {
+    const small = baselineFromResult('s', fakeResult(Array(12).fill(true)))
+    expect(compareWithBaseline(small, small, { alpha: 0.05, detectableDrop: 0.1 }).message).toContain(
+      'too small to detect a drop of 10.0% (2 decisions; even all of them flipping one way gives p = 0.25 ≥ 0.05). The smallest drop it can detect is 5 decisions (41.7%)',
+    )
+  })
+
+  test('p-values for humans', () => {
+    expect(formatP(0.125)).toBe('0.125')
+    expect(formatP(1)).toBe('1')
+    expect(formatP(2 ** -20)).toBe('< 0.0001')
+  })
+})
+
+describe('letter-distribution snapshot adapter', () => {
+  test('round trip and tolerance', () => {
+    const text = renderDistribution({ B: 0.25, A: 0.75 })
+    expect(text).toBe('\nA=0.750\nB=0.250\n')
+    expect(parseDistribution(text)).toEqual({ A: 0.75, B: 0.25 })
+    const within = compareDistributions({ A: 0.79, B: 0.21 }, { A: 0.75, B: 0.25 }, 0.05)
+    // Within tolerance the stored values are kept, so `-u` rewrites identical text.
+    expect(within).toMatchObject({ pass: true, resolved: { A: 0.75, B: 0.25 } })
+    const outside = compareDistributions({ A: 0.9, B: 0.1 }, { A: 0.75, B: 0.25 }, 0.05)
+    expect(outside.pass).toBe(false)
+    expect(outside.resolved).toEqual({ A: 0.9, B: 0.1 })
+    expect(compareDistributions({ A: 0.5, B: 0.5, C: 0 }, { A: 0.5, B: 0.5 }, 0.05).offending).toEqual([{ letter: 'C', actual: 0, expected: null }])
+  })
+})
+
+describe('matchers', () => {
+  const good = fakeResult(Array(10).fill(true))
+  const bad = fakeResult([true, ...Array(9).fill(false)])
+
+  test('pass, fail with value, bound and letters, and .not', () => {
+    expect(good).toHaveOrderConsistency({ atLeast: 0.9 })
+    expect(good).toHaveBalancedAccuracy({ atLeast: 0.85 })
+    expect(bad).not.toHaveOrderConsistency({ atLeast: 0.5 })
+    expect(() => expect(bad).toHaveOrderConsistency({ atLeast: 0.8 })).toThrow(
+      'expected order consistency ≥ 0.80, measured 0.100: 1 of 10 decisions gave the same answer under every ordering (n = 10, chance 0.500, debias cyclic; letters picked A:75% B:25%)',
+    )
+    expect(() => expect(good).not.toHaveBalancedAccuracy({ atLeast: 0.5 })).toThrow('expected balanced accuracy below 0.50, measured 0.850')
+    expect(() => expect(good).toHaveOrderConsistency({ atLeast: 0.5, ...{} } as never)).not.toThrow()
+  })
+
+  test('order consistency n/a fails with the reason', () => {
+    expect(() => expect(fakeResult([true], { orderConsistency: null })).toHaveOrderConsistency({ atLeast: 0 })).toThrow(
+      'measured n/a: only one ordering was scored',
+    )
+  })
+
+  test('per criterion names the worst criterion', () => {
+    expect(good).toHavePerCriterionBalancedAccuracy({ atLeast: 0.6 })
+    expect(() => expect(good).toHavePerCriterionBalancedAccuracy({ atLeast: 0.7 })).toThrow(
+      `expected every criterion's balanced accuracy ≥ 0.70; worst is "refund" at 0.620`,
+    )
+  })
+
+  test('above chance, with and without the exact test', () => {
+    expect(good).toHaveAccuracyAboveChance()
+    expect(good).toHaveAccuracyAboveChance({ margin: 0.3 })
+    expect(good).not.toHaveAccuracyAboveChance({ margin: 0.5 })
+    // 10 of 10 right at chance ½: p = 2^-10.
+    expect(aboveChanceP(good.records)).toBeCloseTo(2 ** -10, 12)
+    expect(good).toHaveAccuracyAboveChance({ alpha: 0.01 })
+    const few = fakeResult([true, true, true])
+    expect(() => expect(few).toHaveAccuracyAboveChance({ alpha: 0.05 })).toThrow('one-sided exact p = 0.125 vs alpha 0.05')
+  })
+
+  test('expect.soft records the failure and carries on', ({ task }) => {
+    expect.soft(bad).toHaveOrderConsistency({ atLeast: 0.8 })
+    expect.soft(bad).toHaveBalancedAccuracy({ atLeast: 0.99 })
+    expect(task.result?.errors?.length).toBe(2)
+    // Clear the soft failures so this test itself passes.
+    task.result!.errors = []
+    task.result!.state = 'pass'
+  })
+
+  test('misuse is a TypeError naming the matcher', () => {
+    expect(() => expect({ accuracy: 1 }).toHaveBalancedAccuracy({ atLeast: 0.5 })).toThrow(/toHaveBalancedAccuracy\(\) expects an EvalResult/)
+    expect(() => expect(good).toHaveBalancedAccuracy({} as never)).toThrow(/needs a number/)
+  })
+})
+
+describe('helpers', () => {
+  test('bounds and marks agree', () => {
+    expect(meets(0.7 - 1e-12, 0.7)).toBe(true)
+    expect(meets(null, 0)).toBe(false)
+    expect(thresholdMark(0.71, 0.7)).toBe('✓ ≥ 0.70')
+    expect(thresholdMark(0.5, 0.8)).toBe('✗ < 0.80')
+    expect(formatBound(0.875)).toBe('0.875')
+    expect(worstCriterion({ b: 0.5, a: 0.5, c: 0.9 })).toEqual(['a', 0.5])
+    expect(slug('Support triage (v2)!')).toBe('support-triage-v2')
+  })
+
+  test('progress: throttled, parsed, formatted; only on a terminal outside CI', () => {
+    const lines: string[] = []
+    let t = 0
+    const emit = progressEmitter('s', (line) => lines.push(line), () => t, 1000)
+    for (const scored of [10, 20, 30, 40, 100]) {
+      t += 600
+      emit({ scored, total: 100, requestsScored: 0, requestsTotal: 0 })
+    }
+    expect(lines).toHaveLength(2) // at 1200 ms and 2400 ms; the final one is never sent
+    expect(parseProgress(lines[0]!)).toEqual({ suite: 's', scored: 20, total: 100, elapsedMs: 1200 })
+    expect(parseProgress('hello')).toBeUndefined()
+    expect(formatProgress({ suite: 's', scored: 20, total: 100, elapsedMs: 2000 })).toBe('s: 20/100 decisions scored · 10.0/s · ETA 8s')
+    expect(formatDuration(185)).toBe('3m 05s')
+    expect(interactiveTerminal({}, { isTTY: true })).toBe(true)
+    expect(interactiveTerminal({ CI: 'true' }, { isTTY: true })).toBe(false)
+    expect(interactiveTerminal({}, { isTTY: false })).toBe(false)
+    expect(interactiveTerminal({ SCEPTIC_PROGRESS: '1', CI: '1' }, {})).toBe(true)
+  })
+
+  test('plugin: default include only when unset; vm pools refused', () => {
+    const plugin = sceptic() as { config: (c: object) => unknown }
+    expect(plugin.config({})).toEqual({ test: { include: ['evals/**/*.eval.ts'] } })
+    expect(plugin.config({ test: { include: ['x/*.ts'] } })).toBeUndefined()
+    expect(() => plugin.config({ test: { pool: 'vmForks' } })).toThrow(/vm pools run tests in a separate V8 realm/)
+  })
+
+  test('reporter: blob runs are detected; a suite block carries marks and the baseline verdict', () => {
+    expect(blobRun({ config: { reporters: [['blob', {}]] } } as never)).toBe(true)
+    expect(blobRun({ config: { reporters: [['default', {}]] } } as never)).toBe(false)
+    const { records: _records, ...result } = fakeResult(Array(10).fill(true))
+    const text = renderSuite(
+      {
+        file: 'evals/x.eval.ts',
+        meta: {
+          schema: 1,
+          suite: 'x',
+          thresholds: { balancedAccuracy: 0.9, orderConsistency: 0.5, perCriterion: 0.7 },
+          result,
+          baseline: { status: 'pass', pass: true, file: 'b/x.json', message: 'no significant drop' },
+        },
+      },
+      false,
+    )
+    expect(text).toMatch(/balanced accuracy\s+85\.0%\s+✗ < 0\.90/)
+    expect(text).toMatch(/order consistency\s+100\.0%.*✓ ≥ 0\.50/)
+    expect(text).toMatch(/every criterion\s+✗ < 0\.70\s+worst "refund" 0\.620/)
+    expect(text).toMatch(/baseline\s+✓ pass\s+b\/x\.json\n  no significant drop/)
+    expect(renderSuite({ file: 'f', meta: { schema: 1, suite: 'y', thresholds: {}, error: 'boom' } }, false)).toBe('y  f\nnot scored: boom')
+  })
+})
