@@ -4,11 +4,12 @@
 //     hidden-512 / 4-layer decoder: naive (one session on the main thread, one prompt
 //     per run) vs onnxScorer (worker pool + batching), measured alternately so both
 //     see the same machine load; the ratio is the figure to read.
-//  2. peak RSS for 3 clients on one model: one shared pool (startScorerServer +
-//     connectScorer) vs each client loading its own onnxScorer.
-// Options: --decisions N (default 16), --rounds N (default 2), --skip-rss.
+//  2. peak RSS of a real `vitest run` with 3 eval files on one model: one shared pool
+//     (globalSetup + startScorerServer + connectScorer) vs each file loading its own
+//     onnxScorer, summed over Vitest's process tree.
+// Options: --decisions N (default 16), --rounds N (default 3), --skip-rss, --rss-only.
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -16,9 +17,13 @@ import { parseArgs } from 'node:util'
 import { loadFixture } from '../scripts/load-fixture.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const { values: args, positionals } = parseArgs({
-  options: { decisions: { type: 'string', default: '16' }, rounds: { type: 'string', default: '2' }, 'skip-rss': { type: 'boolean', default: false }, child: { type: 'string' } },
-  allowPositionals: true,
+const { values: args } = parseArgs({
+  options: {
+    decisions: { type: 'string', default: '16' },
+    rounds: { type: 'string', default: '3' },
+    'skip-rss': { type: 'boolean', default: false },
+    'rss-only': { type: 'boolean', default: false },
+  },
 })
 
 const MID = { hidden: 512, layers: 4, heads: 8, ffn: 2048, vocab: 1024, maxPositions: 512, seed: 3 }
@@ -125,88 +130,109 @@ async function speed(dir) {
   await naive.close()
 }
 
-// ---- RSS: 3 clients on one model -------------------------------------------------
+// ---- RSS: 3 eval files on one model, in a real Vitest run -----------------------
 
 function rssOf(pid) {
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
   } catch {
     return 0
   }
 }
 
-/** Run children, sampling the summed RSS of the given pids every 20 ms; returns the peak sum. */
-function samplePeak(pidsFn) {
-  let peak = 0
-  const timer = setInterval(() => (peak = Math.max(peak, pidsFn().reduce((sum, pid) => sum + rssOf(pid), 0))), 20)
-  return { stop: () => (clearInterval(timer), peak) }
+/** `pid` and all its descendants (Vitest's forks), from /proc. */
+function processTree(pid) {
+  const children = new Map()
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      if (!children.has(ppid)) children.set(ppid, [])
+      children.get(ppid).push(Number(entry))
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  const out = []
+  const walk = (p) => {
+    out.push(p)
+    for (const c of children.get(p) ?? []) walk(c)
+  }
+  walk(pid)
+  return out
 }
 
-function child(mode, extra) {
-  return spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', mode, ...extra], { stdio: ['ignore', 'pipe', 'inherit'] })
+/**
+ * A throwaway Vitest project with 3 eval files scoring the same model, either through
+ * one shared pool (globalSetup + provide + connectScorer) or each with its own
+ * onnxScorer. Lives under node_modules/.cache so `vitest` resolves from the repo.
+ */
+function writeVitestProject(dir, modelDir, shared) {
+  const project = join(root, 'node_modules/.cache/sceptic-bench-vitest', shared ? 'shared' : 'own')
+  rmSync(project, { recursive: true, force: true })
+  mkdirSync(project, { recursive: true })
+  const onnx = JSON.stringify(join(root, 'dist/onnx/index.js'))
+  const core = JSON.stringify(join(root, 'dist/core/index.js'))
+  writeFileSync(join(project, 'setup.mjs'), `
+    import { startScorerServer } from ${onnx}
+    export default async function (project) {
+      const server = await startScorerServer({ model: ${JSON.stringify(modelDir)} })
+      project.provide('scorerUrl', server.url)
+      return () => server.close()
+    }`)
+  writeFileSync(join(project, 'vitest.config.mjs'), `
+    export default { test: { include: ['*.eval.mjs'], pool: 'forks', maxWorkers: 3, fileParallelism: true,
+      testTimeout: 300000, hookTimeout: 300000${shared ? ", globalSetup: ['./setup.mjs']" : ''} } }`)
+  for (let f = 0; f < 3; f++)
+    writeFileSync(join(project, `file${f}.eval.mjs`), `
+      import { afterAll, expect, inject, it } from 'vitest'
+      import { connectScorer, onnxScorer } from ${onnx}
+      import { evaluateWithScorer } from ${core}
+      const decisions = ${JSON.stringify(dir.decisions)}
+      const scorer = ${shared ? "connectScorer(inject('scorerUrl'))" : `onnxScorer({ model: ${JSON.stringify(modelDir)} })`}
+      afterAll(() => scorer.close())
+      it('scores', async () => {
+        const result = await evaluateWithScorer(decisions, scorer, { debias: 'cyclic' })
+        expect(result.n).toBe(decisions.length)
+      })`)
+  return project
 }
-const exited = (proc) => new Promise((resolve, reject) => proc.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`child exited ${code}`)))))
-const firstLine = (proc) => new Promise((resolve) => proc.stdout.once('data', (data) => resolve(String(data).trim())))
 
-async function rss(dir) {
-  const clients = 3
+async function rss(modelDir) {
   const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MB`
-  console.log(`\npeak RSS, ${clients} client processes scoring 4 decisions each (cyclic) on the same model, summed over all processes:`)
-  // Shared: one server process (the role of Vitest's main process), 3 clients.
-  const server = child('server', [dir])
-  const url = await firstLine(server)
-  const pids = [server.pid]
-  const sampler = samplePeak(() => pids)
-  const procs = Array.from({ length: clients }, () => child('client', [dir, url]))
-  pids.push(...procs.map((p) => p.pid))
-  await Promise.all(procs.map(exited))
-  const sharedPeak = sampler.stop()
-  server.kill('SIGTERM')
-  await exited(server)
-  // Own pool per client: what each eval file would do without the shared server.
-  const own = Array.from({ length: clients }, () => child('own', [dir]))
-  const ownSampler = samplePeak(() => own.map((p) => p.pid))
-  await Promise.all(own.map(exited))
-  const ownPeak = ownSampler.stop()
-  console.log(`  shared pool (1 server + ${clients} clients): ${mb(sharedPeak)}`)
-  console.log(`  one pool per client (${clients} x onnxScorer):  ${mb(ownPeak)}`)
-  console.log(`  saving: ${mb(ownPeak - sharedPeak)} (${((1 - sharedPeak / ownPeak) * 100).toFixed(0)}%)`)
-}
-
-async function runChild(mode) {
-  const [dir, url] = positionals
-  const { onnxScorer, startScorerServer, connectScorer } = await import(join(root, 'dist/onnx/index.js'))
-  const { evaluateWithScorer } = await import(join(root, 'dist/core/index.js'))
-  if (mode === 'server') {
-    const server = await startScorerServer({ model: dir })
-    process.stdout.write(server.url + '\n')
-    // Keep the process alive until the parent says stop (the server itself is unref'd).
-    const keepAlive = setInterval(() => {}, 1 << 30)
-    process.once('SIGTERM', async () => {
-      await server.close()
-      clearInterval(keepAlive)
+  const { decisions } = await makeDecisions(modelDir, 4)
+  console.log('\npeak RSS of a `vitest run` with 3 eval files on this model (4 decisions each, cyclic), summed over Vitest and its forks:')
+  const peaks = {}
+  for (const shared of [true, false]) {
+    const project = writeVitestProject({ decisions }, modelDir, shared)
+    const proc = spawn(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', '--root', project, '--config', join(project, 'vitest.config.mjs')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
     })
-    return
+    let output = ''
+    proc.stdout.on('data', (d) => (output += d))
+    proc.stderr.on('data', (d) => (output += d))
+    let peak = 0
+    const timer = setInterval(() => (peak = Math.max(peak, processTree(proc.pid).reduce((sum, pid) => sum + rssOf(pid), 0))), 25)
+    const code = await new Promise((resolve) => proc.on('exit', resolve))
+    clearInterval(timer)
+    if (code !== 0) throw new Error(`vitest run (${shared ? 'shared' : 'own'}) failed:\n${output}`)
+    peaks[shared ? 'shared' : 'own'] = peak
+    rmSync(project, { recursive: true, force: true })
   }
-  const { decisions } = await makeDecisions(dir, 4)
-  const scorer = mode === 'client' ? connectScorer(url) : onnxScorer({ model: dir })
-  await evaluateWithScorer(decisions, scorer, { debias: 'cyclic' })
-  await scorer.close()
+  console.log(`  one shared pool (globalSetup + connectScorer): ${mb(peaks.shared)}`)
+  console.log(`  one pool per eval file (onnxScorer in each):   ${mb(peaks.own)}`)
+  console.log(`  saving: ${mb(peaks.own - peaks.shared)} (${((1 - peaks.shared / peaks.own) * 100).toFixed(0)}%); the weights here are ${mb(statSync(join(modelDir, 'model.onnx')).size)} per copy`)
 }
 
-if (args.child) {
-  await runChild(args.child)
-} else {
-  const dir = mkdtempSync(join(tmpdir(), 'sceptic-bench-'))
-  try {
-    const fixture = await loadFixture()
-    const t0 = performance.now()
-    fixture.writeModelDir(dir, { tokenizer: 'bpe', decoder: MID })
-    console.log(`generated the bench model in ${((performance.now() - t0) / 1000).toFixed(1)} s (${dir})`)
-    await speed(dir)
-    if (!args['skip-rss']) await rss(dir)
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
+const dir = mkdtempSync(join(tmpdir(), 'sceptic-bench-'))
+try {
+  const fixture = await loadFixture()
+  const t0 = performance.now()
+  fixture.writeModelDir(dir, { tokenizer: 'bpe', decoder: MID })
+  console.log(`generated the bench model in ${((performance.now() - t0) / 1000).toFixed(1)} s (${dir})`)
+  if (!args['rss-only']) await speed(dir)
+  if (!args['skip-rss']) await rss(dir)
+} finally {
+  rmSync(dir, { recursive: true, force: true })
 }

@@ -40,7 +40,7 @@ async function reference(dir: string, requests = sampleRequests(), positionIds =
     }
     if (positionIds) feeds.position_ids = new ort.Tensor('int64', BigInt64Array.from({ length: n }, (_, i) => BigInt(i)), [1, n])
     for (const input of session.inputNames.filter((name) => name.startsWith('past_key_values'))) {
-      const meta = session.inputMetadata.find((m) => m.name === input) as { shape: (number | string)[] }
+      const meta = session.inputMetadata.find((m) => m.name === input) as unknown as { shape: (number | string)[] }
       feeds[input] = new ort.Tensor('float32', new Float32Array(0), [1, meta.shape[1] as number, 0, meta.shape[3] as number])
     }
     const { logits } = await session.run(feeds)

@@ -16,6 +16,7 @@ export interface WorkerInit {
 /** Main → worker: score one batch. */
 export interface RunMessage {
   readonly type: 'run'
+  /** Pool-assigned id, echoed in the reply (a reply for a job the pool gave up on is ignored). */
   readonly id: number
   /** All rows' token ids, concatenated. */
   readonly ids: Int32Array
@@ -32,7 +33,11 @@ export interface CloseMessage {
   readonly type: 'close'
 }
 
-/** Worker → main. */
+/**
+ * Worker → main: `ready` once the session is loaded (with the input plan), `init-error`
+ * if it cannot be, then one `result` (probabilities of all rows, concatenated) or
+ * `run-error` per run.
+ */
 export type WorkerMessage =
   | { readonly type: 'ready'; readonly plan: InputPlan }
   | { readonly type: 'init-error'; readonly kind: 'ort-missing' | 'config' | 'other'; readonly message: string }
