@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import pkg from '../../package.json' with { type: 'json' }
 import { fingerprint, isLabelled, LETTERS, reorderCriterion, type Criterion, type Decision, type LabelledDecision } from './decisions.ts'
 import { ConfigError, DataError, EvaluationError, ScorerError } from './errors.ts'
@@ -68,6 +69,12 @@ export interface EvaluateOptions {
   onWarning?: (message: string) => void
   /** Stops between chunks; the promise rejects with the signal's reason. */
   signal?: AbortSignal
+  /**
+   * Keep each decision's prompt text (as presented in the first ordering) in its
+   * record. Off by default: records carry only `promptHash`, a sha256 prefix, so
+   * artifacts stay small and do not copy possibly sensitive evidence.
+   */
+  storePrompts?: boolean
 }
 
 /** One request to make: the plan is built up front, the request text per chunk. */
@@ -283,6 +290,9 @@ export async function evaluateWithScorer(
       picks: picks[r]!,
       letters: pickedLetters[r]!,
     }
+    const promptText = template(row.state, reorderCriterion(row.criterion, plan[r]![0]!))
+    record.promptHash = createHash('sha256').update(promptText).digest('hex').slice(0, 16)
+    if (options.storePrompts) record.prompt = promptText
     const value = reducer.reduce(epochValues)
     if (epochs > 1) Object.assign(record, { epochValues, value })
     if (rowFlags.length > 0) record.flags = rowFlags

@@ -61,6 +61,10 @@ export interface DecisionRecord {
   picks: string[]
   /** Letter (slot) picked under each ordering. */
   letters: string[]
+  /** First 16 hex digits of sha256 of the prompt as presented in the first ordering. */
+  promptHash?: string
+  /** That prompt's text; only with `storePrompts: true`. */
+  prompt?: string
   /** Flags the scorer raised on this decision's requests; present only when there are any. */
   flags?: string[]
   /** Correctness (1/0) per epoch; present only when `epochs > 1`. */

@@ -86,7 +86,9 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
   const doFetch = options.fetch ?? globalThis.fetch
   let url: URL
   try {
-    url = new URL(options.baseURL.replace(/\/+$/, '') + (api === 'chat' ? '/chat/completions' : '/completions'))
+    // Append to the path, keeping any query (Azure-style `?api-version=`) in place.
+    url = new URL(options.baseURL)
+    url.pathname = url.pathname.replace(/\/+$/, '') + (api === 'chat' ? '/chat/completions' : '/completions')
   } catch {
     throw new ConfigError(`openAIScorer: baseURL ${JSON.stringify(redactUrl(options.baseURL))} is not a URL`)
   }
