@@ -1,26 +1,9 @@
 /**
- * The exact one-sided McNemar test the baseline gate uses (literature notes §4.4–4.5).
- * Pure functions, no Vitest: they could move to the core statistics module unchanged.
+ * The exact one-sided McNemar test the baseline gate uses (literature notes §4.4–4.5),
+ * on top of the core's `mcnemarExact`, plus the gate's power check. Pure, no Vitest.
  */
+import { mcnemarExact } from '../core/stats.ts'
 
-/**
- * Upper tail of Bin(n, ½): `P(X ≥ k) = Σ_{j=k}^{n} C(n, j) / 2^n`.
- * Computed in log space (log-factorials by summation, then log-sum-exp), so it stays
- * exact to double precision for any n a decision set can have.
- */
-export function binomialHalfUpperTail(n: number, k: number): number {
-  if (!Number.isInteger(n) || n < 0) throw new RangeError(`n must be a non-negative integer, got ${n}`)
-  if (k <= 0) return 1
-  if (k > n) return 0
-  const logFactorial = new Float64Array(n + 1)
-  for (let i = 2; i <= n; i++) logFactorial[i] = logFactorial[i - 1]! + Math.log(i)
-  const logTerm = (j: number) => logFactorial[n]! - logFactorial[j]! - logFactorial[n - j]! - n * Math.LN2
-  let max = -Infinity
-  for (let j = k; j <= n; j++) max = Math.max(max, logTerm(j))
-  let sum = 0
-  for (let j = k; j <= n; j++) sum += Math.exp(logTerm(j) - max)
-  return Math.min(1, Math.exp(max) * sum)
-}
 
 /** Outcome of {@link mcnemarRegression}. */
 export interface McNemarResult {
@@ -38,7 +21,8 @@ export interface McNemarResult {
  * information; under H0 each is equally likely to go either way.
  */
 export function mcnemarRegression(worse: number, better: number): McNemarResult {
-  return { worse, better, p: binomialHalfUpperTail(worse + better, worse) }
+  // mcnemarExact(b, c).pBGreater = P(X ≥ b), X ~ Bin(b + c, ½): b = "worse" is the side H1 favours.
+  return { worse, better, p: mcnemarExact(worse, better).pBGreater }
 }
 
 /**
