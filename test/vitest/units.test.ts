@@ -49,7 +49,7 @@ function fakeResult(consistent: boolean[], overrides: Partial<EvalResult> = {}):
     } as EvalResult['manifest'],
     records,
     ...overrides,
-  }
+  } as EvalResult
 }
 
 describe('exact one-sided McNemar (literature notes §4.4–4.5)', () => {
