@@ -109,6 +109,16 @@ describe('honestNumbers', () => {
     )
   })
 
+  it('stays fast on a large set: 10^5 decisions (200 replicates there; 2000 up to 10^4)', () => {
+    const records = Array.from({ length: 100_000 }, (_, i) => record(`d${i}`, OPTIONS[i % 4]!, i % 7 === 0 ? 'a' : OPTIONS[i % 4]!, ['a', 'b']))
+    const t0 = performance.now()
+    const h = honestNumbers(records, records.map((_, i) => `g${i % 5000}`))
+    expect(performance.now() - t0).toBeLessThan(15_000)
+    expect(h.intervals.balancedAccuracy.resamples).toBe(200)
+    expect(honestNumbers(records.slice(0, 10_000)).intervals.balancedAccuracy.resamples).toBe(2000)
+    expect(h.intervals.balancedAccuracy.upper - h.intervals.balancedAccuracy.lower).toBeLessThan(0.02)
+  })
+
   it('formats an interval in percent', () => {
     expect(formatInterval({ lower: 0.62, upper: 0.7981 })).toBe('[62.0, 79.8]')
   })

@@ -1,12 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { mulberry32 } from '../src/core/decisions.ts'
-import { expectedCalibrationError } from '../src/core/metrics.ts'
+import { balancedAccuracy, expectedCalibrationError } from '../src/core/metrics.ts'
 import {
   binomialLowerTail,
   binomialPmf,
   binomialUpperTail,
   chanceOrderConsistency,
+  classIndices,
   clopperPearsonInterval,
   cltStandardError,
   clusteredStandardError,
@@ -19,9 +20,12 @@ import {
   millerSampleSize,
   minimumDetectableDifference,
   normalQuantile,
+  pairedBootstrapDifference,
   percentileBootstrap,
+  percentileBootstrapCounts,
   quantileSorted,
   rstd,
+  weightedBalancedAccuracy,
   wilsonInterval,
 } from '../src/core/stats.ts'
 
@@ -176,6 +180,30 @@ describe('percentile bootstrap', () => {
     expect(clustered.unit).toBe('groups')
     expect(clustered.units).toBe(10)
     expect(clustered.upper - clustered.lower).toBeGreaterThan(2 * (items.upper - items.lower))
+  })
+  it('the multiplicity form draws the same replicates: identical intervals for balanced accuracy, with and without groups', () => {
+    const random = mulberry32(9)
+    const gold = Array.from({ length: 60 }, () => ['a', 'b', 'c'][Math.floor(random() * 3)]!)
+    const pred = gold.map((g) => (random() < 0.7 ? g : 'a'))
+    const groups = gold.map((_, i) => `g${i % 17}`)
+    const rows = gold.map((g, i) => ({ g, p: pred[i]! }))
+    const { classOf, classes } = classIndices(gold)
+    const hit = Uint8Array.from(rows, (r) => Number(r.g === r.p))
+    for (const options of [{ seed: 4 }, { seed: 4, groups }]) {
+      const slow = percentileBootstrap(rows, (s) => balancedAccuracy(s.map((r) => r.g), s.map((r) => r.p)), options)!
+      const fast = percentileBootstrapCounts(rows.length, (w) => weightedBalancedAccuracy(classOf, hit, classes, w), options)!
+      expect(fast.lower).toBeCloseTo(slow.lower, 12)
+      expect(fast.upper).toBeCloseTo(slow.upper, 12)
+      expect(fast.estimate).toBeCloseTo(slow.estimate, 12)
+      expect(fast.unit).toBe(slow.unit)
+    }
+  })
+  it('paired bootstrap of a difference: identical sides give [0, 0]; a constant shift gives exactly that shift', () => {
+    const xs = Array.from({ length: 30 }, (_, i) => (i * 7) % 11 / 11)
+    expect(pairedBootstrapDifference(xs, xs, mean)).toMatchObject({ estimate: 0, lower: 0, upper: 0 })
+    const shifted = pairedBootstrapDifference(xs, xs.map((x) => x + 0.25), mean)!
+    expect(shifted.lower).toBeCloseTo(0.25, 12)
+    expect(shifted.upper).toBeCloseTo(0.25, 12)
   })
   it('returns null when the statistic is undefined on the data', () => {
     expect(percentileBootstrap([], () => NaN)).toBeNull()

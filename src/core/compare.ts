@@ -13,10 +13,12 @@ import { colorEnabled } from './render.ts'
 import type { DecisionRecord } from './result.ts'
 import {
   DEFAULT_LEVEL,
-  DEFAULT_RESAMPLES,
+  classIndices,
+  defaultResamples,
   mcnemarExact,
   minimumDetectableDifference,
-  pairedBootstrapDifference,
+  percentileBootstrapCounts,
+  weightedBalancedAccuracy,
   type BootstrapInterval,
   type McNemarResult,
 } from './stats.ts'
@@ -33,7 +35,7 @@ export interface Comparable {
 export interface CompareOptions {
   /** Bootstrap seed. Default 0. */
   seed?: number
-  /** Bootstrap replicates. Default 2000. */
+  /** Bootstrap replicates. Default 2000 (fewer above 10^4 decisions, see `defaultResamples`). */
   resamples?: number
   /** Confidence level. Default 0.95. */
   level?: number
@@ -107,7 +109,8 @@ export function recordsFingerprint(records: readonly DecisionRecord[]): string {
  * or gold answer differs: a paired test on different data means nothing.
  */
 export function compareResults(a: Comparable, b: Comparable, options: CompareOptions = {}): Comparison {
-  const { seed = 0, resamples = DEFAULT_RESAMPLES, level = DEFAULT_LEVEL, groups, labels = ['A', 'B'] } = options
+  const { seed = 0, level = DEFAULT_LEVEL, groups, labels = ['A', 'B'] } = options
+  const resamples = options.resamples ?? defaultResamples(a.records.length)
   const [labelA, labelB] = labels
   const fa = a.manifest?.fingerprint ?? null
   const fb = b.manifest?.fingerprint ?? null
@@ -138,16 +141,20 @@ export function compareResults(a: Comparable, b: Comparable, options: CompareOpt
   })
 
   const table = pairedTable(pairedA.map(hit), pairedB.map(hit))
-  const n = pairedA.length
+  const n: number = pairedA.length
   const ba = (rs: readonly DecisionRecord[]) => balancedAccuracy(rs.map((r) => r.gold), rs.map((r) => r.prediction))
   const baA = ba(pairedA)
   const baB = ba(pairedB)
-  const interval = pairedBootstrapDifference(pairedA, pairedB, ba, {
-    seed,
-    resamples,
-    level,
-    ...(groups ? { groups: pairedA.map((r) => groups[r.id]) } : {}),
-  })!
+  // Paired: one multiplicity vector per replicate, applied to both sides.
+  const { classOf, classes } = classIndices(pairedA.map((r) => r.gold))
+  const hitsA = Uint8Array.from(pairedA, (r) => Number(hit(r)))
+  const hitsB = Uint8Array.from(pairedB, (r) => Number(hit(r)))
+  const scratch = new Float64Array(2 * classes)
+  const interval = percentileBootstrapCounts(
+    n,
+    (w) => weightedBalancedAccuracy(classOf, hitsB, classes, w, scratch) - weightedBalancedAccuracy(classOf, hitsA, classes, w, scratch),
+    { seed, resamples, level, ...(groups ? { groups: pairedA.map((r) => groups[r.id]) } : {}) },
+  )!
 
   const multi = pairedA.map((r, i) => i).filter((i) => pairedA[i]!.picks.length > 1 && pairedB[i]!.picks.length > 1)
   let orderConsistency: Comparison['orderConsistency'] = null
