@@ -91,4 +91,20 @@ describe('sceptic evaluate', () => {
     expect(code).toBe(0)
     expect(await readFile(marker, 'utf8')).toBe('closed')
   })
+
+  it('--epochs and --reducer: each request scored N times, reduced per decision', async () => {
+    const module = join(dir, 'sampler.mjs')
+    // Epochs 0 and 2 answer slot A (o0), epoch 1 the first other option (o1). The file's
+    // golds are o1, o1, o2: under max the values are 1, 1, 0, so the score is 2/3.
+    await writeFile(module, "export default (requests) => requests.map((r) => r.criterion.options.map((o, i) => (i === 0) === (r.epoch !== 1) ? 1 : 0))\n")
+    const json = join(dir, 'epochs.json')
+    const { code, stdout } = await sceptic(['evaluate', 'test/data/good/bom-crlf-blank.jsonl', '--scorer', module, '--epochs', '3', '--reducer', 'max', '--json-out', json])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/^score {14}0\.667 {3}\(max over 3 epochs\)$/m)
+    const result = JSON.parse(await readFile(json, 'utf8'))
+    expect(result.manifest).toMatchObject({ epochs: 3, reducer: 'max', forwardPasses: 9 })
+    const bad = await sceptic(['evaluate', DATA, '--scorer', READER, '--reducer', 'sum'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/reducer "sum" is not known/)
+  })
 })

@@ -5,6 +5,7 @@ import { isLabelled, loadDecisions } from '../../core/decisions.ts'
 import { ConfigError, DataError } from '../../core/errors.ts'
 import { evaluateWithScorer } from '../../core/evaluate.ts'
 import { assertDebiasMode } from '../../core/orderings.ts'
+import { resolveReducer, type ReducerLike } from '../../core/reducers.ts'
 import { colorEnabled, render } from '../../core/render.ts'
 import { recordsToJsonl, resultToJson } from '../../core/result.ts'
 import type { ScoreFn } from '../../core/score.ts'
@@ -12,7 +13,7 @@ import { integer, parse } from '../args.ts'
 import { UsageError, type Command } from '../commands.ts'
 
 const USAGE =
-  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--batch-size N] [--workers N] [--seed N] [--json-out FILE] [--records-out FILE]'
+  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--batch-size N] [--workers N] [--seed N] [--epochs N] [--reducer NAME] [--store-prompts] [--json-out FILE] [--records-out FILE]'
 
 /** A scorer the CLI loaded, with what to call when done. */
 interface LoadedScorer {
@@ -35,6 +36,9 @@ export const evaluateCommand: Command = {
         'batch-size': { type: 'string' },
         workers: { type: 'string' },
         seed: { type: 'string' },
+        epochs: { type: 'string' },
+        reducer: { type: 'string' },
+        'store-prompts': { type: 'boolean' },
         'json-out': { type: 'string' },
         'records-out': { type: 'string' },
       },
@@ -49,6 +53,8 @@ export const evaluateCommand: Command = {
     const seed = integer(values.seed, 'seed') ?? 0
     const batchSize = integer(values['batch-size'], 'batch-size', 1)
     const workers = integer(values.workers, 'workers', 1)
+    const epochs = integer(values.epochs, 'epochs', 1) ?? 1
+    const reducer = resolveReducer((values.reducer ?? 'mean') as ReducerLike)
 
     const decisions = await loadDecisions(positionals[0]!)
     if (!decisions.some(isLabelled))
@@ -65,6 +71,9 @@ export const evaluateCommand: Command = {
         seed,
         scorer: scorer.description,
         manifest: scorer.manifest,
+        epochs,
+        reducer,
+        storePrompts: raw['store-prompts'] === true,
         onWarning: (message) => process.stderr.write(`${message}\n`),
       })
       process.stdout.write(render(result, { color: colorEnabled(process.stdout) }) + '\n')
@@ -92,7 +101,8 @@ async function loadScorerModule(path: string): Promise<LoadedScorer> {
     throw new ConfigError(`--scorer ${path}: the module's default export must be a ScoreFn (a function), got ${typeof mod.default}`)
   const score = mod.default as ScoreFn & { close?: () => unknown }
   const close = typeof mod.close === 'function' ? (mod.close as () => unknown) : score.close?.bind(score)
-  return { score, description: `scorer ${path}`, manifest: {}, ...(close ? { close } : {}) }
+  const description = typeof (score as { describe?: unknown }).describe === 'string' ? (score as unknown as { describe: string }).describe : `scorer ${path}`
+  return { score, description, manifest: {}, ...(close ? { close } : {}) }
 }
 
 /** The part of `vitest-sceptic/onnx` the CLI uses. */
