@@ -7,6 +7,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { assertBuilt, FIXTURES, vitest } from './helpers.ts'
 
+// Each spawned run takes seconds (more on 2 busy cores); some tests spawn three.
+const E2E_TIMEOUT = 180_000
 const PROJECT = join(FIXTURES, 'project')
 const BROKEN = join(FIXTURES, 'broken')
 const scratch: string[] = []
@@ -37,7 +39,7 @@ describe('fixture project: thresholds, snapshots and the baseline gate', () => {
     expect(existsSync(baselineFile)).toBe(false)
     expect(existsSync(snapshotFile)).toBe(false)
     expect(output).not.toContain('decisions scored') // no progress lines off a terminal
-  })
+  }, E2E_TIMEOUT)
 
   test('a local run passes, writes baseline and snapshot, prints the report after the summary; json carries the meta', async () => {
     const json = join(out, 'report.json')
@@ -60,14 +62,14 @@ describe('fixture project: thresholds, snapshots and the baseline gate', () => {
     const threshold = assertions.find((a: { title: string }) => a.title === 'orderConsistency ≥ 0.9')
     expect(threshold.meta.sceptic).toMatchObject({ suite: 'fixture triage', check: 'orderConsistency', bound: 0.9, value: 1 })
     expect(threshold.meta.sceptic.result.manifest.fingerprint).toBe(baseline.fingerprint)
-  })
+  }, E2E_TIMEOUT)
 
   test('noise within chance passes under CI (3 decisions flip: p = 0.125); a small set reports it is underpowered', async () => {
     const { code, output } = await run([], { CI: 'true', SCEPTIC_FIXTURE_FLIPS: '3' })
     expect(code, output).toBe(0)
     expect(output).toContain('3 decisions newly inconsistent, 0 newly consistent, one-sided exact McNemar p = 0.125: no significant drop')
     expect(output).toMatch(/small set[\s\S]*too small to detect a drop of 10\.0% \(2 decisions; even all of them flipping one way gives p = 0\.25 ≥ 0\.05\)/)
-  })
+  }, E2E_TIMEOUT)
 
   test('a regression beyond chance fails its named test; the failing threshold names the metric and the letters', async () => {
     const { code, output } = await run([], { CI: 'true', SCEPTIC_FIXTURE_FLIPS: '12' })
@@ -81,14 +83,14 @@ describe('fixture project: thresholds, snapshots and the baseline gate', () => {
     expect(output).toMatch(/baseline\s+✗ regressed/)
     // The letter distribution moved by 0.15 > tolerance 0.05.
     expect(output).toMatch(/fixture triage > assertions[\s\S]*Snapshot .* mismatched/)
-  })
+  }, E2E_TIMEOUT)
 
   test('a fingerprint mismatch is its own clear failure', async () => {
     const { code, output } = await run([], { CI: 'true', SCEPTIC_FIXTURE_DATA: 'data/items-edited.jsonl' })
     expect(code, output).toBe(1)
     expect(output).toMatch(/baseline fingerprint mismatch: the baseline was recorded on data [0-9a-f]{16} \(40 decisions\), this run scored [0-9a-f]{16}/)
     expect(output).toContain('refresh the baseline with `vitest -u`')
-  })
+  }, E2E_TIMEOUT)
 
   test('-u refreshes the baseline; a snapshot within tolerance is left byte-identical, one outside is rewritten', async () => {
     const snapshotBefore = readFileSync(snapshotFile, 'utf8')
@@ -104,7 +106,7 @@ describe('fixture project: thresholds, snapshots and the baseline gate', () => {
     const moved = await run(['-u'], { SCEPTIC_FIXTURE_FLIPS: '12', SCEPTIC_FIXTURE_OC: '0.5' })
     expect(moved.code, moved.output).toBe(0)
     expect(readFileSync(snapshotFile, 'utf8')).toContain('A=0.650\nB=0.350')
-  })
+  }, E2E_TIMEOUT)
 })
 
 describe('sharded blob runs merged with --merge-reports', () => {
@@ -126,7 +128,7 @@ describe('sharded blob runs merged with --merge-reports', () => {
     expect(merged.output).toMatch(/fixture triage\s+evals\/triage\.eval\.ts/)
     expect(merged.output).toMatch(/small set\s+evals\/small\.eval\.ts/)
     expect(merged.output).toMatch(/baseline\s+✓ written/)
-  })
+  }, E2E_TIMEOUT)
 })
 
 describe('broken scorers, progress and pools', () => {
@@ -141,12 +143,12 @@ describe('broken scorers, progress and pools', () => {
     // Progress: decisions scored / total, rate, ETA; the raw marker lines stay hidden.
     expect(output).toMatch(/⋯ slow scorer: \d+\/20 decisions scored · [\d.]+\/s · ETA \d+s/)
     expect(output).not.toContain('[vitest-sceptic:progress]')
-  })
+  }, E2E_TIMEOUT)
 
   test('vm pools are refused with the reason', async () => {
     const { code, output } = await vitest(['run', '--root', BROKEN, '--pool=vmThreads'])
     expect(code).not.toBe(0)
     expect(output).toContain('pool "vmThreads" is not supported')
     expect(output).toContain('separate V8 realm')
-  })
+  }, E2E_TIMEOUT)
 })

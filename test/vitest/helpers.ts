@@ -24,7 +24,7 @@ export interface Run {
 const SCRUB = /^(VITEST|TEST$|NODE_ENV$|CI$|CONTINUOUS_INTEGRATION$|GITHUB_ACTIONS$|GITLAB_CI$|BUILDKITE$|BUILD_NUMBER$|RUN_ID$|TF_BUILD$|SCEPTIC_|FORCE_COLOR$|NO_COLOR$)/
 
 /** Run `vitest <args>` with `env` on top of a scrubbed environment; killed after `timeoutMs`. */
-export function vitest(args: string[], env: Record<string, string> = {}, timeoutMs = 50_000): Promise<Run> {
+export function vitest(args: string[], env: Record<string, string> = {}, timeoutMs = 90_000): Promise<Run> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !SCRUB.test(key)))
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [VITEST_BIN, ...args], {
