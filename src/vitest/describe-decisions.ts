@@ -77,7 +77,7 @@ export interface DescribeDecisionsOptions {
   alpha?: number
   /** The drop in order consistency (share of decisions) the gate should detect; the report says when it cannot. Default 0.1. */
   detectableDrop?: number
-  /** What scored, for the report (default: the handle's description, the function's name, or `(injected scorer)`). */
+  /** What scored, for the report (default: the handle's `description`, the function's `describe` or name, or `(injected scorer)`). */
   scorerName?: string
   /** Extra manifest entries. Never secrets. */
   manifest?: Record<string, unknown>
@@ -87,7 +87,7 @@ export interface DescribeDecisionsOptions {
   template?: (state: string, criterion: Criterion) => string
   /** Skip the whole suite (nothing is scored), e.g. `skip: !process.env.RUN_SLOW_EVALS`. */
   skip?: boolean
-  /** Call the handle's `close()` after the suite. Default `false` (a handle may be shared by suites). */
+  /** Call the scorer's `close()` (handle or function property) after the suite. Default `false` (a scorer may be shared by suites). */
   closeScorer?: boolean
 }
 
@@ -143,8 +143,8 @@ export function describeDecisions(name: string, options: DescribeDecisionsOption
       }
     }, timeout + HOOK_GRACE_MS)
 
-    if (options.closeScorer && typeof options.scorer === 'object') {
-      const handle = options.scorer
+    if (options.closeScorer) {
+      const handle = scorerHandle(options.scorer)
       afterAll(async () => {
         await handle.close?.()
       })
@@ -236,7 +236,7 @@ async function scoreWithTimeout(
   } catch (error) {
     throw wrapFailure(name, error)
   }
-  const handle: ScorerHandle = typeof options.scorer === 'function' ? { score: options.scorer } : options.scorer
+  const handle = scorerHandle(options.scorer)
   const controller = new AbortController()
   let progress = { scored: 0, total: decisions.filter(isLabelled).length }
   const emit = context?.progress ? progressEmitter(name) : undefined
@@ -277,6 +277,21 @@ async function scoreWithTimeout(
     throw wrapFailure(name, error)
   } finally {
     clearTimeout(timer)
+  }
+}
+
+/**
+ * A handle for either form of `scorer`. Scorer factories in this package return a
+ * ScoreFn carrying `describe` (a one-line description) and `close()` (the ONNX and
+ * HTTP scorers); those are used when present.
+ */
+export function scorerHandle(scorer: ScoreFn | ScorerHandle): ScorerHandle {
+  if (typeof scorer !== 'function') return scorer
+  const fn = scorer as ScoreFn & { describe?: unknown; close?: unknown }
+  return {
+    score: scorer,
+    ...(typeof fn.describe === 'string' ? { description: fn.describe } : {}),
+    ...(typeof fn.close === 'function' ? { close: () => (fn.close as () => unknown)() } : {}),
   }
 }
 

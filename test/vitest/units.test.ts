@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest'
 import type { EvalResult } from '../../src/core/index.ts'
 import { baselineFromResult, compareWithBaseline, consistencyFlags, formatP, type BaselineFile } from '../../src/vitest/baseline.ts'
 import { formatBound, meets, slug, thresholdMark, worstCriterion } from '../../src/vitest/format.ts'
+import { scorerHandle } from '../../src/vitest/describe-decisions.ts'
 import { aboveChanceP, scepticMatchers } from '../../src/vitest/matchers.ts'
 import { mcnemarRegression, minimumDetectableDiscordant, powerCheck } from '../../src/vitest/mcnemar.ts'
 import { sceptic } from '../../src/vitest/plugin.ts'
@@ -189,6 +190,16 @@ describe('matchers', () => {
     task.result!.state = 'pass'
   })
 
+  test('typed: a wrong option or an unknown matcher is a type error', () => {
+    const typeOnly = () => {
+      // @ts-expect-error the bound is called `atLeast`
+      expect(good).toHaveBalancedAccuracy({ min: 0.5 })
+      // @ts-expect-error no such matcher
+      expect(good).toHaveOrderConsistencyOf(0.5)
+    }
+    expect(typeof typeOnly).toBe('function')
+  })
+
   test('misuse is a TypeError naming the matcher', () => {
     expect(() => expect({ accuracy: 1 }).toHaveBalancedAccuracy({ atLeast: 0.5 })).toThrow(/toHaveBalancedAccuracy\(\) expects an EvalResult/)
     expect(() => expect(good).toHaveBalancedAccuracy({} as never)).toThrow(/needs a number/)
@@ -223,6 +234,16 @@ describe('helpers', () => {
     expect(interactiveTerminal({ CI: 'true' }, { isTTY: true })).toBe(false)
     expect(interactiveTerminal({}, { isTTY: false })).toBe(false)
     expect(interactiveTerminal({ SCEPTIC_PROGRESS: '1', CI: '1' }, {})).toBe(true)
+  })
+
+  test('scorer handles: a ScoreFn carrying describe/close (ONNX, HTTP scorers) is used as one', async () => {
+    let closed = 0
+    const fn = Object.assign(() => [[1]], { describe: 'onnx models/tiny (2 workers)', close: async () => void closed++ })
+    const handle = scorerHandle(fn)
+    expect(handle.description).toBe('onnx models/tiny (2 workers)')
+    await handle.close?.()
+    expect(closed).toBe(1)
+    expect(scorerHandle(() => [[1]]).description).toBeUndefined()
   })
 
   test('plugin: default include only when unset; vm pools refused', () => {
