@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import pkg from '../../package.json' with { type: 'json' }
-import { fingerprint, isLabelled, LETTERS, reorderCriterion, type Criterion, type Decision, type LabelledDecision } from './decisions.ts'
+import { fingerprint, isLabelled, LETTERS, mulberry32, reorderCriterion, type Criterion, type Decision, type LabelledDecision } from './decisions.ts'
 import { ConfigError, DataError, EvaluationError, ScorerError } from './errors.ts'
 import {
   accuracy,
@@ -14,7 +14,7 @@ import {
   mean,
   orderConsistency,
 } from './metrics.ts'
-import { assertDebiasMode, orderings, type DebiasMode, type Ordering } from './orderings.ts'
+import { assertAverageMode, assertDebiasMode, LOG_FLOOR, orderings, type AverageMode, type DebiasMode, type Ordering } from './orderings.ts'
 import { buildPrompt } from './prompt.ts'
 import { resolveReducer, type ReducerLike } from './reducers.ts'
 import type { DecisionFailure, DecisionRecord, EvalResult, Manifest } from './result.ts'
@@ -40,6 +40,18 @@ export interface EvaluateProgress {
 export interface EvaluateOptions {
   /** How options are re-ordered and combined. Default `'none'`. */
   debias?: DebiasMode
+  /**
+   * How each decision's per-ordering vectors are combined per option id: `'probability'`
+   * (arithmetic mean, the reference behaviour; default) or `'log'` (mean of log p with a
+   * 1e-10 floor, then renormalised: exact for a multiplicative slot prior).
+   */
+  average?: AverageMode
+  /**
+   * Share of decisions (per option count, at least one each) that `debias: 'pride'`
+   * scores under every cyclic rotation to estimate the slot prior, in (0, 1]. Default
+   * 0.05, PriDe's α. The sample is drawn with `seed`.
+   */
+  prideFraction?: number
   /** Seed recorded in the manifest (and used by anything random). Default 0. */
   seed?: number
   /** What scored the requests, for the report and manifest. Default `(injected scorer)`. */
@@ -100,7 +112,9 @@ export async function evaluateWithScorer(
   options: EvaluateOptions = {},
 ): Promise<EvalResult> {
   const { debias = 'none', seed = 0, chunkSize = 1024, template = buildPrompt, signal, epochs = 1 } = options
+  const { average = 'probability', prideFraction = DEFAULT_PRIDE_FRACTION } = options
   assertDebiasMode(debias)
+  assertAverageMode(average)
   if (!(Number.isInteger(epochs) && epochs >= 1)) throw new ConfigError(`epochs must be an integer ≥ 1, got ${epochs}`)
   const reducer = resolveReducer(options.reducer)
   const startedAt = Date.now()
@@ -117,12 +131,16 @@ export async function evaluateWithScorer(
       'none of the decisions given has an answer_id, so there is nothing to score against. Evaluation needs a labelled set.',
     )
 
-  // Orderings depend only on the option count; compute each set once.
-  const orderingsByCount = new Map<number, Ordering[]>()
-  const plan = rows.map((row) => {
+  // pride: a seeded sample gets every rotation (to estimate the slot prior); the rest one ordering.
+  const sampled = debias === 'pride' ? prideSample(rows, prideFraction, seed) : null
+
+  // Orderings depend only on the option count (and, under pride, on being sampled); compute each set once.
+  const orderingsByCount = new Map<string, Ordering[]>()
+  const plan = rows.map((row, r) => {
     const k = row.criterion.options.length
-    let set = orderingsByCount.get(k)
-    if (!set) orderingsByCount.set(k, (set = orderings(k, debias)))
+    const mode: DebiasMode = sampled && !sampled.has(r) ? 'none' : debias
+    let set = orderingsByCount.get(`${k}:${mode}`)
+    if (!set) orderingsByCount.set(`${k}:${mode}`, (set = orderings(k, mode)))
     return set
   })
   const requestsTotal = plan.reduce((sum, set) => sum + set.length, 0) * epochs
@@ -176,6 +194,15 @@ export async function evaluateWithScorer(
   const failures = new Map<number, ScoreFailure>()
   const flags = new Map<number, Set<string>>()
 
+  // pride's slot prior per option count, estimated from the sample before any vector is accumulated.
+  const slotPriors = new Map<number, number[]>()
+  const priorFor = (presented: Criterion): number[] | undefined =>
+    debias === 'calibrated' ? priors.get(priorKey(presented)) : debias === 'pride' ? slotPriors.get(presented.options.length) : undefined
+  const correcting = debias === 'calibrated' || debias === 'pride'
+  // Under pride the sampled rows go first, in chunks of their own, held until the prior is known.
+  const rowOrder = sampled ? [...[...sampled].sort((a, b) => a - b), ...rows.map((_, r) => r).filter((r) => !sampled.has(r))] : rows.map((_, r) => r)
+  const held: { jobs: Job[]; criteria: Criterion[]; scored: Scored }[] = []
+
   let requestsScored = priors.size
   let nextRow = 0
   while (nextRow < rows.length) {
@@ -183,15 +210,36 @@ export async function evaluateWithScorer(
     // Whole decisions per chunk, so a scorer sees all orderings and epochs of a decision together.
     const jobs: Job[] = []
     const perRow = (r: number) => plan[r]!.length * epochs
+    const inSample = (index: number) => sampled?.has(rowOrder[index]!) ?? false
+    const phase = inSample(nextRow)
     do {
-      for (let o = 0; o < plan[nextRow]!.length; o++) for (let epoch = 0; epoch < epochs; epoch++) jobs.push({ row: nextRow, o, epoch })
+      const row = rowOrder[nextRow]!
+      for (let o = 0; o < plan[row]!.length; o++) for (let epoch = 0; epoch < epochs; epoch++) jobs.push({ row, o, epoch })
       nextRow++
-    } while (nextRow < rows.length && jobs.length + perRow(nextRow) <= chunkSize)
+    } while (nextRow < rows.length && inSample(nextRow) === phase && jobs.length + perRow(rowOrder[nextRow]!) <= chunkSize)
 
     const criteria = jobs.map((job) => reorderCriterion(rows[job.row]!.criterion, plan[job.row]![job.o]!))
     const requests = jobs.map((job, i) => makeRequest(rows[job.row]!.state, criteria[i]!, template, epochs > 1 ? job.epoch : undefined))
     const scored = await callScorer(score, requests, (i) => describeRequest(requestsScored + i, jobs[i]!))
+    requestsScored += jobs.length
+    if (phase) held.push({ jobs, criteria, scored })
+    else {
+      if (held.length > 0) {
+        estimatePridePriors(held, plan, epochs, slotPriors)
+        for (const chunk of held.splice(0)) accumulateChunk(chunk.jobs, chunk.criteria, chunk.scored)
+      }
+      accumulateChunk(jobs, criteria, scored)
+    }
+    options.onProgress?.({ scored: nextRow, total: rows.length, requestsScored, requestsTotal: requestsTotal + priors.size })
+  }
+  // Every row was in the sample (prideFraction 1): the prior comes from all of them.
+  if (held.length > 0) {
+    estimatePridePriors(held, plan, epochs, slotPriors)
+    for (const chunk of held.splice(0)) accumulateChunk(chunk.jobs, chunk.criteria, chunk.scored)
+  }
 
+  /** Fold one scored chunk into the per-id totals, picks, letters, failures and flags. */
+  function accumulateChunk(jobs: readonly Job[], criteria: readonly Criterion[], scored: Scored): void {
     // Jobs come in runs of `epochs` for one (decision, ordering): average the run, then pick.
     for (let start = 0; start < jobs.length; start += epochs) {
       const job = jobs[start]!
@@ -210,20 +258,23 @@ export async function evaluateWithScorer(
       // With one epoch (the common case) it is used in place, without a copy.
       let avg: ArrayLike<number>
       let weight: number
-      if (epochs === 1 && debias !== 'calibrated') {
+      if (epochs === 1 && !correcting) {
         avg = scored.vectors[start]!
         weight = 1 / scored.sums[start]!
       } else {
         const sum = new Float64Array(width)
         for (let e = 0; e < epochs; e++) {
-          const vector =
-            debias === 'calibrated'
-              ? divideOut(Array.from(scored.vectors[start + e]!), priors.get(priorKey(criteria[start + e]!))!)
-              : Array.from(scored.vectors[start + e]!, (v) => v / scored.sums[start + e]!)
+          const prior = correcting ? priorFor(criteria[start + e]!) : undefined
+          if (correcting && !prior) throw new ScorerError(`no ${debias} prior for criterion "${criteria[start + e]!.key}" (${width} options)`)
+          const vector = prior
+            ? divideOut(Array.from(scored.vectors[start + e]!), prior)
+            : Array.from(scored.vectors[start + e]!, (v) => v / scored.sums[start + e]!)
           for (let slot = 0; slot < width; slot++) sum[slot]! += vector[slot]! / epochs
           if (epochTotals) {
             const base = offsets[r]! * epochs + e * width
-            for (let slot = 0; slot < width; slot++) epochTotals[base + ordering[slot]!]! += vector[slot]! / plan[r]!.length
+            for (let slot = 0; slot < width; slot++)
+              epochTotals[base + ordering[slot]!]! +=
+                (average === 'log' ? Math.log(Math.max(vector[slot]!, LOG_FLOOR)) : vector[slot]!) / plan[r]!.length
           }
         }
         avg = sum
@@ -231,14 +282,15 @@ export async function evaluateWithScorer(
       }
       const base = offsets[r]!
       const share = weight / plan[r]!.length
-      for (let slot = 0; slot < width; slot++) totals[base + ordering[slot]!]! += avg[slot]! * share
+      // log: mean of log p per option id (a geometric mean once renormalised), floored like PriDe.
+      if (average === 'log')
+        for (let slot = 0; slot < width; slot++) totals[base + ordering[slot]!]! += Math.log(Math.max(avg[slot]! * weight, LOG_FLOOR)) / plan[r]!.length
+      else for (let slot = 0; slot < width; slot++) totals[base + ordering[slot]!]! += avg[slot]! * share
       const best = argmaxFirst(avg)
       picks[r]!.push(rows[r]!.criterion.options[ordering[best]!]!.id)
       pickedLetters[r]!.push(LETTERS[best]!)
       letterCounts[best]!++
     }
-    requestsScored += jobs.length
-    options.onProgress?.({ scored: nextRow, total: rows.length, requestsScored, requestsTotal: requestsTotal + priors.size })
   }
 
   if (failures.size === rows.length) {
@@ -263,7 +315,8 @@ export async function evaluateWithScorer(
   rows.forEach((row, r) => {
     if (failures.has(r)) return
     const ids = row.criterion.options.map((option) => option.id)
-    const p = normalise(totals.subarray(offsets[r]!, offsets[r + 1]!))
+    const slice = totals.subarray(offsets[r]!, offsets[r + 1]!)
+    const p = average === 'log' ? softmax(slice) : normalise(slice)
     const best = argmaxFirst(p, TIE_TOLERANCE)
     const hit = ids[best] === row.answer_id
     // Correctness per epoch, from each epoch's own debiased average; one epoch is the final hit.
@@ -342,13 +395,16 @@ export async function evaluateWithScorer(
     started: new Date(startedAt).toISOString(),
     seconds: Math.round(performance.now() - t0) / 1000,
     scorer: options.scorer ?? describeScorer(score),
+    average,
+    ...(sampled ? { pride: prideManifest(rows, sampled, slotPriors, prideFraction, requestsTotal / epochs) } : {}),
     ...options.manifest,
   }
 
   return {
     accuracy: accuracy(gold, predictions),
     balancedAccuracy: balancedAccuracy(gold, predictions),
-    orderConsistency: orderConsistency(scoredRows.map((r) => picks[r]!)),
+    // Under pride only the sampled decisions were scored under several orderings.
+    orderConsistency: orderConsistency((sampled ? scoredRows.filter((r) => sampled.has(r)) : scoredRows).map((r) => picks[r]!)),
     ece: expectedCalibrationError(confidences, hits),
     brier: brierScore(probabilities, goldIndex),
     perCriterion: balancedAccuracyByGroup(gold, predictions, scoredDecisions.map((row) => row.criterion.key)),
@@ -473,6 +529,116 @@ function checkVector(vector: unknown, length: number, describe: () => string): n
  */
 export function divideOut(vector: readonly number[], prior: readonly number[]): number[] {
   return normalise(vector.map((p, i) => p / Math.max(prior[i]!, 1e-12)))
+}
+
+/** Default share of decisions `pride` samples to estimate the slot prior: 0.05 (PriDe's α). */
+export const DEFAULT_PRIDE_FRACTION = 0.05
+
+/** What the manifest records of a `pride` run (`manifest.pride`). */
+export interface PrideManifest {
+  /** The sample share asked for. */
+  fraction: number
+  /** Ids of the decisions scored under every rotation, input order. */
+  sampled: string[]
+  /** Estimated slot prior per option count (slot A first). */
+  priors: Record<string, number[]>
+  /** Forward passes per decision actually made (epochs aside): α·n + (1 − α) for one option count. */
+  passesPerDecision: number
+  /** What order consistency is computed over. */
+  orderConsistencyOver: string
+}
+
+/**
+ * The decisions `pride` scores under every rotation: per option count, the first
+ * `max(1, round(fraction·N_k))` of a seeded shuffle (the prior is one vector per
+ * slot count, so each option count needs its own sample).
+ */
+function prideSample(rows: readonly LabelledDecision[], fraction: number, seed: number): Set<number> {
+  if (!(fraction > 0 && fraction <= 1)) throw new ConfigError(`prideFraction must be in (0, 1], got ${fraction}`)
+  const byCount = new Map<number, number[]>()
+  rows.forEach((row, r) => {
+    const k = row.criterion.options.length
+    const members = byCount.get(k)
+    if (members) members.push(r)
+    else byCount.set(k, [r])
+  })
+  const random = mulberry32(seed)
+  const chosen = new Set<number>()
+  for (const k of [...byCount.keys()].sort((a, b) => a - b)) {
+    const members = byCount.get(k)!
+    for (let i = members.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1))
+      ;[members[i], members[j]] = [members[j]!, members[i]!]
+    }
+    for (const r of members.slice(0, Math.max(1, Math.round(fraction * members.length)))) chosen.add(r)
+  }
+  return chosen
+}
+
+/**
+ * PriDe's prior (Zheng et al., ICLR 2024, `debias_utils.py`): per sampled decision,
+ * softmax over slots of the mean over its rotations of log(p + 1e-10) (epochs
+ * averaged first); per option count, the arithmetic mean of those per-decision priors,
+ * as in the reference code. Decisions with a failed request are left out.
+ */
+function estimatePridePriors(
+  held: readonly { jobs: readonly Job[]; scored: Scored }[],
+  plan: readonly (readonly Ordering[])[],
+  epochs: number,
+  out: Map<number, number[]>,
+): void {
+  const logMeans = new Map<number, Float64Array>()
+  const failed = new Set<number>()
+  for (const { jobs, scored } of held)
+    jobs.forEach((job, i) => {
+      const vector = scored.vectors[i]
+      if (!vector) return void failed.add(job.row)
+      const k = vector.length
+      const m = logMeans.get(job.row) ?? new Float64Array(k)
+      logMeans.set(job.row, m)
+      // Epoch-averaged probability at each slot of this ordering, then its log.
+      if (job.epoch === 0)
+        for (let slot = 0; slot < k; slot++) {
+          let p = 0
+          for (let e = 0; e < epochs; e++) p += (scored.vectors[i + e]?.[slot] ?? 0) / (scored.sums[i + e] || 1) / epochs
+          m[slot]! += Math.log(p + LOG_FLOOR) / plan[job.row]!.length
+        }
+    })
+  const perCount = new Map<number, number[][]>()
+  for (const [row, m] of logMeans) {
+    if (failed.has(row)) continue
+    const list = perCount.get(m.length) ?? []
+    list.push(softmax(m))
+    perCount.set(m.length, list)
+  }
+  for (const [k, list] of perCount)
+    out.set(k, Array.from({ length: k }, (_, slot) => list.reduce((s, prior) => s + prior[slot]!, 0) / list.length))
+}
+
+function prideManifest(
+  rows: readonly LabelledDecision[],
+  sampled: ReadonlySet<number>,
+  slotPriors: ReadonlyMap<number, number[]>,
+  fraction: number,
+  passes: number,
+): PrideManifest {
+  const ids = [...sampled].sort((a, b) => a - b).map((r) => decisionId(rows[r]!, r))
+  return {
+    fraction,
+    sampled: ids,
+    priors: Object.fromEntries([...slotPriors].sort(([a], [b]) => a - b).map(([k, prior]) => [String(k), prior])),
+    passesPerDecision: passes / rows.length,
+    orderConsistencyOver: `the ${ids.length} sampled decision${ids.length === 1 ? '' : 's'}`,
+  }
+}
+
+/** exp(x − max), renormalised: a normalised geometric mean when `values` are mean log-probabilities. */
+function softmax(values: ArrayLike<number>): number[] {
+  let max = -Infinity
+  for (let i = 0; i < values.length; i++) if (values[i]! > max) max = values[i]!
+  const out = Array.from(values, (v) => Math.exp(v - max))
+  const sum = out.reduce((s, v) => s + v, 0)
+  return out.map((v) => v / sum)
 }
 
 function normalise(values: ArrayLike<number>): number[] {

@@ -1,7 +1,11 @@
 import { ConfigError } from './errors.ts'
 
-/** Debias modes (DESIGN.md "Debias modes"). */
-export const DEBIAS_MODES = ['none', 'cyclic', 'permutation', 'calibrated'] as const
+/**
+ * Debias modes (DESIGN.md "Debias modes"). `pride` (Zheng et al., ICLR 2024) scores a
+ * seeded sample of decisions under every cyclic rotation to estimate the slot prior,
+ * then every other decision once, dividing that prior out.
+ */
+export const DEBIAS_MODES = ['none', 'cyclic', 'permutation', 'calibrated', 'pride'] as const
 /** How a decision's options are re-ordered and the results combined. */
 export type DebiasMode = (typeof DEBIAS_MODES)[number]
 
@@ -10,6 +14,26 @@ export const MAX_PERMUTATION_OPTIONS = 6
 
 /** An ordering: slot `i` shows original option `ordering[i]`. */
 export type Ordering = readonly number[]
+
+/**
+ * How per-ordering probabilities are combined per option id. `probability` (the
+ * reference behaviour) takes the arithmetic mean, which cancels an *additive* slot
+ * bonus exactly. `log` takes the mean of log p (floored at {@link LOG_FLOOR}) and
+ * renormalises (a normalised geometric mean), which cancels a *multiplicative* slot
+ * prior exactly, as PriDe and contextual calibration model it (literature §1.6).
+ */
+export const AVERAGE_MODES = ['probability', 'log'] as const
+/** See {@link AVERAGE_MODES}. */
+export type AverageMode = (typeof AVERAGE_MODES)[number]
+
+/** Floor on a probability before its log is taken (PriDe's ε): 1e-10. */
+export const LOG_FLOOR = 1e-10
+
+/** Throw a {@link ConfigError} unless `mode` is one of {@link AVERAGE_MODES}. */
+export function assertAverageMode(mode: unknown): asserts mode is AverageMode {
+  if (!AVERAGE_MODES.includes(mode as AverageMode))
+    throw new ConfigError(`average=${JSON.stringify(mode)} is not a mode. Choose one of: ${AVERAGE_MODES.join(', ')}.`)
+}
 
 /** Throw a {@link ConfigError} unless `mode` is one of {@link DEBIAS_MODES}. */
 export function assertDebiasMode(mode: unknown): asserts mode is DebiasMode {
@@ -20,8 +44,9 @@ export function assertDebiasMode(mode: unknown): asserts mode is DebiasMode {
 /**
  * The option orderings to score for one n-option decision.
  *
- * `none` is the identity. `cyclic` and `calibrated` are the n rotations
- * `order_k[i] = (i + k) % n`. `permutation` is all n! orders (lexicographic).
+ * `none` is the identity. `cyclic`, `calibrated` and `pride` are the n rotations
+ * `order_k[i] = (i + k) % n` (under `pride` only the sampled decisions get them; the
+ * evaluator scores the others under the identity). `permutation` is all n! orders (lexicographic).
  * Every mode but `none` puts each option in each slot equally often (a Latin
  * design), which is what makes an additive slot prior cancel under averaging.
  */
