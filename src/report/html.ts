@@ -53,13 +53,19 @@ export interface ReliabilityBin extends ReliabilityBinView {
 const LEVEL_DEFAULT_TEXT = 'interval'
 
 /**
- * Read the optional intervals, majority baseline and verdicts from a result JSON.
+ * Read the optional intervals, majority baseline and verdicts from a result JSON (top
+ * level, or under `honest`, `honestNumbers` or `statistics`).
  * Accepts `[lo, hi]` arrays and `{ lower, upper }` objects (the statistics module's
  * `Interval`), a baseline as a number (its accuracy) or an object, and verdicts as
  * strings or `{ message }` objects; anything else is ignored rather than guessed at.
  */
 export function readExtras(result: EvalResultJson): ReportExtras {
-  const raw = result as unknown as Record<string, unknown>
+  const top = result as unknown as Record<string, unknown>
+  // At the top level, or nested under the name the statistics module's output is stored by.
+  const raw =
+    [top, top.honest, top.honestNumbers, top.statistics].find(
+      (o): o is Record<string, unknown> => isObject(o) && ('intervals' in o || 'majorityBaseline' in o || 'verdicts' in o),
+    ) ?? top
   const intervals = isObject(raw.intervals) ? raw.intervals : {}
   let level = typeof intervals.level === 'number' ? intervals.level : null
   const range = (value: unknown): Range | null => {

@@ -54,10 +54,21 @@ export interface ColumnChartOptions {
   idPrefix: string
 }
 
-/** A rounded-up axis top: the next tenth above the largest value, at least 0.1, at most 1. */
+/**
+ * A rounded-up axis top: the next tenth above the largest value up to 0.5, the next
+ * fifth above that (so the gridlines of {@link axisStep} land on round percentages).
+ * At least 0.1, at most 1.
+ */
 export function niceMax(values: readonly number[]): number {
   const top = Math.max(0, ...values.filter(Number.isFinite))
-  return Math.min(1, Math.max(0.1, Math.ceil(top * 10 - 1e-9) / 10))
+  const tenths = Math.ceil(top * 10 - 1e-9)
+  const rounded = tenths <= 5 ? tenths / 10 : Math.ceil(tenths / 2) / 5
+  return Math.min(1, Math.max(0.1, rounded))
+}
+
+/** Gridline spacing for an axis top from {@link niceMax}: 10% up to 50%, then 20%. */
+export function axisStep(max: number): number {
+  return max <= 0.5 + 1e-9 ? 0.1 : 0.2
 }
 
 /**
@@ -248,12 +259,14 @@ export function reliabilityChart(bins: readonly ReliabilityBinView[], options: R
   return parts.join('')
 }
 
-/** Left value axis with gridlines at quarters of `max`, labelled in percent. */
+/** Left value axis with gridlines every {@link axisStep} up to `max`, labelled in percent. */
 function axisY(left: number, top: number, plotW: number, plotH: number, max: number): string {
   const parts: string[] = []
-  for (let i = 0; i <= 4; i++) {
-    const v = (max * i) / 4
-    const y = top + plotH - (i / 4) * plotH
+  const step = axisStep(max)
+  const ticks = Math.round(max / step)
+  for (let i = 0; i <= ticks; i++) {
+    const v = Math.min(max, i * step)
+    const y = top + plotH - (v / max) * plotH
     parts.push(
       `<line class="grid" x1="${left}" x2="${fmt(left + plotW)}" y1="${fmt(y)}" y2="${fmt(y)}"/>` +
         `<text class="axis" x="${left - 6}" y="${fmt(y + 4)}" text-anchor="end">${escapeXml(percent(v, 0))}</text>`,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { formatInterval, honestNumbers } from '../../src/core/intervals.ts'
 import { mcnemarExact } from '../../src/core/stats.ts'
 import { evaluateWithScorer } from '../../src/core/evaluate.ts'
 import { DataError } from '../../src/core/errors.ts'
@@ -14,7 +15,7 @@ import {
   reliabilityBins,
   renderHtmlReport,
 } from '../../src/report/html.ts'
-import { escapeXml, niceMax } from '../../src/report/svg.ts'
+import { axisStep, escapeXml, niceMax } from '../../src/report/svg.ts'
 import { alwaysFirst, byId, decision } from '../helpers/decisions.ts'
 
 const quiet = { onWarning: () => {} }
@@ -189,6 +190,24 @@ describe('intervals, baselines and verdicts', () => {
     expect(html).toContain('90% interval [40.0, 77.0]')
     expect(html).toContain('not better than chance')
   })
+
+  it('shows what the statistics module computes, at the top level or nested', async () => {
+    const result = await run()
+    const honest = honestNumbers(result.records, null, { resamples: 200 })
+    for (const json of [{ ...resultToJson(result), ...honest }, { ...resultToJson(result), honest }] as unknown as EvalResultJson[]) {
+      const html = renderHtmlReport({ result: json })
+      const cardText = (metric: string) => html.slice(html.indexOf(`data-metric="${metric}"`)).split('</div>')[0]!
+      expect(cardText('accuracy')).toContain(`95% interval ${formatInterval(honest.intervals.accuracy)}`)
+      expect(cardText('balancedAccuracy')).toContain(`95% interval ${formatInterval(honest.intervals.balancedAccuracy)}`)
+      expect(cardText('orderConsistency')).toContain(`95% interval ${formatInterval(honest.intervals.orderConsistency!)}`)
+      expect(cardText('accuracy')).toContain(`majority baseline ${pct(honest.majorityBaseline.accuracy)}`)
+      for (const key of ['accuracy', 'balancedAccuracy'] as const) {
+        const message = honest.verdicts[key].message
+        if (message) expect(cardText(key)).toContain(message)
+        else expect(cardText(key)).not.toContain('class="verdict"')
+      }
+    }
+  })
 })
 
 describe('two runs', () => {
@@ -231,6 +250,7 @@ describe('two runs', () => {
     const ids = ['1', '2', '3', '4', '5', '6', '7', '8']
     const recordsA = ids.map((id, i) => rec(id, i < 3))
     const recordsB = ids.map((id) => rec(id, true))
+    // A hand-made JSON of only the fields the report reads (older or newer runs may have more).
     const json = (records: DecisionRecord[]): EvalResultJson => ({
       accuracy: records.filter((r) => r.prediction === r.gold).length / records.length,
       balancedAccuracy: 0,
@@ -240,8 +260,8 @@ describe('two runs', () => {
       perCriterion: { c: 0 },
       letterDistribution: { A: 1, B: 0 },
       n: records.length,
-      manifest: { debias: 'none', orderingsScored: 1, chance: 0.5, unlabelledSkipped: 0, fingerprint: 'f' } as never,
-    }) as EvalResultJson
+      manifest: { debias: 'none', orderingsScored: 1, chance: 0.5, unlabelledSkipped: 0, fingerprint: 'f' },
+    }) as unknown as EvalResultJson
     const html = renderHtmlReport([
       { result: json(recordsA), records: recordsA },
       { result: json(recordsB), records: recordsB },
@@ -291,11 +311,18 @@ describe('chart data from records', () => {
     expect(chanceByCriterion(result.records)).toEqual({ c: 0.25, yes_no: 0.5 })
   })
 
-  it('rounds the histogram axis up to a tenth', () => {
+  it('rounds the histogram axis up to a tenth (a fifth above 50%), so gridlines land on round numbers', () => {
     expect(niceMax([0.33, 0.17])).toBe(0.4)
     expect(niceMax([0.3])).toBeCloseTo(0.3, 12)
+    expect(niceMax([0.234])).toBeCloseTo(0.3, 12)
+    expect(niceMax([0.51])).toBeCloseTo(0.6, 12)
+    expect(niceMax([0.65])).toBeCloseTo(0.8, 12)
     expect(niceMax([0])).toBe(0.1)
     expect(niceMax([1])).toBe(1)
+    for (const max of [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1]) {
+      const ticks = max / axisStep(max)
+      expect(Math.abs(ticks - Math.round(ticks))).toBeLessThan(1e-9)
+    }
   })
 })
 
