@@ -12,6 +12,7 @@ const entries: Record<string, string> = {
   'onnx/worker': 'src/scorers/onnx/worker.ts',
   'onnx/pool-server': 'src/scorers/onnx/pool-server.ts',
   'http/index': 'src/scorers/http/index.ts',
+  'report/index': 'src/report/index.ts',
   'vitest/reporter': 'src/vitest/reporter.ts',
   'vitest/plugin': 'src/vitest/plugin.ts',
   'vitest/setup': 'src/vitest/setup.ts',

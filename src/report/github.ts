@@ -4,12 +4,25 @@
  * eval file for failed thresholds, regressions and scoring failures. Pure: strings
  * in, strings out; the reporter decides where they go.
  */
-import type { ScepticSuiteMeta } from '../vitest/meta.ts'
+import type { EvalResultJson } from '../core/result.ts'
 
-/** One suite as the reporter saw it. */
-export interface GitHubSuite extends ScepticSuiteMeta {
+/**
+ * One suite as the reporter saw it: the suite meta `describeDecisions` leaves
+ * (structurally; this module does not import the Vitest layer) plus its file.
+ */
+export interface GitHubSuite {
+  /** The suite name. */
+  suite: string
   /** The eval file, relative to the repository root (annotations point at it). */
   file: string
+  /** Lower bounds by metric key (`balancedAccuracy`, `orderConsistency`, `accuracy`, `perCriterion`). */
+  thresholds?: Readonly<Record<string, number | undefined>>
+  /** The metrics and manifest; absent when scoring failed. */
+  result?: EvalResultJson
+  /** Why scoring failed, in one line. */
+  error?: string
+  /** The baseline gate's outcome, when the suite has one. */
+  baseline?: { pass: boolean; message: string }
 }
 
 const pct = (value: number | null | undefined) => (value === null || value === undefined ? 'n/a' : `${(value * 100).toFixed(1)}%`)

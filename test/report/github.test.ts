@@ -17,14 +17,14 @@ const result = {
   manifest: { debias: 'cyclic', orderingsScored: 2, chance: 0.5, unlabelledSkipped: 2 } as never,
 }
 
-const passing: GitHubSuite = { schema: 1, suite: 'reader', file: 'evals/reader.eval.ts', thresholds: { balancedAccuracy: 0.6 }, result }
+const passing: GitHubSuite = { suite: 'reader', file: 'evals/reader.eval.ts', thresholds: { balancedAccuracy: 0.6 }, result }
 const failing: GitHubSuite = {
   schema: 1,
   suite: 'positional | judge',
   file: 'evals/judge,v2.eval.ts',
   thresholds: { balancedAccuracy: 0.6, orderConsistency: 0.8, perCriterion: 0.6 },
   result,
-  baseline: { status: 'regressed', file: 'b.json', pass: false, message: 'order consistency fell from 90.0% to 40.0%: 10 decisions worse, 0 better, p = 0.001' },
+  baseline: { pass: false, message: 'order consistency fell from 90.0% to 40.0%: 10 decisions worse, 0 better, p = 0.001' },
 }
 
 describe('GitHub Actions output', () => {
@@ -40,7 +40,7 @@ describe('GitHub Actions output', () => {
   })
 
   it('annotations: an ::error per failed check, pointing at the eval file, escaped', () => {
-    const lines = githubAnnotations([passing, failing, { schema: 1, suite: 'broken', file: 'evals/x.eval.ts', thresholds: {}, error: 'ScorerError: 50% of\nrequests failed' }])
+    const lines = githubAnnotations([passing, failing, { suite: 'broken', file: 'evals/x.eval.ts', thresholds: {}, error: 'ScorerError: 50% of\nrequests failed' }])
     // `%` is escaped as %25 in the message: GitHub decodes it back.
     expect(lines).toEqual([
       '::error file=evals/judge%2Cv2.eval.ts,title=positional | judge > orderConsistency ≥ 0.8::order consistency 40.0%25 is below the bound 80.0%25; letters picked A:70%25 B:30%25',
