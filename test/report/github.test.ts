@@ -19,7 +19,6 @@ const result = {
 
 const passing: GitHubSuite = { suite: 'reader', file: 'evals/reader.eval.ts', thresholds: { balancedAccuracy: 0.6 }, result }
 const failing: GitHubSuite = {
-  schema: 1,
   suite: 'positional | judge',
   file: 'evals/judge,v2.eval.ts',
   thresholds: { balancedAccuracy: 0.6, orderConsistency: 0.8, perCriterion: 0.6 },
