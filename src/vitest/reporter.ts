@@ -3,11 +3,13 @@
  * prints the sceptic report for every `describeDecisions` suite, with pass/fail
  * marks beside the thresholds and the baseline verdict (issue 3, "Must hold" 5).
  */
-import pc from 'picocolors'
+import { appendFileSync } from 'node:fs'
 import { relative } from 'node:path'
+import pc from 'picocolors'
 import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
 import { colorEnabled, render, type EvalResult, type RenderOptions } from '../core/index.ts'
+import { githubAnnotations, githubSummary } from '../report/github.ts'
 import { formatValue, thresholdMark, worstCriterion } from './format.ts'
 import { readSuiteMeta, type ScepticSuiteMeta } from './meta.ts'
 import { formatProgress, parseProgress } from './progress.ts'
@@ -16,6 +18,17 @@ import { formatProgress, parseProgress } from './progress.ts'
 export interface ScepticReporterOptions {
   /** Colour the report. Default: on for a terminal, off for a pipe or under `NO_COLOR`. */
   color?: boolean
+  /**
+   * On GitHub Actions, append a Markdown table per suite to the job summary
+   * (`GITHUB_STEP_SUMMARY`). Default `true`.
+   */
+  githubSummary?: boolean
+  /**
+   * On GitHub Actions, also print `::error` annotations for failed thresholds,
+   * regressions and scoring failures. Default `false`: Vitest's own `github-actions`
+   * reporter already annotates every failed test, including these.
+   */
+  githubAnnotations?: boolean
 }
 
 /** One suite's report entry, collected from suite meta. */
@@ -60,6 +73,26 @@ export default class ScepticReporter implements Reporter {
     const reports = collectReports(testModules, vitest.config.root)
     if (reports.length === 0) return
     vitest.logger.log(renderReports(reports, this.options.color ?? colorEnabled(process.stdout)))
+    this.writeGitHubOutput(reports)
+  }
+
+  /** GitHub Actions job summary (and, when asked, annotations), from the same suite meta. */
+  private writeGitHubOutput(reports: readonly SuiteReport[]): void {
+    if (process.env.GITHUB_ACTIONS !== 'true') return
+    const suites = reports.map(({ file, meta }) => ({
+      ...meta,
+      file,
+      thresholds: meta.thresholds as Readonly<Record<string, number | undefined>>,
+    }))
+    const summaryFile = process.env.GITHUB_STEP_SUMMARY
+    if (this.options.githubSummary !== false && summaryFile) {
+      try {
+        appendFileSync(summaryFile, githubSummary(suites) + '\n')
+      } catch (error) {
+        this.vitest?.logger.error(`vitest-sceptic: cannot write the job summary to ${summaryFile}: ${(error as Error).message}`)
+      }
+    }
+    if (this.options.githubAnnotations) for (const line of githubAnnotations(suites)) this.vitest?.logger.log(line)
   }
 
   private colors() {

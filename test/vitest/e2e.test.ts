@@ -122,8 +122,18 @@ describe('sharded blob runs merged with --merge-reports', () => {
     expect(one.output + two.output).not.toContain('SCEPTIC REPORT')
     expect(readdirSync(blobs).sort()).toEqual(['blob-1.json', 'blob-2.json'])
 
-    const merged = await vitest(['run', '--root', PROJECT, `--merge-reports=${blobs}`], env)
+    // The merged run also writes the GitHub Actions job summary when it runs there.
+    const summary = join(out, 'step-summary.md')
+    const merged = await vitest(['run', '--root', PROJECT, `--merge-reports=${blobs}`], {
+      ...env,
+      GITHUB_ACTIONS: 'true',
+      GITHUB_STEP_SUMMARY: summary,
+    })
     expect(merged.code, merged.output).toBe(0)
+    const markdown = readFileSync(summary, 'utf8')
+    expect(markdown).toContain('## Sceptic report')
+    expect(markdown).toContain('### ✅ fixture triage')
+    expect(markdown).toContain('### ✅ small set')
     expect(merged.output).toContain('SCEPTIC REPORT  2 suites')
     expect(merged.output).toMatch(/fixture triage\s+evals\/triage\.eval\.ts/)
     expect(merged.output).toMatch(/small set\s+evals\/small\.eval\.ts/)
