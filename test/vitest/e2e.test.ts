@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, existsSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { assertBuilt, FIXTURES, vitest } from './helpers.ts'
+import { FIXTURES, removeDistSnapshot, snapshotDist, vitest as spawnVitest } from './helpers.ts'
 
 // Each spawned run takes seconds (more on 2 busy cores); some tests spawn three.
 const E2E_TIMEOUT = 180_000
@@ -18,9 +18,15 @@ const tempDir = () => {
   return dir
 }
 
-beforeAll(() => assertBuilt())
+// Fixture runs use a private copy of dist/ (see snapshotDist).
+let dist = ''
+const vitest = (args: string[], env: Record<string, string> = {}) => spawnVitest(args, { SCEPTIC_E2E_DIST: dist, ...env })
+beforeAll(async () => {
+  dist = await snapshotDist()
+})
 afterAll(() => {
   for (const dir of scratch) rmSync(dir, { recursive: true, force: true })
+  if (dist) removeDistSnapshot(dist)
 })
 
 describe('fixture project: thresholds, snapshots and the baseline gate', () => {
@@ -48,7 +54,7 @@ describe('fixture project: thresholds, snapshots and the baseline gate', () => {
     // Vitest's summary first, then the sceptic report with marks beside the thresholds.
     expect(output.indexOf('SCEPTIC REPORT')).toBeGreaterThan(output.indexOf('Test Files'))
     expect(output).toContain('SCEPTIC REPORT  2 suites')
-    expect(output).toMatch(/balanced accuracy\s+100\.0%\s+✓ ≥ 0\.60/)
+    expect(output).toMatch(/balanced accuracy\s+100\.0%.*✓ ≥ 0\.60/)
     expect(output).toMatch(/order consistency\s+100\.0%.*✓ ≥ 0\.90/)
     expect(output).toContain('Snapshots  1 written')
     const baseline = JSON.parse(readFileSync(baselineFile, 'utf8'))

@@ -1,6 +1,7 @@
 // Spawning `vitest run` on a fixture project, time-bound, with a clean environment.
 import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url))
@@ -11,6 +12,47 @@ const VITEST_BIN = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs',
 export function assertBuilt(): void {
   for (const file of ['dist/index.js', 'dist/vitest/plugin.js', 'dist/vitest/setup.js', 'dist/vitest/reporter.js'])
     if (!existsSync(REPO + file)) throw new Error(`${file} is missing: build first (\`npm test\` does, or run \`npx tsup\`)`)
+}
+
+/**
+ * A private copy of dist/ for the fixture runs (they find it through
+ * SCEPTIC_E2E_DIST). Others may rebuild dist/ while these tests run (tsup cleans it
+ * first), which would break a run half-way. The copy lives under node_modules/ so its
+ * own imports (vitest, zod, picocolors) resolve as from an installed package. A copy
+ * taken mid-rebuild is detected (a relative import with no file) and retaken.
+ */
+export async function snapshotDist(): Promise<string> {
+  assertBuilt()
+  const target = join(REPO, 'node_modules', '.cache', `vitest-sceptic-e2e-${process.pid}`, 'dist')
+  for (let attempt = 0; attempt < 20; attempt++) {
+    rmSync(target, { recursive: true, force: true })
+    mkdirSync(target, { recursive: true })
+    try {
+      cpSync(join(REPO, 'dist'), target, { recursive: true })
+      if (complete(target)) return target
+    } catch {
+      // dist/ changed under us; try again.
+    }
+    await new Promise((done) => setTimeout(done, 1000))
+  }
+  throw new Error('could not take a consistent copy of dist/ (is something rebuilding it continuously?)')
+}
+
+/** Remove a copy made by {@link snapshotDist}. */
+export function removeDistSnapshot(dist: string): void {
+  rmSync(dirname(dist), { recursive: true, force: true })
+}
+
+function complete(dir: string): boolean {
+  const files = readdirSync(dir, { recursive: true }) as string[]
+  for (const file of files) {
+    if (!file.endsWith('.js')) continue
+    const path = join(dir, file)
+    for (const [, spec] of readFileSync(path, 'utf8').matchAll(/from\s+["'](\.{1,2}\/[^"']+)["']/g))
+      if (!existsSync(resolve(dirname(path), spec!))) return false
+  }
+  for (const entry of ['index.js', 'vitest/plugin.js', 'vitest/setup.js', 'vitest/reporter.js']) if (!existsSync(join(dir, entry))) return false
+  return true
 }
 
 /** The outcome of one spawned run. */

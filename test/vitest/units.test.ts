@@ -270,7 +270,7 @@ describe('helpers', () => {
       },
       false,
     )
-    expect(text).toMatch(/balanced accuracy\s+85\.0%\s+✗ < 0\.90/)
+    expect(text).toMatch(/balanced accuracy\s+85\.0%.*✗ < 0\.90/)
     expect(text).toMatch(/order consistency\s+100\.0%.*✓ ≥ 0\.50/)
     expect(text).toMatch(/every criterion\s+✗ < 0\.70\s+worst "refund" 0\.620/)
     expect(text).toMatch(/baseline\s+✓ pass\s+b\/x\.json\n  no significant drop/)
