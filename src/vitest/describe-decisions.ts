@@ -14,7 +14,10 @@ import {
   loadDecisions,
   validateDecisions,
   type Criterion,
+  type CustomMetric,
   type DebiasMode,
+  type EvaluateOptions,
+  type ReducerLike,
   type Decision,
   type EvalResult,
   type ScoreFn,
@@ -89,6 +92,26 @@ export interface DescribeDecisionsOptions {
   skip?: boolean
   /** Call the scorer's `close()` (handle or function property) after the suite. Default `false` (a scorer may be shared by suites). */
   closeScorer?: boolean
+  /** Times each (decision, ordering) is scored, for sampling scorers. Default 1. */
+  epochs?: number
+  /** Epoch reducer for each decision's `value`: `'mean'` (default), `'median'`, `'mode'`, `'max'`, `atLeast(k)`, `passAt(k)`. */
+  reducer?: ReducerLike
+  /** How orderings are combined: `'probability'` (default, the reference) or `'log'` (geometric mean). */
+  average?: EvaluateOptions['average']
+  /**
+   * Custom metrics over the frozen, reduced per-decision scores; shown in the report and
+   * usable as thresholds by name: `thresholds: { confidentAndWrong: 0 }` is not a
+   * lower bound you want, so name metrics so that higher is better.
+   */
+  metrics?: Readonly<Record<string, CustomMetric>>
+  /**
+   * Largest share of labelled decisions allowed to fail scoring (timeouts, HTTP errors)
+   * before every threshold and baseline test fails, in [0, 1]. Default 0: a threshold
+   * must not pass on a silently smaller set.
+   */
+  maxFailureRate?: number
+  /** Keep prompt text in records (default: a sha256 prefix only). */
+  storePrompts?: boolean
 }
 
 /** The callback of {@link describeDecisions}, run as its own test (`suite > assertions`). */
@@ -100,7 +123,7 @@ export const CALLBACK_TEST_NAME = 'assertions'
 export const BASELINE_TEST_NAME = 'order consistency vs baseline'
 
 /** The test name of a threshold: `orderConsistency ≥ 0.8`. */
-export function thresholdTestName(key: keyof Thresholds, bound: number): string {
+export function thresholdTestName(key: string, bound: number): string {
   return `${key} ≥ ${bound}`
 }
 
@@ -150,12 +173,21 @@ export function describeDecisions(name: string, options: DescribeDecisionsOption
       })
     }
 
-    for (const key of THRESHOLD_KEYS) {
+    const customKeys = Object.keys(thresholds).filter((key) => !(THRESHOLD_KEYS as readonly string[]).includes(key))
+    for (const key of [...THRESHOLD_KEYS, ...customKeys]) {
       const bound = thresholds[key]
       if (bound === undefined) continue
       test(thresholdTestName(key, bound), async ({ task, annotate }) => {
         const measured = requireResult(result)
-        const value = key === 'perCriterion' ? (worstCriterion(measured.perCriterion)?.[1] ?? null) : measured[key]
+        checkFailureRate(name, measured, options.maxFailureRate ?? 0)
+        if (customKeys.includes(key)) {
+          const value = measured.metrics[key] ?? null
+          writeMeta(task.meta, { suite: name, check: key, bound, value, result: summarise(measured) })
+          await annotate(`${formatValue(value)} (bound ${bound})`, `sceptic:${key}`)
+          if (value === null || value < bound - 1e-12) expect.fail(`expected custom metric ${key} ≥ ${bound}, measured ${value}`)
+          return
+        }
+        const value = key === 'perCriterion' ? (worstCriterion(measured.perCriterion)?.[1] ?? null) : measured[key as 'accuracy']
         writeMeta(task.meta, { suite: name, check: key, bound, value, result: summarise(measured) })
         // Annotations are what Vitest's junit reporter writes as <property> elements.
         await annotate(`${formatValue(value)} (bound ${bound})`, `sceptic:${key}`)
@@ -175,6 +207,7 @@ export function describeDecisions(name: string, options: DescribeDecisionsOption
     if (gateDir !== undefined) {
       test(BASELINE_TEST_NAME, async ({ task, annotate }) => {
         const measured = requireResult(result)
+        checkFailureRate(name, measured, options.maxFailureRate ?? 0)
         const outcome = await baselineGate(name, measured, gateDir, scepticContext(), options)
         if (suiteMeta) suiteMeta.baseline = outcome
         writeMeta(task.meta, { suite: name, check: 'baseline', result: summarise(measured) })
@@ -205,8 +238,16 @@ function checkOptions(name: string, options: DescribeDecisionsOptions): void {
   if (!(DEBIAS_MODES as readonly string[]).includes(debias))
     throw new ConfigError(`describeDecisions("${name}"): unknown debias mode "${debias}"; use one of ${DEBIAS_MODES.join(', ')}`)
   for (const [key, bound] of Object.entries(options.thresholds ?? {})) {
-    if (!(THRESHOLD_KEYS as readonly string[]).includes(key))
-      throw new ConfigError(`describeDecisions("${name}"): unknown threshold "${key}"; use ${THRESHOLD_KEYS.join(', ')}`)
+    const custom = options.metrics !== undefined && Object.hasOwn(options.metrics, key)
+    if (!custom && !(THRESHOLD_KEYS as readonly string[]).includes(key))
+      throw new ConfigError(
+        `describeDecisions("${name}"): unknown threshold "${key}"; use ${THRESHOLD_KEYS.join(', ')}, or the name of one of the suite's \`metrics\``,
+      )
+    if (custom) {
+      if (typeof bound !== 'number' || !Number.isFinite(bound))
+        throw new ConfigError(`describeDecisions("${name}"): threshold ${key} must be a finite number, got ${String(bound)}`)
+      continue
+    }
     if (typeof bound !== 'number' || !(bound >= 0 && bound <= 1))
       throw new ConfigError(`describeDecisions("${name}"): threshold ${key} must be a number in [0, 1], got ${String(bound)}`)
   }
@@ -214,6 +255,8 @@ function checkOptions(name: string, options: DescribeDecisionsOptions): void {
     throw new ConfigError(
       `describeDecisions("${name}"): an orderConsistency threshold needs more than one ordering, but debias is "none"; use "cyclic"`,
     )
+  if (options.maxFailureRate !== undefined && !(options.maxFailureRate >= 0 && options.maxFailureRate <= 1))
+    throw new ConfigError(`describeDecisions("${name}"): maxFailureRate must be in [0, 1], got ${String(options.maxFailureRate)}`)
   if (options.timeout !== undefined && !(options.timeout > 0))
     throw new ConfigError(`describeDecisions("${name}"): timeout must be a positive number of milliseconds`)
 }
@@ -259,6 +302,11 @@ async function scoreWithTimeout(
     manifest: { ...handle.manifest, ...options.manifest },
     ...(options.chunkSize !== undefined ? { chunkSize: options.chunkSize } : {}),
     ...(options.template ? { template: options.template } : {}),
+    ...(options.epochs !== undefined ? { epochs: options.epochs } : {}),
+    ...(options.reducer !== undefined ? { reducer: options.reducer } : {}),
+    ...(options.average !== undefined ? { average: options.average } : {}),
+    ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
+    ...(options.storePrompts ? { storePrompts: true } : {}),
     signal: controller.signal,
     onWarning: () => {
       // Unlabelled rows are counted in the manifest and shown in the report; no console noise.
@@ -386,4 +434,23 @@ function oneLine(error: unknown): string {
   const e = error as Error | undefined
   const text = e?.message ? `${e.name && e.name !== 'Error' ? `${e.name}: ` : ''}${e.message}` : String(error)
   return text.split('\n')[0]!
+}
+
+/**
+ * Fail the calling test when more decisions failed to score than allowed: metrics
+ * over a silently smaller set must not pass a gate (recall_guard counts failures
+ * per bucket for the same reason).
+ */
+function checkFailureRate(name: string, result: EvalResult, maxFailureRate: number): void {
+  const failed = result.failed ?? 0
+  if (failed === 0) return
+  const labelled = result.n + failed
+  if (failed / labelled <= maxFailureRate + 1e-12) return
+  const reasons = Object.entries(result.manifest.failedByReason ?? {})
+    .map(([reason, count]) => `${reason} ${count}`)
+    .join(', ')
+  expect.fail(
+    `"${name}": ${failed} of ${labelled} labelled decisions failed to score (${reasons}); maxFailureRate is ${maxFailureRate}. ` +
+      'The metrics cover only the decisions that scored.',
+  )
 }

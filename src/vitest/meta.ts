@@ -20,6 +20,8 @@ export interface Thresholds {
   accuracy?: number
   /** Lower bound on every criterion's balanced accuracy. */
   perCriterion?: number
+  /** Lower bound on a custom metric, by the name given in the suite's `metrics` option. */
+  [customMetric: string]: number | undefined
 }
 
 /** The metric names a threshold can bound, in the order their tests are declared. */

@@ -159,6 +159,16 @@ describe('broken scorers, progress and pools', () => {
     // Progress: decisions scored / total, rate, ETA; the raw marker lines stay hidden.
     expect(output).toMatch(/⋯ slow scorer: \d+\/20 decisions scored · [\d.]+\/s · ETA \d+s/)
     expect(output).not.toContain('[vitest-sceptic:progress]')
+    // Per-request failures: counted, reported, and failing thresholds unless allowed.
+    expect(output).toContain('FAIL  evals/broken.eval.ts > some requests fail > balancedAccuracy ≥ 0.4')
+    expect(output).toContain('"some requests fail": 2 of 20 labelled decisions failed to score (timeout 2); maxFailureRate is 0')
+    expect(output).not.toContain('FAIL  evals/broken.eval.ts > failures within the allowed rate')
+    expect(output).toMatch(/failed {13}2 {3}\(timeout 2; metrics are over the 18 scored\)/)
+    // Custom metrics are thresholds by name; the report shows their values.
+    expect(output).not.toContain('FAIL  evals/broken.eval.ts > custom metric thresholds > meanConfidence ≥ 0.4')
+    expect(output).toContain('FAIL  evals/broken.eval.ts > custom metric thresholds > hitRate ≥ 0.75')
+    expect(output).toContain('expected custom metric hitRate ≥ 0.75, measured 0.5')
+    expect(output).toMatch(/meanConfidence {5}0\.900/)
   }, E2E_TIMEOUT)
 
   test('vm pools are refused with the reason', async () => {
