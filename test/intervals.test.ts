@@ -1,7 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { evaluateWithScorer } from '../src/core/evaluate.ts'
 import { formatInterval, honestNumbers } from '../src/core/intervals.ts'
-import type { DecisionRecord } from '../src/core/result.ts'
+import { render } from '../src/core/render.ts'
+import { resultToJson, type DecisionRecord } from '../src/core/result.ts'
+import type { ScoreFn } from '../src/core/score.ts'
 import { wilsonInterval } from '../src/core/stats.ts'
 
 const OPTIONS = ['a', 'b', 'c', 'd']
@@ -121,5 +124,71 @@ describe('honestNumbers', () => {
 
   it('formats an interval in percent', () => {
     expect(formatInterval({ lower: 0.62, upper: 0.7981 })).toBe('[62.0, 79.8]')
+  })
+})
+
+describe('statistics on EvalResult and in the report', () => {
+  const decisions = Array.from({ length: 40 }, (_, i) => ({
+    id: `d${i}`,
+    state: `evidence for ${OPTIONS[i % 4]}`,
+    criterion: { key: 'k', options: OPTIONS.map((id) => ({ id, text: id.toUpperCase() })) },
+    answer_id: OPTIONS[i % 4]!,
+    group_id: `g${Math.floor(i / 4)}`,
+  }))
+  const reader: ScoreFn = (requests) => requests.map(({ state, criterion }) => criterion.options.map((o) => (state.endsWith(o.id) ? 0.7 : 0.1)))
+  const firstSlot: ScoreFn = (requests) => requests.map(({ criterion }) => criterion.options.map((_, slot) => (slot === 0 ? 0.7 : 0.1)))
+
+  it('evaluateWithScorer attaches honestNumbers of its records, seeded with its seed, groups from group_id', async () => {
+    const result = await evaluateWithScorer(decisions, reader, { debias: 'cyclic', seed: 3 })
+    const goldLetters = decisions.map((d) => 'ABCD'[OPTIONS.indexOf(d.answer_id)]!)
+    expect(result.statistics).toEqual(honestNumbers(result.records, decisions.map((d) => d.group_id), { seed: 3, goldLetters }))
+    expect(result.statistics!.intervals.balancedAccuracy).toMatchObject({ unit: 'groups', units: 10, seed: 3 })
+    expect(resultToJson(result).statistics).toEqual(result.statistics)
+    const again = await evaluateWithScorer(decisions, reader, { debias: 'cyclic', seed: 3 })
+    expect(again.statistics).toEqual(result.statistics)
+  })
+
+  it('statistics: false leaves them out; an object sets resamples and level', async () => {
+    expect((await evaluateWithScorer(decisions, reader, { statistics: false })).statistics).toBeUndefined()
+    const custom = await evaluateWithScorer(decisions, reader, { statistics: { resamples: 300, level: 0.9 } })
+    expect(custom.statistics!.intervals.balancedAccuracy).toMatchObject({ resamples: 300, level: 0.9 })
+    expect(custom.statistics!.intervals.accuracy.level).toBe(0.9)
+  })
+
+  it('the report prints each interval after its value and the verdicts, and warns about ECE at small n', async () => {
+    const good = render(await evaluateWithScorer(decisions, reader, { debias: 'cyclic' }), { color: false })
+    expect(good).toMatch(/^accuracy {11}100\.0% {2}\[91\.2, 100\.0\] {3}\(chance 25\.0%\)$/m)
+    expect(good).toMatch(/^balanced accuracy {2}100\.0% {2}\[100\.0, 100\.0\]$/m)
+    expect(good).toMatch(/^order consistency {2}100\.0% {2}\[100\.0, 100\.0\] {3}same answer under every ordering$/m)
+    expect(good).toMatch(/^ece {16}[\d.]+ {3}unreliable at n = 40 \(< 300; perfect calibration scores [\d.]+ here\): read the Brier score$/m)
+    expect(good).toMatch(/^majority baseline  25\.0% {2}\[\d+\.\d, \d+\.\d\]/m)
+    expect(good).toMatch(/^detectable change  ±\d+\.\d pp/m)
+    expect(good).toMatch(/^rstd {15}0\.0 /m)
+
+    const bad = render(await evaluateWithScorer(decisions, firstSlot, { debias: 'cyclic' }), { color: false })
+    expect(bad).toMatch(/^accuracy .*not better than chance$/m)
+    expect(bad).toMatch(/^balanced accuracy .*not better than chance$/m)
+    expect(bad).toMatch(/^order consistency  0\.0% {2}\[0\.0, 0\.0\] .*not better than a random guesser$/m)
+    expect(bad).toMatch(/^rstd {15}43\.3 /m)
+  })
+
+  it('threshold marks stay right after the value, the interval after them', async () => {
+    const result = await evaluateWithScorer(decisions, reader, { debias: 'cyclic' })
+    expect(render(result, { color: false, marks: { balancedAccuracy: '✓ ≥ 0.70' } })).toMatch(/^balanced accuracy  100\.0% {3}✓ ≥ 0\.70 {2}\[100\.0, 100\.0\]$/m)
+  })
+
+  it('under pride the order-consistency interval is over the sampled decisions, and says so', async () => {
+    const result = await evaluateWithScorer(decisions, reader, { debias: 'pride', prideFraction: 0.25 })
+    expect(result.statistics!.orderConsistencyDecisions).toBe(10)
+    expect(render(result, { color: false })).toMatch(/^order consistency  100\.0% {2}\[100\.0, 100\.0\] {3}same answer under every ordering \(over the 10 sampled decisions\)$/m)
+  })
+
+  it('a majority-only model gets "not better than the majority baseline"', async () => {
+    // 3 of 4 decisions have gold "a"; the scorer always answers "a" whatever the slot.
+    const skewed = decisions.map((d, i) => ({ ...d, answer_id: i % 4 === 3 ? 'b' : 'a' }))
+    const alwaysA: ScoreFn = (requests) => requests.map(({ criterion }) => criterion.options.map((o) => (o.id === 'a' ? 0.7 : 0.1)))
+    const text = render(await evaluateWithScorer(skewed, alwaysA, { debias: 'cyclic' }), { color: false })
+    expect(text).toMatch(/^accuracy {11}75\.0% {2}\[\d+\.\d, \d+\.\d\] {3}\(chance 25\.0%\) {3}not better than the majority baseline$/m)
+    expect(text).toMatch(/^balanced accuracy  50\.0% .*not better than the majority baseline$/m)
   })
 })

@@ -15,6 +15,7 @@ import {
   orderConsistency,
 } from './metrics.ts'
 import { assertAverageMode, assertDebiasMode, LOG_FLOOR, orderings, type AverageMode, type DebiasMode, type Ordering } from './orderings.ts'
+import { honestNumbers, type HonestNumbersOptions } from './intervals.ts'
 import { buildPrompt } from './prompt.ts'
 import { resolveReducer, type ReducerLike } from './reducers.ts'
 import type { DecisionFailure, DecisionRecord, EvalResult, Manifest } from './result.ts'
@@ -52,6 +53,12 @@ export interface EvaluateOptions {
    * 0.05, PriDe's α. The sample is drawn with `seed`.
    */
   prideFraction?: number
+  /**
+   * Attach `statistics` (intervals, baselines, minimum detectable difference, RStd, ECE
+   * reliability, verdicts; seeded with `seed`). Default true; `false` skips the
+   * bootstrap (about 2 s per 10^5 decisions). An object sets `resamples` or `level`.
+   */
+  statistics?: boolean | Pick<HonestNumbersOptions, 'resamples' | 'level'>
   /** Seed recorded in the manifest (and used by anything random). Default 0. */
   seed?: number
   /** What scored the requests, for the report and manifest. Default `(injected scorer)`. */
@@ -400,6 +407,20 @@ export async function evaluateWithScorer(
     ...options.manifest,
   }
 
+  const statistics =
+    options.statistics === false
+      ? undefined
+      : honestNumbers(
+          records,
+          scoredRows.map((r) => rows[r]!.group_id ?? null),
+          {
+            seed,
+            ...(typeof options.statistics === 'object' ? options.statistics : {}),
+            // RStd is over the gold answer's slot letter as the decision was written (PriDe's "ID").
+            goldLetters: scoredRows.map((r) => LETTERS[rows[r]!.criterion.options.findIndex((o) => o.id === rows[r]!.answer_id)]!),
+          },
+        )
+
   return {
     accuracy: accuracy(gold, predictions),
     balancedAccuracy: balancedAccuracy(gold, predictions),
@@ -414,6 +435,7 @@ export async function evaluateWithScorer(
     metrics: runCustomMetrics(options.metrics, samples),
     failed: failureList.length,
     failures: failureList,
+    ...(statistics ? { statistics } : {}),
     manifest,
     records,
   }

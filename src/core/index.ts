@@ -42,8 +42,15 @@ export {
   orderConsistency,
   recallByClass,
 } from './metrics.ts'
-export { DEBIAS_MODES, MAX_PERMUTATION_OPTIONS, assertDebiasMode, orderings } from './orderings.ts'
-export type { DebiasMode, Ordering } from './orderings.ts'
+export { AVERAGE_MODES, DEBIAS_MODES, LOG_FLOOR, MAX_PERMUTATION_OPTIONS, assertAverageMode, assertDebiasMode, orderings } from './orderings.ts'
+export type { AverageMode, DebiasMode, Ordering } from './orderings.ts'
+export { DEFAULT_PRIDE_FRACTION } from './evaluate.ts'
+export type { PrideManifest } from './evaluate.ts'
+export * from './stats.ts'
+export { formatInterval, honestNumbers } from './intervals.ts'
+export type { HonestNumbers, HonestNumbersOptions, Verdict } from './intervals.ts'
+export { compareResults, recordsFingerprint, renderComparison } from './compare.ts'
+export type { Comparable, CompareOptions, Comparison, PairedTable, RenderComparisonOptions } from './compare.ts'
 export { buildPrompt } from './prompt.ts'
 export { colorEnabled, render } from './render.ts'
 export type { RenderOptions } from './render.ts'

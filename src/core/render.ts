@@ -1,4 +1,6 @@
 import pc from 'picocolors'
+import type { Verdict } from './intervals.ts'
+import { ECE_MIN_ROWS } from './stats.ts'
 import type { EvalResult } from './result.ts'
 
 /** Options for {@link render}. */
@@ -39,13 +41,20 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
     return '   ' + (text.startsWith('✗') ? c.red(text) : c.green(text))
   }
   const skipped = m.unlabelledSkipped > 0 ? c.dim(`   (${m.unlabelledSkipped} unlabelled skipped)`) : ''
+  // Honest numbers (present unless evaluated with statistics: false): `  [lo, hi]` after a
+  // value (and its threshold mark), and the verdict when the interval does not clear chance
+  // or the majority baseline.
+  const st = result.statistics
+  const ci = (interval: { lower: number; upper: number } | null | undefined) =>
+    interval ? `  ${c.dim(`[${(interval.lower * 100).toFixed(1)}, ${(interval.upper * 100).toFixed(1)}]`)}` : ''
+  const verdict = (v: Verdict | null | undefined) => (v?.message ? '   ' + c.yellow(v.message) : '')
   const lines = [
     `${label('model')}${m.model ?? m.scorer}`,
     `${label('decisions')}${result.n}${skipped}`,
     ...failureLines(result, c),
     `${label('debias')}${m.debias}   ${m.orderingsScored} ordering${m.orderingsScored === 1 ? '' : 's'} scored`,
-    `${label('accuracy')}${pct(result.accuracy)}   ${c.dim(`(chance ${pct(m.chance)})`)}${mark('accuracy')}`,
-    `${label('balanced accuracy')}${c.bold(pct(result.balancedAccuracy))}${mark('balancedAccuracy')}`,
+    `${label('accuracy')}${pct(result.accuracy)}${mark('accuracy')}${ci(st?.intervals.accuracy)}   ${c.dim(`(chance ${pct(m.chance)})`)}${verdict(st?.verdicts.accuracy)}`,
+    `${label('balanced accuracy')}${c.bold(pct(result.balancedAccuracy))}${mark('balancedAccuracy')}${ci(st?.intervals.balancedAccuracy)}${verdict(st?.verdicts.balancedAccuracy)}`,
   ]
   if (result.orderConsistency === null) {
     lines.push(
@@ -53,15 +62,36 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
     )
   } else {
     const oc = pct(result.orderConsistency)
+    const over = (m.pride as { orderConsistencyOver?: string } | undefined)?.orderConsistencyOver
     lines.push(
-      `${label('order consistency')}${c.bold(result.orderConsistency < 0.5 ? c.yellow(oc) : oc)}   ` +
-        `${c.dim('same answer under every ordering')}${mark('orderConsistency')}`,
+      `${label('order consistency')}${c.bold(result.orderConsistency < 0.5 ? c.yellow(oc) : oc)}${mark('orderConsistency')}${ci(st?.intervals.orderConsistency)}   ` +
+        `${c.dim(`same answer under every ordering${over ? ` (over ${over})` : ''}`)}${verdict(st?.verdicts.orderConsistency)}`,
     )
   }
   if ((m.epochs ?? 1) > 1 || (m.reducer ?? 'mean') !== 'mean')
     lines.push(`${label('score')}${result.score.toFixed(3)}   ${c.dim(`(${m.reducer} over ${m.epochs} epoch${m.epochs === 1 ? '' : 's'})`)}`)
-  if (result.ece !== null) lines.push(`${label('ece')}${result.ece.toFixed(3)}`)
+  if (result.ece !== null)
+    lines.push(
+      `${label('ece')}${result.ece.toFixed(3)}` +
+        (st && !st.eceReliable
+          ? '   ' +
+            c.dim(
+              result.n < ECE_MIN_ROWS
+                ? `unreliable at n = ${result.n} (< ${ECE_MIN_ROWS}; perfect calibration scores ${st.eceNote.floorMean.toFixed(3)} here): read the Brier score`
+                : `within the noise floor (perfect calibration's 95th percentile ${st.eceNote.floorP95.toFixed(3)}): read the Brier score`,
+            )
+          : ''),
+    )
   if (result.brier !== null) lines.push(`${label('brier')}${result.brier.toFixed(3)}`)
+  if (st) {
+    const base = st.majorityBaseline
+    lines.push(
+      `${label('majority baseline')}${pct(base.accuracy)}${ci(base.interval)}   ${c.dim(`balanced ${pct(base.balancedAccuracy)}; always the most frequent answer per criterion`)}`,
+      `${label('detectable change')}±${(st.minimumDetectableDifference * 100).toFixed(1)} pp   ` +
+        c.dim(`smallest accuracy change a paired comparison on ${result.n} decisions detects (80% power, α = 0.05)`),
+    )
+    if (st.rstd !== null) lines.push(`${label('rstd')}${st.rstd.toFixed(1)}   ${c.dim('std of recall across gold letters, in points (PriDe); 0 = no letter favoured')}`)
+  }
   const letters = Object.entries(result.letterDistribution)
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([letter, share]) => `${letter}:${pct0(share)}`)

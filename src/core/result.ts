@@ -1,3 +1,4 @@
+import type { HonestNumbers } from './intervals.ts'
 import type { DebiasMode } from './orderings.ts'
 
 /**
@@ -114,6 +115,13 @@ export interface EvalResult {
   failed: number
   /** The failed decisions, input order. */
   failures: DecisionFailure[]
+  /**
+   * How far the headline numbers could move by chance, and what they must beat: 95%
+   * intervals, chance and majority baselines, the minimum detectable difference, RStd,
+   * ECE reliability and verdicts (see `honestNumbers` and docs/statistics.md). Absent
+   * when evaluated with `statistics: false`.
+   */
+  statistics?: HonestNumbers
   /** How the numbers were produced. */
   manifest: Manifest
   /** One record per labelled decision, input order. Not part of `--json-out`; see `--records-out`. */
