@@ -29,9 +29,11 @@ export interface OnnxScorerOptions {
   /** Model directory: `tokenizer.json` plus `model.onnx` (or `onnx/model.onnx`), as Optimum exports them. */
   model: string
   /**
-   * Most prompts per `session.run`. Default 8. Runs are also split so every worker
-   * has work, and so a run's logits (`rows × tokens × vocab × 4` bytes) stay under
-   * `maxLogitsBytes`.
+   * Most prompts per `session.run`. Default 4: one decision's rotations under
+   * `cyclic` with 4 options. Single-thread sessions gain nothing from bigger batches
+   * (per-thread throughput drops slightly at 8), and padding grows. Runs are also split so
+   * every worker has work, and so a run's logits (`rows × tokens × vocab × 4` bytes)
+   * stay under `maxLogitsBytes`.
    */
   batchSize?: number
   /**
@@ -97,7 +99,7 @@ export interface OnnxScorer extends ScoreFn {
   ready(): Promise<OnnxModelInfo>
   /** Let running and queued batches finish, then stop the workers. Idempotent; later calls to the scorer reject. */
   close(): Promise<void>
-  /** One-line description for reports and manifests, e.g. `onnx models/tiny (2 workers × 1 thread, batch ≤ 8)`. */
+  /** One-line description for reports and manifests, e.g. `onnx models/tiny (2 workers × 1 thread, batch ≤ 4)`. */
   readonly describe: string
   /** Effective settings. */
   readonly settings: OnnxScorerSettings
@@ -227,7 +229,7 @@ function resolveSettings(options: OnnxScorerOptions, files: ModelFiles): OnnxSco
   // Capped at the cores: a CI runner with fewer cores than the config was written for still runs, just narrower.
   const workers = Math.min(cores, positive('workers', options.workers) ?? (gpu ? 1 : Math.min(2, cores)))
   const threadsPerWorker = Math.max(1, Math.min(positive('threadsPerWorker', options.threadsPerWorker) ?? cores, Math.floor(cores / workers)))
-  const batchSize = positive('batchSize', options.batchSize) ?? 8
+  const batchSize = positive('batchSize', options.batchSize) ?? 4
   const maxLogitsBytes = positive('maxLogitsBytes', options.maxLogitsBytes) ?? 256 * 1024 * 1024
   return { modelPath: files.modelPath, workers, threadsPerWorker, batchSize, maxLogitsBytes, executionProviders }
 }

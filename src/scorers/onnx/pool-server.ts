@@ -24,7 +24,7 @@ export interface ScorerServerOptions extends OnnxScorerOptions {
 export interface ScorerServer {
   /** Base URL to hand to {@link connectScorer}, e.g. `http://127.0.0.1:41234/3f9c…`. Holds a random path token. */
   readonly url: string
-  /** The underlying scorer's description (`onnx DIR (2 workers × 1 thread, batch ≤ 8)`). */
+  /** The underlying scorer's description (`onnx DIR (2 workers × 1 thread, batch ≤ 4)`). */
   readonly describe: string
   /** The pool itself, for in-process use. */
   readonly scorer: OnnxScorer
