@@ -68,7 +68,8 @@ describe('render', () => {
       decision(2, 1, { criterion: { key: 'refund', question: 'Q', options: ['yes', 'no'].map((id) => ({ id, text: id })) } }),
       decision(2, null),
     ].map((d, i) => ({ ...d, answer_id: d.answer_id && (i === 0 ? 'a' : 'no') }))
-    const result = await evaluateWithScorer(rows, alwaysFirst, { debias: 'cyclic', ...quiet })
+    // The reference block exactly; intervals and verdicts are tested below.
+    const result = await evaluateWithScorer(rows, alwaysFirst, { debias: 'cyclic', statistics: false, ...quiet })
     const text = render(result, { color: false })
     expect(text).toBe(
       [
@@ -92,6 +93,16 @@ describe('render', () => {
     expect(render(result, { color: true })).toMatch(/\x1b\[/)
   })
 
+  it('with statistics (the default) adds intervals, verdicts and the honest-numbers lines', async () => {
+    const rows = Array.from({ length: 30 }, (_, i) => decision(3, i % 3))
+    const result = await evaluateWithScorer(rows, alwaysFirst, { debias: 'cyclic', ...quiet })
+    const text = render(result, { color: false })
+    expect(text).toMatch(/^balanced accuracy  33\.3%  \[[\d.]+, [\d.]+\]   not better than chance$/m)
+    expect(text).toMatch(/^order consistency  0\.0%  \[0\.0, 0\.0\]   same answer under every ordering   not better than a random guesser$/m)
+    expect(text).toMatch(/^ece {16}[\d.]+   unreliable at n = 30/m)
+    for (const line of ['majority baseline', 'detectable change', 'rstd']) expect(text).toMatch(new RegExp(`^${line} +`, 'm'))
+  })
+
   it('says why order consistency is n/a with one ordering', async () => {
     const result = await evaluateWithScorer([decision(2, 0)], byId(() => 1), quiet)
     expect(render(result, { color: false })).toMatch(/order consistency  n\/a {5}only one ordering was scored/)
@@ -101,7 +112,7 @@ describe('render', () => {
     const result = await evaluateWithScorer([decision(2, 0)], alwaysFirst, { debias: 'cyclic', ...quiet })
     expect(Object.keys(resultToJson(result)).sort()).toEqual(
       // DESIGN.md's metrics, plus the epoch score, custom metrics and failure accounting.
-      ['accuracy', 'balancedAccuracy', 'brier', 'ece', 'letterDistribution', 'manifest', 'n', 'orderConsistency', 'perCriterion', 'score', 'metrics', 'failed', 'failures'].sort(),
+      ['accuracy', 'balancedAccuracy', 'brier', 'ece', 'letterDistribution', 'manifest', 'n', 'orderConsistency', 'perCriterion', 'score', 'metrics', 'failed', 'failures', 'statistics'].sort(),
     )
     expect(Object.keys(result.manifest)).toEqual(
       expect.arrayContaining(['debias', 'orderingsScored', 'forwardPasses', 'decisions', 'unlabelledSkipped', 'fingerprint', 'chance', 'seed', 'versions', 'started', 'seconds', 'scorer']),

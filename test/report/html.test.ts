@@ -142,7 +142,7 @@ describe('renderHtmlReport: one run', () => {
 
 describe('intervals, baselines and verdicts', () => {
   it('shows no interval when the JSON carries none', async () => {
-    const result = await run()
+    const result = await evaluateWithScorer(mixedSet(), reader, { debias: 'cyclic', statistics: false, ...quiet })
     const html = renderHtmlReport({ result: resultToJson(result) })
     expect(html).not.toMatch(/class="interval"/)
     expect(readExtras(resultToJson(result))).toEqual({
