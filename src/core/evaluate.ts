@@ -319,6 +319,7 @@ export async function evaluateWithScorer(
   const hits: boolean[] = []
   const records: DecisionRecord[] = []
   const samples: SampleScore[] = []
+  let valueSum = 0
   rows.forEach((row, r) => {
     if (failures.has(r)) return
     const ids = row.criterion.options.map((option) => option.id)
@@ -357,20 +358,23 @@ export async function evaluateWithScorer(
     if (epochs > 1) Object.assign(record, { epochValues, value })
     if (rowFlags.length > 0) record.flags = rowFlags
     records.push(record)
-    samples.push(
-      freezeScore({
-        id: record.id,
-        criterion: record.criterion,
-        gold: record.gold,
-        prediction: record.prediction,
-        value,
-        epochValues,
-        confidence: p[best]!,
-        probabilities: { ...record.probabilities },
-        consistent: plan[r]!.length > 1 ? isConsistent(picks[r]!) : null,
-        flags: rowFlags,
-      }),
-    )
+    valueSum += value
+    // Frozen per-decision scores are built only when a custom metric will read them.
+    if (options.metrics)
+      samples.push(
+        freezeScore({
+          id: record.id,
+          criterion: record.criterion,
+          gold: record.gold,
+          prediction: record.prediction,
+          value,
+          epochValues,
+          confidence: p[best]!,
+          probabilities: { ...record.probabilities },
+          consistent: plan[r]!.length > 1 ? isConsistent(picks[r]!) : null,
+          flags: rowFlags,
+        }),
+      )
   })
 
   const failureList: DecisionFailure[] = [...failures].sort(([a], [b]) => a - b).map(([r, failure]) => ({
@@ -431,7 +435,7 @@ export async function evaluateWithScorer(
     perCriterion: balancedAccuracyByGroup(gold, predictions, scoredDecisions.map((row) => row.criterion.key)),
     letterDistribution: letterDistribution(letterCounts.slice(0, widest), [...LETTERS.slice(0, widest)]),
     n: records.length,
-    score: mean(samples.map((s) => s.value)),
+    score: records.length === 0 ? 0 : valueSum / records.length,
     metrics: runCustomMetrics(options.metrics, samples),
     failed: failureList.length,
     failures: failureList,

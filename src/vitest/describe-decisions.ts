@@ -17,6 +17,7 @@ import {
   type CustomMetric,
   type DebiasMode,
   type EvaluateOptions,
+  type FallibleScoreFn,
   type ReducerLike,
   type Decision,
   type EvalResult,
@@ -44,8 +45,8 @@ const HOOK_GRACE_MS = 5_000
 
 /** A scorer with a description (and manifest entries) for the report, e.g. what an ONNX scorer factory returns. */
 export interface ScorerHandle {
-  /** The function that scores requests. */
-  score: ScoreFn
+  /** The function that scores requests (a fallible one may return per-request failures). */
+  score: ScoreFn | FallibleScoreFn
   /** What scored, for the report and the manifest (a model path, a name). */
   description?: string
   /** Extra manifest entries (batch size, workers, …). Never secrets. */
@@ -61,8 +62,8 @@ export interface DescribeDecisionsOptions {
    * array of decision objects (validated like a file's lines).
    */
   data: string | readonly unknown[]
-  /** Any ScoreFn, or a {@link ScorerHandle}. */
-  scorer: ScoreFn | ScorerHandle
+  /** Any ScoreFn (or FallibleScoreFn, e.g. `openAIScorer`), or a {@link ScorerHandle}. */
+  scorer: ScoreFn | FallibleScoreFn | ScorerHandle
   /** Debias mode. Default `'cyclic'`: without several orderings order consistency is n/a. */
   debias?: DebiasMode
   /** Lower bounds, one named test each: `suite > orderConsistency ≥ 0.8`. */
@@ -333,7 +334,7 @@ async function scoreWithTimeout(
  * ScoreFn carrying `describe` (a one-line description) and `close()` (the ONNX and
  * HTTP scorers); those are used when present.
  */
-export function scorerHandle(scorer: ScoreFn | ScorerHandle): ScorerHandle {
+export function scorerHandle(scorer: ScoreFn | FallibleScoreFn | ScorerHandle): ScorerHandle {
   if (typeof scorer !== 'function') return scorer
   const fn = scorer as ScoreFn & { describe?: unknown; close?: unknown }
   return {
@@ -422,7 +423,7 @@ function requireResult(result: EvalResult | undefined): EvalResult {
   return result
 }
 
-function describeScorer(score: ScoreFn): string {
+function describeScorer(score: ScoreFn | FallibleScoreFn): string {
   return score.name ? `${score.name} (ScoreFn)` : '(injected scorer)'
 }
 

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url'
 import { isLabelled, loadDecisions } from '../../core/decisions.ts'
 import { ConfigError, DataError } from '../../core/errors.ts'
 import { evaluateWithScorer } from '../../core/evaluate.ts'
-import { assertDebiasMode } from '../../core/orderings.ts'
+import { assertDebiasMode, type AverageMode } from '../../core/orderings.ts'
 import { resolveReducer, type ReducerLike } from '../../core/reducers.ts'
 import { colorEnabled, render } from '../../core/render.ts'
 import { recordsToJsonl, resultToJson } from '../../core/result.ts'
@@ -13,7 +13,7 @@ import { integer, parse } from '../args.ts'
 import { UsageError, type Command } from '../commands.ts'
 
 const USAGE =
-  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--batch-size N] [--workers N] [--seed N] [--epochs N] [--reducer NAME] [--store-prompts] [--json-out FILE] [--records-out FILE]'
+  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--batch-size N] [--workers N] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--json-out FILE] [--records-out FILE]'
 
 /** A scorer the CLI loaded, with what to call when done. */
 interface LoadedScorer {
@@ -36,6 +36,7 @@ export const evaluateCommand: Command = {
         'batch-size': { type: 'string' },
         workers: { type: 'string' },
         seed: { type: 'string' },
+        average: { type: 'string' },
         epochs: { type: 'string' },
         reducer: { type: 'string' },
         'store-prompts': { type: 'boolean' },
@@ -73,6 +74,7 @@ export const evaluateCommand: Command = {
         manifest: scorer.manifest,
         epochs,
         reducer,
+        ...(values.average !== undefined ? { average: values.average as AverageMode } : {}),
         storePrompts: raw['store-prompts'] === true,
         onWarning: (message) => process.stderr.write(`${message}\n`),
       })
