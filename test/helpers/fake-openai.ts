@@ -100,7 +100,7 @@ export async function startFakeOpenAI(behave: (body: any, call: number) => Behav
 export function letterLogprobs(prompt: string, only?: string[]): Record<string, number> {
   const [state = '', rest = ''] = prompt.split('\n\n')
   const options = [...rest.matchAll(/^([A-T])\. (.*)$/gm)].map(([, letter, text]) => ({ letter: letter!, text: text! }))
-  const scores = options.map((o) => (state.toLowerCase().includes(o.text.toLowerCase()) ? 3 : 0))
+  const scores: number[] = options.map((o) => (state.toLowerCase().includes(o.text.toLowerCase()) ? 3 : 0))
   const z = scores.reduce((sum, s) => sum + Math.exp(s), 0)
   const mass = 0.9 // the rest goes to filler tokens
   const entries: [string, number][] = []
