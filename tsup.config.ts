@@ -16,6 +16,7 @@ const entries: Record<string, string> = {
   'vitest/reporter': 'src/vitest/reporter.ts',
   'vitest/plugin': 'src/vitest/plugin.ts',
   'vitest/setup': 'src/vitest/setup.ts',
+  'vitest/models-setup': 'src/vitest/models-setup.ts',
 }
 
 // ESM only: `vitest` has no usable CommonJS entry, so a CJS build of the Vitest

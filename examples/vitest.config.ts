@@ -8,5 +8,11 @@ import { sceptic } from 'vitest-sceptic/plugin'
 export default defineConfig({
   // Relative paths (data files, the baseline dir) resolve against this directory.
   root: fileURLToPath(new URL('.', import.meta.url)),
-  plugins: [sceptic({ baseline: 'evals/__baselines__' })],
+  plugins: [
+    sceptic({
+      baseline: 'evals/__baselines__',
+      // Loaded once, in this process, and shared by every eval file that uses sharedModel('tiny').
+      models: { tiny: 'models/tiny' },
+    }),
+  ],
 })

@@ -20,3 +20,6 @@ export type { McNemarResult as BaselineMcNemarResult, PowerCheck } from './vites
 export { META_KEY, readSuiteMeta } from './vitest/meta.ts'
 export type { ScepticSuiteMeta, ScepticTestMeta, Thresholds } from './vitest/meta.ts'
 export type { ScepticContext } from './vitest/context.ts'
+export type { SharedModelOptions } from './vitest/context.ts'
+export { sharedModel } from './vitest/models.ts'
+export type { SharedModelScorer, SharedModelUrls } from './vitest/models.ts'

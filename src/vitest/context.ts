@@ -20,6 +20,22 @@ export interface ScepticContext {
   alpha: number
   /** The drop in order consistency the baseline gate should be able to detect (share of decisions). */
   detectableDrop: number
+  /** Shared ONNX models by name: scorer options with an absolute `model` path (see `sharedModel`). */
+  models?: Record<string, SharedModelOptions>
+}
+
+/** How the plugin starts one shared model: the ONNX scorer's options (JSON only: they cross processes). */
+export interface SharedModelOptions {
+  /** Absolute model directory. */
+  model: string
+  /** Prompts per run. */
+  batchSize?: number
+  /** Worker threads of the shared pool. */
+  workers?: number
+  /** ORT threads per worker. */
+  threadsPerWorker?: number
+  /** Execution providers, e.g. `['cuda', 'cpu']`. */
+  executionProviders?: string[]
 }
 
 declare module 'vitest' {

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import type { Plugin } from 'vite'
 import type { Vitest } from 'vitest/node'
 import { ConfigError } from '../core/index.ts'
-import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, type ScepticContext } from './context.ts'
+import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, type ScepticContext, type SharedModelOptions } from './context.ts'
 import { parseProgress } from './progress.ts'
 import { interactiveTerminal } from './progress.ts'
 import ScepticReporter, { blobRun } from './reporter.ts'
@@ -35,6 +35,13 @@ export interface ScepticPluginOptions {
    * never under CI (or force with `SCEPTIC_PROGRESS=1` / `=0`).
    */
   progress?: boolean | 'auto'
+  /**
+   * ONNX models to load once per run and share across every eval file:
+   * `{ tiny: 'models/tiny' }` or `{ qwen: { model: 'models/qwen', workers: 2 } }`
+   * (paths relative to the Vitest root). Eval files score with `sharedModel('tiny')`.
+   * The pools live in Vitest's main process; test workers only send requests.
+   */
+  models?: Record<string, string | Omit<SharedModelOptions, 'model'> & { model: string }>
 }
 
 /** Default include of the plugin. */
@@ -74,8 +81,16 @@ export function sceptic(options: ScepticPluginOptions = {}): Plugin {
         progress: !blob && (options.progress === 'auto' || options.progress === undefined ? interactiveTerminal() : options.progress),
         alpha: options.alpha ?? DEFAULT_ALPHA,
         detectableDrop: options.detectableDrop ?? DEFAULT_DETECTABLE_DROP,
+        ...(options.models ? { models: resolveModels(options.models, root) } : {}),
       }
       project.provide('sceptic', context)
+      // Shared models start in this (main) process, once, from a globalSetup (research notes §6a).
+      const modelsSetup = builtFile('./models-setup')
+      if (context.models) {
+        const current = project.config.globalSetup
+        const list = Array.isArray(current) ? current : current ? [current] : []
+        if (!list.includes(modelsSetup)) project.config.globalSetup = [...list, modelsSetup]
+      }
 
       // Reporters are created after this hook, so add to the config (research notes §5):
       // a bare instance, never [instance, options]; not to a blob shard, whose partial
@@ -99,11 +114,28 @@ function refuseVmPool(pool: unknown): void {
     )
 }
 
-/** The setup file that registers the matchers: the built `.js` next to this module (`.ts` when run from source). */
+/** The setup file that registers the matchers. */
 function setupFile(): string {
-  const js = fileURLToPath(new URL('./setup.js', import.meta.url))
+  return builtFile('./setup')
+}
+
+/** A file of this package by path: the built `.js` next to this module (`.ts` when run from source). */
+function builtFile(stem: string): string {
+  const js = fileURLToPath(new URL(`${stem}.js`, import.meta.url))
   if (existsSync(js)) return js
-  return fileURLToPath(new URL('./setup.ts', import.meta.url))
+  return fileURLToPath(new URL(`${stem}.ts`, import.meta.url))
+}
+
+/** Model entries with absolute paths (relative ones resolve against the Vitest root). */
+function resolveModels(models: NonNullable<ScepticPluginOptions['models']>, root: string): Record<string, SharedModelOptions> {
+  return Object.fromEntries(
+    Object.entries(models).map(([name, entry]) => {
+      const options = typeof entry === 'string' ? { model: entry } : entry
+      if (typeof options.model !== 'string' || options.model === '')
+        throw new ConfigError(`vitest-sceptic: models.${name} needs a model directory`)
+      return [name, { ...options, model: isAbsolute(options.model) ? options.model : resolve(root, options.model) }]
+    }),
+  )
 }
 
 function hasScepticReporter(vitest: Vitest): boolean {

@@ -178,3 +178,18 @@ describe('broken scorers, progress and pools', () => {
     expect(output).toContain('separate V8 realm')
   }, E2E_TIMEOUT)
 })
+
+describe('shared ONNX model (plugin `models`)', () => {
+  test('three eval files in three forks score through one pool started in the main process', async () => {
+    const out = tempDir()
+    const { code, output } = await vitest(['run', '--root', join(FIXTURES, 'shared-model')], { SCEPTIC_FIXTURE_OUT: out })
+    expect(code, output).toBe(0)
+    const who = readFileSync(join(out, 'who.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    expect(who.map((w) => w.file).sort()).toEqual([1, 2, 3])
+    expect(new Set(who.map((w) => w.pid)).size).toBe(3) // three test processes...
+    expect(new Set(who.map((w) => w.url)).size).toBe(1) // ...one pool
+    expect(who.every((w) => w.n === 6 && /^onnx .*examples\/models\/tiny \(\d workers? × \d threads?, batch ≤ \d+[^)]*\)$/.test(w.model))).toBe(true)
+    // The report names the model for every suite.
+    expect(output.match(/model {14}onnx .*models\/tiny/g)).toHaveLength(3)
+  }, E2E_TIMEOUT)
+})

@@ -1,0 +1,34 @@
+/**
+ * The plugin's globalSetup for shared models: runs once in Vitest's main process,
+ * starts one ONNX pool per configured model, provides their URLs to every test file,
+ * and returns a teardown that drains and closes them (a leaked pool would hold
+ * Vitest's exit for `teardownTimeout`; research notes §6).
+ */
+import type { TestProject } from 'vitest/node'
+import type { SharedModelUrls } from './models.ts'
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const models = project.getProvidedContext().sceptic?.models ?? {}
+  const names = Object.keys(models)
+  if (names.length === 0) {
+    project.provide('scepticModels', {})
+    return async () => {}
+  }
+  const { startScorerServer } = await import('../scorers/onnx/pool-server.ts')
+  const servers: { close(): Promise<void> }[] = []
+  const urls: SharedModelUrls = {}
+  try {
+    for (const name of names) {
+      const server = await startScorerServer(models[name]!)
+      servers.push(server)
+      urls[name] = { url: server.url, describe: server.describe }
+    }
+  } catch (error) {
+    await Promise.all(servers.map((server) => server.close()))
+    throw error
+  }
+  project.provide('scepticModels', urls)
+  return async () => {
+    await Promise.all(servers.map((server) => server.close()))
+  }
+}

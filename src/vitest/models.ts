@@ -1,0 +1,63 @@
+/**
+ * One model, loaded once per run (issue 4, "Must hold" 5). The plugin's `models`
+ * option names model directories; a globalSetup in Vitest's main process starts one
+ * shared ONNX pool per model and provides its URL; eval files in any worker reach it
+ * with {@link sharedModel}. Five eval files on one model mean one copy of the
+ * weights, not five.
+ */
+import { inject } from 'vitest'
+import { ConfigError } from '../core/errors.ts'
+import type { ScoreFn, ScoreRequest } from '../core/score.ts'
+
+/** Per model name, the URL of its shared pool (provided by the models globalSetup). */
+export type SharedModelUrls = Record<string, { url: string; describe: string }>
+
+declare module 'vitest' {
+  interface ProvidedContext {
+    /** Provided by the `sceptic()` plugin's models globalSetup. */
+    scepticModels: SharedModelUrls
+  }
+}
+
+/** A ScoreFn scored by a shared pool, with the `describe`/`close` shape of the local ONNX scorer. */
+export type SharedModelScorer = ScoreFn & {
+  /** The pool's description (`onnx DIR (2 workers × 1 thread, batch ≤ 4)`), for the report. */
+  readonly describe: string
+  /** Release this file's connections; the pool keeps running for other files. */
+  close(): Promise<void>
+}
+
+/**
+ * The scorer for a model configured in the plugin: `sceptic({ models: { tiny:
+ * 'models/tiny' } })`, then `scorer: sharedModel('tiny')` in any eval file. The
+ * pool runs in Vitest's main process; this returns a small HTTP client.
+ */
+export function sharedModel(name: string): SharedModelScorer {
+  let urls: SharedModelUrls | undefined
+  try {
+    urls = inject('scepticModels')
+  } catch {
+    urls = undefined
+  }
+  const entry = urls?.[name]
+  if (!entry) {
+    const known = Object.keys(urls ?? {})
+    throw new ConfigError(
+      `sharedModel("${name}"): no such model. ` +
+        (known.length > 0
+          ? `The plugin configures: ${known.join(', ')}.`
+          : `Add it to the plugin: sceptic({ models: { ${JSON.stringify(name)}: 'path/to/model-dir' } }) in vitest.config.ts.`),
+    )
+  }
+  // The client (and the onnx chunk it lives in) loads on first use only.
+  let client: Promise<ScoreFn & { close(): Promise<void> }> | undefined
+  const connect = () =>
+    (client ??= import('../scorers/onnx/pool-server.ts').then((m) => m.connectScorer(entry.url, { describe: entry.describe })))
+  const score = async (requests: readonly ScoreRequest[]) => (await connect())(requests)
+  return Object.assign(score, {
+    describe: entry.describe,
+    close: async () => {
+      if (client) await (await client).close()
+    },
+  })
+}
