@@ -342,19 +342,7 @@ export function percentileBootstrap<T>(
     const value = statistic(sample)
     if (Number.isFinite(value)) replicates.push(value)
   }
-  replicates.sort((x, y) => x - y)
-  const alpha = 1 - level
-  return {
-    estimate,
-    lower: replicates.length > 0 ? quantileSorted(replicates, alpha / 2) : estimate,
-    upper: replicates.length > 0 ? quantileSorted(replicates, 1 - alpha / 2) : estimate,
-    level,
-    method: 'percentile-bootstrap',
-    resamples: replicates.length,
-    unit: groups && clusters.length < items.length ? 'groups' : 'items',
-    units: clusters.length,
-    seed,
-  }
+  return percentileInterval(estimate, replicates, level, seed, clusters.length, items.length, groups !== undefined && groups !== null)
 }
 
 /**
@@ -407,6 +395,18 @@ export function percentileBootstrapCounts(
     const value = statistic(weights)
     if (Number.isFinite(value)) replicates.push(value)
   }
+  return percentileInterval(estimate, replicates, level, seed, clusters.length, count, groups !== undefined && groups !== null)
+}
+/** The percentile interval of sorted-or-not replicates, with how it was made. */
+function percentileInterval(
+  estimate: number,
+  replicates: number[],
+  level: number,
+  seed: number,
+  clusters: number,
+  items: number,
+  grouped: boolean,
+): BootstrapInterval {
   replicates.sort((x, y) => x - y)
   const alpha = 1 - level
   return {
@@ -416,11 +416,12 @@ export function percentileBootstrapCounts(
     level,
     method: 'percentile-bootstrap',
     resamples: replicates.length,
-    unit: groups && clusters.length < count ? 'groups' : 'items',
-    units: clusters.length,
+    unit: grouped && clusters < items ? 'groups' : 'items',
+    units: clusters,
     seed,
   }
 }
+
 
 /**
  * Balanced accuracy of a weighted sample, for {@link percentileBootstrapCounts}:
