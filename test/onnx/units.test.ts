@@ -102,9 +102,9 @@ describe('planInputs', () => {
       [logits, t('present.0.key', 'float32')],
       '/m/model.onnx',
     )
-    expect(plan).toMatchObject({ attentionMask: true, positionIds: true, vocab: 320, useCacheBranch: 'use_cache_branch', logitsType: 'float32' })
+    expect(plan).toMatchObject({ attentionMask: true, positionIds: true, vocab: 320, useCacheBranch: 'use_cache_branch', logitsType: 'float32', prefixCache: false })
     expect(plan.past).toEqual([
-      { name: 'past_key_values.0.key', type: 'float32', kvHeads: 2, headDim: 16 },
+      { name: 'past_key_values.0.key', type: 'float32', kvHeads: 2, headDim: 16, present: 'present.0.key' },
       { name: 'past_key_values.0.value', type: 'float32', kvHeads: 2, headDim: 16 },
     ])
   })

@@ -45,3 +45,36 @@ export function leftPad(ids: ArrayLike<number>, lengths: ArrayLike<number>, padI
   }
   return { rows, width, inputIds, attentionMask, positionIds }
 }
+
+/** A batch of suffixes continuing one shared prefix of `prefixLength` tokens. */
+export interface SuffixBatch extends PaddedBatch {
+  /** `[rows, prefixLength + width]`: the prefix (all 1), then each suffix left-padded (pads 0). */
+  readonly attentionMask: BigInt64Array
+  /** `[rows, width]`: `prefixLength + i` for a row's i-th real suffix token, pads at 0. */
+  readonly positionIds: BigInt64Array
+}
+
+/**
+ * Feeds for suffixes run against a prefix's key/value cache. Suffixes are left-padded
+ * like full prompts, so every row's last column is its last real token (the readout
+ * position, and the only one an optimized model computes). The pads sit between the
+ * prefix and the suffix: the mask hides them, and positions continue from the prefix
+ * over real tokens only, so each row sees exactly the positions of its full prompt.
+ */
+export function suffixPad(ids: ArrayLike<number>, lengths: ArrayLike<number>, prefixLength: number, padId = 0): SuffixBatch {
+  const padded = leftPad(ids, lengths, padId)
+  const { rows, width } = padded
+  const total = prefixLength + width
+  const attentionMask = new BigInt64Array(rows * total)
+  const positionIds = new BigInt64Array(rows * width)
+  const offset = BigInt(prefixLength)
+  for (let r = 0; r < rows; r++) {
+    attentionMask.fill(1n, r * total, r * total + prefixLength)
+    for (let c = 0; c < width; c++) {
+      const real = padded.attentionMask[r * width + c]!
+      attentionMask[r * total + prefixLength + c] = real
+      if (real) positionIds[r * width + c] = padded.positionIds[r * width + c]! + offset
+    }
+  }
+  return { rows, width, inputIds: padded.inputIds, attentionMask, positionIds }
+}

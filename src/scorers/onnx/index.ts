@@ -12,6 +12,8 @@ import type { ScoreFn, ScoreRequest } from '../../core/score.ts'
 import { planBatches } from './batching.ts'
 import { assertOrtInstalled, locateModel, type ModelFiles } from './model-dir.ts'
 import type { InputPlan } from './model-io.ts'
+import { groupByPrefix } from './prefix.ts'
+import type { RunMessage } from './protocol.ts'
 import { WorkerPool } from './pool.ts'
 import { loadTokenizer, type LoadedTokenizer } from './tokenizer.ts'
 
@@ -61,9 +63,23 @@ export interface OnnxScorerOptions {
    * 230-token prompt is already 140 MB, so large-vocabulary models run one prompt at a time.
    */
   maxLogitsBytes?: number
+  /**
+   * Score shared leading tokens once (DESIGN.md "ONNX model directory", prefix sharing).
+   * Adjacent requests with a long common token prefix (a decision's orderings, its
+   * epochs, several criteria on one state) run that prefix once and only their
+   * suffixes against its key/value cache: `'batched'` (default) runs up to `batchSize`
+   * suffixes per run on a tiled cache, `'sequential'` one suffix per run on the
+   * untiled cache, `'off'` always scores full prompts. Models without past inputs,
+   * `present.*` outputs or `attention_mask` always get full prompts. Results equal
+   * full-prompt scoring within float rounding (1e-5 in fp32, tested).
+   */
+  prefixSharing?: PrefixSharing
   /** @internal Test-only: a worker exits (as if it crashed) on a batch holding `tokenId`, `times` times in all. */
   faults?: { readonly tokenId: number; readonly times: number }
 }
+
+/** How {@link OnnxScorerOptions.prefixSharing} runs suffixes, or `'off'`. */
+export type PrefixSharing = 'batched' | 'sequential' | 'off'
 
 /** The pool shape and limits actually used, after defaults and the core cap. */
 export interface OnnxScorerSettings {
@@ -79,6 +95,22 @@ export interface OnnxScorerSettings {
   readonly maxLogitsBytes: number
   /** Execution providers passed to ORT. */
   readonly executionProviders: readonly ExecutionProvider[]
+  /** Prefix sharing mode asked for (models that cannot continue from a cache score full prompts regardless). */
+  readonly prefixSharing: PrefixSharing
+}
+
+/** Running totals of an {@link OnnxScorer} (live object, updated as calls are scored). */
+export interface OnnxScorerStats {
+  /** Requests scored. */
+  requests: number
+  /** Tokens of the full prompts of those requests. */
+  promptTokens: number
+  /** Tokens actually run through the model: each shared prefix once plus every suffix and full prompt. */
+  tokensRun: number
+  /** Shared-prefix groups run (each one prefix pass). */
+  sharedGroups: number
+  /** Requests scored as a suffix against a shared prefix. */
+  sharedRequests: number
 }
 
 /** What {@link OnnxScorer.ready} resolves to. */
@@ -103,6 +135,8 @@ export interface OnnxScorer extends ScoreFn {
   readonly describe: string
   /** Effective settings. */
   readonly settings: OnnxScorerSettings
+  /** Token counts since creation: what prefix sharing saved (also for manifests and the benchmark). */
+  readonly stats: OnnxScorerStats
   /** @internal The pool, once started (tests use it to kill an idle worker). */
   readonly pool: WorkerPool | undefined
 }
@@ -122,6 +156,7 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
   let pool: WorkerPool | undefined
   let startup: Promise<{ tokenizer: LoadedTokenizer; plan: InputPlan; pool: WorkerPool }> | undefined
   let closed = false
+  const stats: OnnxScorerStats = { requests: 0, promptTokens: 0, tokensRun: 0, sharedGroups: 0, sharedRequests: 0 }
 
   const start = async () => {
     const tokenizer = await loadTokenizer(files.dir)
@@ -160,8 +195,46 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
             throw new ConfigError(`${tokenizer.path}: letter token id ${id} is outside the model's vocabulary (${plan.vocab} logits); the tokenizer does not match ${files.modelPath}`)
       letters.push(letterIds)
     })
+    const cancel = { cancelled: false }
+    const results: number[][] = new Array(requests.length)
+    const submit = async (rows: readonly number[], payload: Omit<RunMessage, 'type' | 'id'>): Promise<void> => {
+      const probabilities = await workers.run({ payload, describe: () => describeRequests(requests, rows), cancel }).catch((error: unknown) => {
+        cancel.cancelled = true
+        throw error
+      })
+      let offset = 0
+      for (const r of rows) {
+        const count = letters[r]!.length
+        results[r] = Array.from(probabilities.subarray(offset, offset + count))
+        offset += count
+      }
+    }
+    const letterPayload = (rows: readonly number[]) => ({
+      letters: concat(rows.map((r) => letters[r]!)),
+      letterCounts: Int32Array.from(rows, (r) => letters[r]!.length),
+    })
+    const shared = settings.prefixSharing !== 'off' && plan.prefixCache ? groupByPrefix(ids) : { groups: [], singles: ids.map((_, i) => i) }
+    const jobs: Promise<void>[] = shared.groups.map((group) => {
+      const P = group.prefixLength
+      return submit(group.rows, {
+        prefix: ids[group.rows[0]!]!.slice(0, P),
+        ids: concat(group.rows.map((r) => ids[r]!.subarray(P))),
+        lengths: Int32Array.from(group.rows, (r) => ids[r]!.length - P),
+        suffixRows: settings.prefixSharing === 'sequential' ? 1 : settings.batchSize,
+        ...letterPayload(group.rows),
+      })
+    })
+    const singles = shared.singles
+    stats.requests += requests.length
+    for (const row of ids) stats.promptTokens += row.length
+    stats.tokensRun += singles.reduce((sum, r) => sum + ids[r]!.length, 0)
+    for (const group of shared.groups) {
+      stats.sharedGroups++
+      stats.sharedRequests += group.rows.length
+      stats.tokensRun += group.prefixLength + group.rows.reduce((sum, r) => sum + ids[r]!.length - group.prefixLength, 0)
+    }
     const batches = planBatches(
-      ids.map((row) => row.length),
+      singles.map((r) => ids[r]!.length),
       {
         batchSize: settings.batchSize,
         workers: settings.workers,
@@ -169,34 +242,16 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
         maxLogitsBytes: settings.maxLogitsBytes,
         equalLengthsOnly: !plan.attentionMask,
       },
-    )
-    const cancel = { cancelled: false }
-    const results: number[][] = new Array(requests.length)
-    await Promise.all(
-      batches.map(async (rows) => {
-        const probabilities = await workers
-          .run({
-            payload: {
-              ids: concat(rows.map((r) => ids[r]!)),
-              lengths: Int32Array.from(rows, (r) => ids[r]!.length),
-              letters: concat(rows.map((r) => letters[r]!)),
-              letterCounts: Int32Array.from(rows, (r) => letters[r]!.length),
-            },
-            describe: () => describeRequests(requests, rows),
-            cancel,
-          })
-          .catch((error: unknown) => {
-            cancel.cancelled = true
-            throw error
-          })
-        let offset = 0
-        for (const r of rows) {
-          const count = letters[r]!.length
-          results[r] = Array.from(probabilities.subarray(offset, offset + count))
-          offset += count
-        }
-      }),
-    )
+    ).map((batch) => batch.map((i) => singles[i]!))
+    for (const rows of batches)
+      jobs.push(
+        submit(rows, {
+          ids: concat(rows.map((r) => ids[r]!)),
+          lengths: Int32Array.from(rows, (r) => ids[r]!.length),
+          ...letterPayload(rows),
+        }),
+      )
+    await Promise.all(jobs)
     return results
   }
 
@@ -207,12 +262,13 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
     await pool?.close()
   }
 
-  const describe = `onnx ${options.model} (${settings.workers} worker${settings.workers === 1 ? '' : 's'} × ${settings.threadsPerWorker} thread${settings.threadsPerWorker === 1 ? '' : 's'}, batch ≤ ${settings.batchSize})`
+  const describe = `onnx ${options.model} (${settings.workers} worker${settings.workers === 1 ? '' : 's'} × ${settings.threadsPerWorker} thread${settings.threadsPerWorker === 1 ? '' : 's'}, batch ≤ ${settings.batchSize}${settings.prefixSharing === 'off' ? '' : `, shared prefixes ${settings.prefixSharing}`})`
   return Object.defineProperties(score as OnnxScorer, {
     ready: { value: () => ready().then(({ plan, tokenizer }) => ({ plan, tokenizerVocab: tokenizer.vocabSize })) },
     close: { value: close },
     describe: { value: describe, enumerable: true },
     settings: { value: settings, enumerable: true },
+    stats: { value: stats, enumerable: true },
     pool: { get: () => pool },
   })
 }
@@ -231,7 +287,10 @@ function resolveSettings(options: OnnxScorerOptions, files: ModelFiles): OnnxSco
   const threadsPerWorker = Math.max(1, Math.min(positive('threadsPerWorker', options.threadsPerWorker) ?? cores, Math.floor(cores / workers)))
   const batchSize = positive('batchSize', options.batchSize) ?? 4
   const maxLogitsBytes = positive('maxLogitsBytes', options.maxLogitsBytes) ?? 256 * 1024 * 1024
-  return { modelPath: files.modelPath, workers, threadsPerWorker, batchSize, maxLogitsBytes, executionProviders }
+  const prefixSharing = options.prefixSharing ?? 'batched'
+  if (!['batched', 'sequential', 'off'].includes(prefixSharing))
+    throw new ConfigError(`onnxScorer: \`prefixSharing\` must be 'batched', 'sequential' or 'off', got ${JSON.stringify(prefixSharing)}`)
+  return { modelPath: files.modelPath, workers, threadsPerWorker, batchSize, maxLogitsBytes, executionProviders, prefixSharing }
 }
 
 function concat(parts: Int32Array[]): Int32Array {

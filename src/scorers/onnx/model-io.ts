@@ -26,6 +26,8 @@ export interface PastInput {
   readonly kvHeads: number
   /** Width of one head. */
   readonly headDim: number
+  /** The matching output (`present.{i}.key|value`) holding the cache after a run, when the model has it. */
+  readonly present?: string
 }
 
 /** How to build the feeds for a model. */
@@ -42,6 +44,12 @@ export interface InputPlan {
   readonly vocab: number | undefined
   /** Element type of `logits`: `float32` or `float16`. */
   readonly logitsType: 'float32' | 'float16'
+  /**
+   * The model can continue from a cache: every past input has its `present.*` output
+   * and the model takes `attention_mask` (suffixes of different lengths are padded
+   * between prefix and suffix, which only a mask can express). Prefix sharing needs it.
+   */
+  readonly prefixCache: boolean
 }
 
 /** A model that cannot be scored; the message names the model file. */
@@ -78,7 +86,10 @@ export function planInputs(inputs: readonly ValueInfo[], outputs: readonly Value
       if (typeof kvHeads !== 'number' || typeof headDim !== 'number')
         fail(`input "${input.name}" has shape [${(input.shape ?? []).join(', ')}]; [batch, kv_heads, past, head_dim] with fixed kv_heads and head_dim expected`)
       if (input.type !== 'float32' && input.type !== 'float16') fail(`input "${input.name}" has element type ${input.type}; float32 or float16 expected`)
-      past.push({ name: input.name, type: input.type as 'float32' | 'float16', kvHeads: kvHeads as number, headDim: headDim as number })
+      // Optimum names the cache a run returns `present.{i}.key|value` (older exports `present_key_values.*`).
+      const suffix = input.name.slice('past_key_values.'.length)
+      const present = outputs.find((v) => v.name === `present.${suffix}` || v.name === `present_key_values.${suffix}`)?.name
+      past.push({ name: input.name, type: input.type as 'float32' | 'float16', kvHeads: kvHeads as number, headDim: headDim as number, ...(present ? { present } : {}) })
       continue
     }
     fail(`the model has an input "${input.name}" the scorer cannot fill (it feeds input_ids, attention_mask, position_ids, past_key_values.*, use_cache_branch)`)
@@ -90,5 +101,6 @@ export function planInputs(inputs: readonly ValueInfo[], outputs: readonly Value
     useCacheBranch,
     vocab: typeof vocabDim === 'number' ? vocabDim : undefined,
     logitsType: logitsType as 'float32' | 'float16',
+    prefixCache: past.length > 0 && past.every((p) => p.present !== undefined) && names.includes('attention_mask'),
   }
 }

@@ -26,6 +26,15 @@ export interface RunMessage {
   readonly letters: Int32Array
   /** Letters (options) per row. */
   readonly letterCounts: Int32Array
+  /**
+   * Token ids every row starts with. When present, `ids`/`lengths` hold only each
+   * row's remaining tokens (the suffixes): the worker runs the prefix once and the
+   * suffixes against its key/value cache. The cache lives for this one run message
+   * only, so a finished decision's cache is garbage the moment its result is posted.
+   */
+  readonly prefix?: Int32Array
+  /** Most suffix rows per run against the prefix cache (the cache is tiled to that many rows); 1 runs them one at a time. */
+  readonly suffixRows?: number
 }
 
 /** Main → worker: finish and exit. */

@@ -8,7 +8,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import type * as Ort from 'onnxruntime-node'
-import { leftPad } from './feeds.ts'
+import { leftPad, suffixPad } from './feeds.ts'
 import { planInputs, ModelIoError, type InputPlan } from './model-io.ts'
 import { halfToFloat, softmax } from './readout.ts'
 import { ORT_MISSING, type CloseMessage, type RunMessage, type WorkerInit, type WorkerMessage } from './protocol.ts'
@@ -56,28 +56,111 @@ async function start(): Promise<void> {
 }
 
 async function run(message: RunMessage): Promise<Float64Array> {
+  const { ids, prefix } = message
+  if (init.faults && (ids.includes(init.faults.tokenId) || prefix?.includes(init.faults.tokenId)) && Atomics.sub(new Int32Array(init.faults.budget), 0, 1) > 0)
+    process.exit(70)
+  return prefix ? runShared(message, prefix) : runFull(message)
+}
+
+/** Full prompts, left-padded into one run, from an empty cache. */
+async function runFull(message: RunMessage): Promise<Float64Array> {
   const { ids, lengths, letters, letterCounts } = message
-  if (init.faults && ids.includes(init.faults.tokenId) && Atomics.sub(new Int32Array(init.faults.budget), 0, 1) > 0) process.exit(70)
   const batch = leftPad(ids, lengths)
   const dims = [batch.rows, batch.width]
   const feeds: Record<string, Ort.Tensor> = { input_ids: new ort.Tensor('int64', batch.inputIds, dims) }
   if (plan.attentionMask) feeds.attention_mask = new ort.Tensor('int64', batch.attentionMask, dims)
   if (plan.positionIds) feeds.position_ids = new ort.Tensor('int64', batch.positionIds, dims)
-  for (const past of plan.past) {
-    // Zero-length caches: a first pass over the whole prompt. ORT requires every declared past input.
-    const empty = past.type === 'float32' ? new Float32Array(0) : new Uint16Array(0)
-    feeds[past.name] = new ort.Tensor(past.type, empty, [batch.rows, past.kvHeads, 0, past.headDim])
-  }
-  if (plan.useCacheBranch) feeds[plan.useCacheBranch] = new ort.Tensor('bool', [false], [1])
+  addEmptyPast(feeds, batch.rows)
   // Fetch only logits: the present.* outputs are computed anyway but need not be copied into JS.
   const output = await session!.run(feeds, ['logits'])
-  const logits = output.logits!
+  const probabilities = new Float64Array(letters.length)
+  readRows(output.logits!, batch.rows, letters, letterCounts, 0, probabilities)
+  return probabilities
+}
+
+/**
+ * Prefix sharing: run the shared prefix once (batch 1, fetching only its cache), then
+ * the suffixes against that cache, `suffixRows` at a time (the cache tiled to that many
+ * rows), or one at a time on the untiled cache when `suffixRows` is 1. The cache is
+ * local to this call: nothing outlives the message, so memory does not grow with a run.
+ */
+async function runShared(message: RunMessage, prefix: Int32Array): Promise<Float64Array> {
+  const { ids, lengths, letters, letterCounts } = message
+  const P = prefix.length
+  const feeds: Record<string, Ort.Tensor> = { input_ids: new ort.Tensor('int64', BigInt64Array.from(prefix, BigInt), [1, P]) }
+  feeds.attention_mask = new ort.Tensor('int64', new BigInt64Array(P).fill(1n), [1, P])
+  if (plan.positionIds) feeds.position_ids = new ort.Tensor('int64', BigInt64Array.from({ length: P }, (_, i) => BigInt(i)), [1, P])
+  addEmptyPast(feeds, 1)
+  const cache = await session!.run(feeds, plan.past.map((p) => p.present!))
+  const tiled = new Map<number, Record<string, Ort.Tensor>>()
+  // The same cache for n rows: copied n times along the batch axis (ORT does not broadcast a batch-1 past).
+  const pastFor = (n: number): Record<string, Ort.Tensor> => {
+    let out = tiled.get(n)
+    if (out) return out
+    out = {}
+    for (const past of plan.past) {
+      const one = cache[past.present!]!
+      if (n === 1) out[past.name] = one
+      else {
+        const data = one.data as Float32Array | Uint16Array
+        const many = new (data.constructor as Float32ArrayConstructor | Uint16ArrayConstructor)(data.length * n)
+        for (let r = 0; r < n; r++) many.set(data as never, r * data.length)
+        out[past.name] = new ort.Tensor(past.type, many, [n, ...one.dims.slice(1)])
+      }
+    }
+    tiled.set(n, out)
+    return out
+  }
+  const step = Math.max(1, message.suffixRows ?? lengths.length)
+  const probabilities = new Float64Array(letters.length)
+  let idOffset = 0
+  let letterOffset = 0
+  for (let first = 0; first < lengths.length; first += step) {
+    const rowLengths = lengths.subarray(first, Math.min(lengths.length, first + step))
+    const tokens = rowLengths.reduce((a, b) => a + b, 0)
+    const batch = suffixPad(ids.subarray(idOffset, idOffset + tokens), rowLengths, P)
+    const suffixFeeds: Record<string, Ort.Tensor> = {
+      input_ids: new ort.Tensor('int64', batch.inputIds, [batch.rows, batch.width]),
+      attention_mask: new ort.Tensor('int64', batch.attentionMask, [batch.rows, P + batch.width]),
+      ...pastFor(batch.rows),
+    }
+    if (plan.positionIds) suffixFeeds.position_ids = new ort.Tensor('int64', batch.positionIds, [batch.rows, batch.width])
+    if (plan.useCacheBranch) suffixFeeds[plan.useCacheBranch] = new ort.Tensor('bool', [true], [1])
+    const output = await session!.run(suffixFeeds, ['logits'])
+    letterOffset = readRows(output.logits!, batch.rows, letters, letterCounts.subarray(first), letterOffset, probabilities)
+    idOffset += tokens
+  }
+  tiled.clear()
+  return probabilities
+}
+
+/** Zero-length caches: a first pass over whole prompts. ORT requires every declared past input. */
+function addEmptyPast(feeds: Record<string, Ort.Tensor>, rows: number): void {
+  for (const past of plan.past) {
+    const empty = past.type === 'float32' ? new Float32Array(0) : new Uint16Array(0)
+    feeds[past.name] = new ort.Tensor(past.type, empty, [rows, past.kvHeads, 0, past.headDim])
+  }
+  if (plan.useCacheBranch) feeds[plan.useCacheBranch] = new ort.Tensor('bool', [false], [1])
+}
+
+/**
+ * Softmax over the letters at each row's last position, written into `out` from
+ * `letterOffset` on; returns the offset after the last row. `letterCounts` starts at
+ * this run's first row.
+ */
+function readRows(
+  logits: Ort.Tensor,
+  expectedRows: number,
+  letters: Int32Array,
+  letterCounts: Int32Array,
+  letterOffset: number,
+  out: Float64Array,
+): number {
   const [rows, positions, vocab] = logits.dims as [number, number, number]
-  if (rows !== batch.rows || logits.dims.length !== 3) throw new Error(`"logits" has shape [${logits.dims.join(', ')}]; [${batch.rows}, positions, vocab] expected`)
+  if (rows !== expectedRows || logits.dims.length !== 3) throw new Error(`"logits" has shape [${logits.dims.join(', ')}]; [${expectedRows}, positions, vocab] expected`)
   const data = logits.data as Float32Array | Uint16Array
   const value = plan.logitsType === 'float16' ? (i: number) => halfToFloat(data[i]!) : (i: number) => data[i]!
-  const probabilities = new Float64Array(letters.length)
-  let offset = 0
+  let offset = letterOffset
   for (let row = 0; row < rows; row++) {
     const base = (row * positions + positions - 1) * vocab
     const picked: number[] = []
@@ -86,10 +169,10 @@ async function run(message: RunMessage): Promise<Float64Array> {
       if (id >= vocab) throw new MismatchError(`${init.modelPath}: letter token id ${id} is outside the model's vocabulary (${vocab} logits); tokenizer.json does not match the model`)
       picked.push(value(base + id))
     }
-    probabilities.set(softmax(picked), offset)
+    out.set(softmax(picked), offset)
     offset += letterCounts[row]!
   }
-  return probabilities
+  return offset
 }
 
 async function shutdown(): Promise<void> {
