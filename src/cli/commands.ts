@@ -1,5 +1,6 @@
 import { compareCommand } from './commands/compare.ts'
 import { evaluateCommand } from './commands/evaluate.ts'
+import { optimizeModelCommand } from './commands/optimize-model.ts'
 import { reportCommand } from './commands/report.ts'
 import { schemaCommand } from './commands/schema.ts'
 import { splitCommand } from './commands/split.ts'
@@ -26,6 +27,7 @@ export const commands: Record<string, Command> = {
   split: splitCommand,
   report: reportCommand,
   schema: schemaCommand,
+  'optimize-model': optimizeModelCommand,
 }
 
 export function usage(): string {

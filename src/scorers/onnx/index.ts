@@ -10,7 +10,11 @@ import { ConfigError, ScorerError } from '../../core/errors.ts'
 import type { Criterion } from '../../core/decisions.ts'
 import type { ScoreFn, ScoreRequest } from '../../core/score.ts'
 import { planBatches } from './batching.ts'
+import { existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { LETTERS } from '../../core/decisions.ts'
 import { assertOrtInstalled, locateModel, type ModelFiles } from './model-dir.ts'
+import { READOUT_FILE, readReadoutFile } from './readout-file.ts'
 import type { InputPlan } from './model-io.ts'
 import { groupByPrefix } from './prefix.ts'
 import type { RunMessage } from './protocol.ts'
@@ -95,6 +99,11 @@ export interface OnnxScorerSettings {
   readonly maxLogitsBytes: number
   /** Execution providers passed to ORT. */
   readonly executionProviders: readonly ExecutionProvider[]
+  /**
+   * The model was rewritten by `sceptic optimize-model` (its `sceptic-readout.json`
+   * was found): its head computes only the letter rows at the last position.
+   */
+  readonly optimizedReadout: boolean
   /** Prefix sharing mode asked for (models that cannot continue from a cache score full prompts regardless). */
   readonly prefixSharing: PrefixSharing
 }
@@ -152,6 +161,8 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
   const files = locateModel(options.model)
   assertOrtInstalled()
   const settings = resolveSettings(options, files)
+  // An optimized model's logits columns are letters, not token ids; the sidecar says which.
+  const readoutFile = readReadoutFile(files.modelPath)
   const template = options.template
   let pool: WorkerPool | undefined
   let startup: Promise<{ tokenizer: LoadedTokenizer; plan: InputPlan; pool: WorkerPool }> | undefined
@@ -169,13 +180,33 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
       ...(budget ? { faults: { tokenId: options.faults!.tokenId, budget } } : {}),
     })
     const plan = await pool.start()
-    if (plan.vocab !== undefined && tokenizer.vocabSize > plan.vocab) {
+    const vocab = readoutFile ? readoutFile.vocab : plan.vocab
+    if (readoutFile && plan.vocab !== undefined && plan.vocab !== readoutFile.letterIds.length) {
       await pool.close()
-      throw new ConfigError(`${tokenizer.path}: the tokenizer emits ids up to ${tokenizer.vocabSize - 1} but ${files.modelPath} has only ${plan.vocab} logits; they do not belong together`)
+      throw new ConfigError(`${files.modelPath}: its logits have ${plan.vocab} columns but ${READOUT_FILE} names ${readoutFile.letterIds.length} letters; re-run \`sceptic optimize-model\``)
+    }
+    if (vocab !== undefined && tokenizer.vocabSize > vocab) {
+      await pool.close()
+      throw new ConfigError(`${tokenizer.path}: the tokenizer emits ids up to ${tokenizer.vocabSize - 1} but ${files.modelPath} has only ${vocab} logits; they do not belong together`)
     }
     return { tokenizer, plan, pool }
   }
   const ready = () => (startup ??= start())
+  /** What the worker reads per letter: its token id, or its column in an optimized model's logits. */
+  const letterColumns = (tokenizer: LoadedTokenizer, count: number): Int32Array => {
+    const ids = tokenizer.letterIds(count)
+    if (!readoutFile) return ids
+    return ids.map((id, i) => {
+      const column = readoutFile.letterIds[i] === id ? i : -1
+      if (column < 0)
+        throw new ConfigError(
+          i >= readoutFile.letterIds.length
+            ? `${files.modelPath}: optimized for ${readoutFile.letterIds.length} options (letters A–${LETTERS[readoutFile.letterIds.length - 1]}), but a criterion has ${count}`
+            : `${files.modelPath}: ${READOUT_FILE} says letter ${LETTERS[i]} is token ${readoutFile.letterIds[i]}, but ${tokenizer.path} gives ${id}; the tokenizer changed since optimize-model`,
+        )
+      return column
+    })
+  }
 
   const score = async (requests: readonly ScoreRequest[]): Promise<number[][]> => {
     if (closed) throw new ScorerError('the ONNX scorer is closed; create a new one to score again')
@@ -188,7 +219,7 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
       const encoded = tokenizer.encode(text)
       if (encoded.length === 0) throw new ScorerError(`request #${index} encodes to no tokens; nothing to score`)
       ids.push(encoded)
-      const letterIds = tokenizer.letterIds(request.criterion.options.length)
+      const letterIds = letterColumns(tokenizer, request.criterion.options.length)
       if (plan.vocab !== undefined)
         for (const id of letterIds)
           if (id >= plan.vocab)
@@ -262,7 +293,7 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
     await pool?.close()
   }
 
-  const describe = `onnx ${options.model} (${settings.workers} worker${settings.workers === 1 ? '' : 's'} × ${settings.threadsPerWorker} thread${settings.threadsPerWorker === 1 ? '' : 's'}, batch ≤ ${settings.batchSize}${settings.prefixSharing === 'off' ? '' : `, shared prefixes ${settings.prefixSharing}`})`
+  const describe = `onnx ${options.model} (${settings.optimizedReadout ? 'optimized readout: last position, letter rows only; ' : ''}${settings.workers} worker${settings.workers === 1 ? '' : 's'} × ${settings.threadsPerWorker} thread${settings.threadsPerWorker === 1 ? '' : 's'}, batch ≤ ${settings.batchSize}${settings.prefixSharing === 'off' ? '' : `, shared prefixes ${settings.prefixSharing}`})`
   return Object.defineProperties(score as OnnxScorer, {
     ready: { value: () => ready().then(({ plan, tokenizer }) => ({ plan, tokenizerVocab: tokenizer.vocabSize })) },
     close: { value: close },
@@ -290,7 +321,8 @@ function resolveSettings(options: OnnxScorerOptions, files: ModelFiles): OnnxSco
   const prefixSharing = options.prefixSharing ?? 'batched'
   if (!['batched', 'sequential', 'off'].includes(prefixSharing))
     throw new ConfigError(`onnxScorer: \`prefixSharing\` must be 'batched', 'sequential' or 'off', got ${JSON.stringify(prefixSharing)}`)
-  return { modelPath: files.modelPath, workers, threadsPerWorker, batchSize, maxLogitsBytes, executionProviders, prefixSharing }
+  const optimizedReadout = existsSync(join(dirname(files.modelPath), READOUT_FILE))
+  return { modelPath: files.modelPath, workers, threadsPerWorker, batchSize, maxLogitsBytes, executionProviders, optimizedReadout, prefixSharing }
 }
 
 function concat(parts: Int32Array[]): Int32Array {

@@ -1,0 +1,113 @@
+// optimize-model: the rewritten graph (last position, letter rows only) gives the same
+// letter probabilities as the original, inline or with external data; unrecognisable
+// graphs are refused with a ConfigError naming the file.
+import { execFile } from 'node:child_process'
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import type { onnx as OnnxNamespace } from 'onnx-proto'
+import { afterAll, describe, expect, it } from 'vitest'
+import { onnxScorer, type OnnxScorer } from '../../dist/onnx/index.js'
+import { ConfigError } from '../../src/core/errors.ts' // optimizeModel is imported from source here
+import { optimizeModel } from '../../src/scorers/onnx/optimize.ts'
+import { READOUT_FILE } from '../../src/scorers/onnx/readout-file.ts'
+import type { ModelDirOptions } from '../../src/scorers/onnx/fixture/index.ts'
+import { cleanupTemp, makeModel, maxAbsDiff, sampleRequests, tempDir } from './helpers.ts'
+
+const { onnx } = createRequire(import.meta.url)('onnx-proto') as { onnx: typeof OnnxNamespace }
+const run = promisify(execFile)
+const root = join(import.meta.dirname, '../..')
+const open: OnnxScorer[] = []
+function scorer(options: Parameters<typeof onnxScorer>[0]): OnnxScorer {
+  const s = onnxScorer(options)
+  open.push(s)
+  return s
+}
+afterAll(async () => {
+  await Promise.all(open.map((s) => s.close()))
+  cleanupTemp()
+})
+
+const modelFile = (dir: string, nested = false) => join(dir, nested ? 'onnx' : '', 'model.onnx')
+
+const variants: [string, ModelDirOptions][] = [
+  ['vocab 4096, position_ids', { decoder: { vocab: 4096, seed: 21 } }],
+  ['logit bias (LM head MatMul + Add)', { decoder: { vocab: 1024, seed: 22, logitBias: { 260: 0.5, 261: -0.25 } } }],
+  ['GQA without position_ids', { decoder: { hidden: 64, heads: 8, kvHeads: 2, positionIds: false, vocab: 1024, seed: 23 } }],
+  ['external data (model.onnx_data), onnx/ layout', { decoder: { vocab: 2048, seed: 24 }, externalDataMinBytes: 1024, nested: true }],
+]
+
+describe.each(variants)('optimize-model: %s', (_, options) => {
+  const dir = makeModel({ tokenizer: 'bpe', ...options })
+
+  it('gives the original letter probabilities (within 1e-5), with and without prefix sharing', async () => {
+    const out = join(tempDir(), 'optimized')
+    const result = await optimizeModel(dir, out)
+    expect(result.letters).toBe(20)
+    expect(result.vocab).toBe(options.decoder!.vocab)
+    const requests = sampleRequests()
+    const original = await scorer({ model: dir, workers: 1, prefixSharing: 'off' })(requests)
+    const optimized = scorer({ model: out, workers: 1, prefixSharing: 'off' })
+    const info = await optimized.ready()
+    expect(info.plan.vocab).toBe(20) // the head computes 20 columns, not the vocabulary
+    expect(optimized.settings.optimizedReadout).toBe(true)
+    expect(optimized.describe).toContain('optimized readout')
+    expect(maxAbsDiff(await optimized(requests), original)).toBeLessThan(1e-5)
+    expect(maxAbsDiff(await scorer({ model: out, workers: 2 })(requests), original)).toBeLessThan(1e-5)
+    expect(JSON.parse(readFileSync(join(out, READOUT_FILE), 'utf8')).letterIds).toHaveLength(20)
+    expect(existsSync(join(out, 'tokenizer.json'))).toBe(true)
+    if (options.externalDataMinBytes !== undefined) {
+      // The graph stays small; the weights are the same file, linked (or copied), not rewritten.
+      expect(result.externalFiles).toEqual(['model.onnx_data'])
+      expect(statSync(join(out, 'model.onnx')).size).toBeLessThan(64 * 1024)
+      expect(statSync(join(out, 'model.onnx_data')).size).toBe(statSync(join(dir, 'onnx', 'model.onnx_data')).size)
+    } else {
+      // The untied head weight [hidden, vocab] is gone, replaced by [hidden, 20].
+      expect(statSync(join(out, 'model.onnx')).size).toBeLessThan(statSync(modelFile(dir)).size - 32 * options.decoder!.vocab! * 4 * 0.9)
+    }
+  })
+})
+
+/** Rewrite a fixture model's graph so `logits` = op(head output): a shape optimize-model must not guess at. */
+function wrapLogits(dir: string, opType: string): void {
+  const path = modelFile(dir)
+  const model = onnx.ModelProto.decode(readFileSync(path))
+  const head = model.graph!.node!.find((n) => n.output!.includes('logits'))!
+  head.output = ['pre_logits']
+  model.graph!.node!.push({ opType, input: ['pre_logits'], output: ['logits'], name: 'softcap' })
+  writeFileSync(path, onnx.ModelProto.encode(model).finish())
+}
+
+describe('optimize-model refuses what it cannot rewrite, naming the path', () => {
+  it('a graph whose logits do not come straight from the head MatMul', async () => {
+    const dir = makeModel({ tokenizer: 'bpe' })
+    wrapLogits(dir, 'Tanh')
+    const attempt = optimizeModel(dir, join(tempDir(), 'out'))
+    await expect(attempt).rejects.toThrow(ConfigError)
+    await expect(optimizeModel(dir, join(tempDir(), 'out'))).rejects.toThrow(`${modelFile(dir)}: optimize-model cannot rewrite this graph: "logits" is produced by a Tanh node`)
+  })
+
+  it('an already optimized model, the same directory in and out, a missing model', async () => {
+    const dir = makeModel({ tokenizer: 'bpe' })
+    const out = join(tempDir(), 'out')
+    await optimizeModel(dir, out)
+    await expect(optimizeModel(out, join(tempDir(), 'again'))).rejects.toThrow(`${modelFile(out)}: optimize-model cannot rewrite this graph: it is already optimized`)
+    await expect(optimizeModel(dir, dir)).rejects.toThrow(ConfigError)
+    await expect(optimizeModel(join(dir, 'nope'), out)).rejects.toThrow(`${join(dir, 'nope')}: model directory not found`)
+  })
+
+  it('the CLI: `sceptic optimize-model IN OUT` writes the model; a refusal is one line and a non-zero exit', async () => {
+    const dir = makeModel({ tokenizer: 'bpe' })
+    const out = join(tempDir(), 'cli-out')
+    const ok = await run(process.execPath, [join(root, 'dist/cli/main.js'), 'optimize-model', dir, out])
+    expect(ok.stdout).toMatch(/^wrote .*model\.onnx: logits \[batch, 1, 20\] \(letters A–T\) instead of \[batch, seq, \d+\]/)
+    expect(existsSync(join(out, READOUT_FILE))).toBe(true)
+    const bad = makeModel({ tokenizer: 'bpe' })
+    wrapLogits(bad, 'Tanh')
+    const failed = await run(process.execPath, [join(root, 'dist/cli/main.js'), 'optimize-model', bad, join(tempDir(), 'x')]).catch((error: { code: number; stderr: string }) => error)
+    expect((failed as { code: number }).code).not.toBe(0)
+    expect((failed as { stderr: string }).stderr.trim().split('\n')).toHaveLength(1)
+    expect((failed as { stderr: string }).stderr).toContain(`${modelFile(bad)}: optimize-model cannot rewrite this graph`)
+  })
+})
