@@ -31,15 +31,29 @@ afterAll(async () => {
 
 const modelFile = (dir: string, nested = false) => join(dir, nested ? 'onnx' : '', 'model.onnx')
 
-const variants: [string, ModelDirOptions][] = [
+/** A tied head, as GPT-2 exports have it: logits = MatMul(hidden, Transpose(wte)), wte also feeding the embedding Gather. */
+function tieHead(dir: string): void {
+  const path = modelFile(dir)
+  const model = onnx.ModelProto.decode(readFileSync(path))
+  const graph = model.graph!
+  const head = graph.node!.find((n) => n.opType === 'MatMul' && n.input![1] === 'lm_head')!
+  graph.node!.splice(graph.node!.indexOf(head), 0, onnx.NodeProto.create({ opType: 'Transpose', input: ['wte'], output: ['wte_t'], name: 'tied_transpose', attribute: [{ name: 'perm', type: onnx.AttributeProto.AttributeType.INTS, ints: [1, 0] }] }))
+  head.input = [head.input![0]!, 'wte_t']
+  graph.initializer = graph.initializer!.filter((t) => t.name !== 'lm_head')
+  writeFileSync(path, onnx.ModelProto.encode(model).finish())
+}
+
+const variants: [string, ModelDirOptions, ((dir: string) => void)?][] = [
   ['vocab 4096, position_ids', { decoder: { vocab: 4096, seed: 21 } }],
   ['logit bias (LM head MatMul + Add)', { decoder: { vocab: 1024, seed: 22, logitBias: { 260: 0.5, 261: -0.25 } } }],
   ['GQA without position_ids', { decoder: { hidden: 64, heads: 8, kvHeads: 2, positionIds: false, vocab: 1024, seed: 23 } }],
+  ['tied head: MatMul(hidden, Transpose(wte))', { decoder: { vocab: 1024, seed: 25 } }, tieHead],
   ['external data (model.onnx_data), onnx/ layout', { decoder: { vocab: 2048, seed: 24 }, externalDataMinBytes: 1024, nested: true }],
 ]
 
-describe.each(variants)('optimize-model: %s', (_, options) => {
+describe.each(variants)('optimize-model: %s', (_, options, transform) => {
   const dir = makeModel({ tokenizer: 'bpe', ...options })
+  transform?.(dir)
 
   it('gives the original letter probabilities (within 1e-5), with and without prefix sharing', async () => {
     const out = join(tempDir(), 'optimized')
@@ -62,6 +76,9 @@ describe.each(variants)('optimize-model: %s', (_, options) => {
       expect(result.externalFiles).toEqual(['model.onnx_data'])
       expect(statSync(join(out, 'model.onnx')).size).toBeLessThan(64 * 1024)
       expect(statSync(join(out, 'model.onnx_data')).size).toBe(statSync(join(dir, 'onnx', 'model.onnx_data')).size)
+    } else if (transform) {
+      // Tied: wte still feeds the embedding, so it stays; only the [hidden, 20] cut is added.
+      expect(statSync(join(out, 'model.onnx')).size).toBeGreaterThan(statSync(modelFile(dir)).size)
     } else {
       // The untied head weight [hidden, vocab] is gone, replaced by [hidden, 20].
       expect(statSync(join(out, 'model.onnx')).size).toBeLessThan(statSync(modelFile(dir)).size - 32 * options.decoder!.vocab! * 4 * 0.9)
