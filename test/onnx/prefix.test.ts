@@ -176,3 +176,27 @@ describe('suffixPad', () => {
     expect([...batch.positionIds].map(Number)).toEqual([0, 3, 3, 4])
   })
 })
+
+describe('through the evaluator: calibrated, PriDe and epochs take the same path', () => {
+  it('records equal prefix-off scoring (within 1e-5) under cyclic, calibrated and pride, epochs 2', async () => {
+    const { evaluateWithScorer } = await import('../../src/core/evaluate.ts')
+    const dir = makeModel({ tokenizer: 'bpe', decoder: { seed: 17 } })
+    const states = [EVIDENCE.join(' '), EVIDENCE[0]!, EVIDENCE[1]!, 'The app crashes when the user opens the settings page after the latest update.']
+    const data = states.flatMap((state, i) => [
+      { id: `q${i}`, state, criterion: QUEUE, answer_id: QUEUE.options[i % 4]!.id },
+      { id: `p${i}`, state, criterion: PRIORITY, answer_id: PRIORITY.options[i % 3]!.id },
+    ])
+    const off = scorer({ model: dir, workers: 1, prefixSharing: 'off' })
+    const on = scorer({ model: dir, workers: 2 })
+    for (const debias of ['cyclic', 'calibrated', 'pride'] as const) {
+      const options = { debias, epochs: 2, statistics: false as const, prideFraction: 0.5 }
+      const before = on.stats.sharedRequests
+      const a = await evaluateWithScorer(data, off, options)
+      const b = await evaluateWithScorer(data, on, options)
+      expect(on.stats.sharedRequests).toBeGreaterThan(before)
+      a.records.forEach((record, i) => {
+        for (const [id, p] of Object.entries(record.probabilities)) expect(Math.abs(p - b.records[i]!.probabilities[id]!)).toBeLessThan(1e-5)
+      })
+    }
+  })
+})
