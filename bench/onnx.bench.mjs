@@ -7,7 +7,10 @@
 //  2. peak RSS of a real `vitest run` with 3 eval files on one model: one shared pool
 //     (globalSetup + startScorerServer + connectScorer) vs each file loading its own
 //     onnxScorer, summed over Vitest's process tree.
-// Options: --decisions N per round (default 8), --rounds N (default 6), --skip-rss, --rss-only.
+//  3. the readout (bench/onnx-readout.bench.mjs): prefix sharing vs full prompts, the
+//     optimize-model head vs full logits on a 32k vocabulary, GFLOP/s vs a large MatMul.
+// Options: --decisions N per round (default 8), --rounds N (default 6), --skip-rss, --rss-only,
+//   --skip-readout, --readout-only.
 import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
@@ -23,6 +26,8 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '6' },
     'skip-rss': { type: 'boolean', default: false },
     'rss-only': { type: 'boolean', default: false },
+    'skip-readout': { type: 'boolean', default: false },
+    'readout-only': { type: 'boolean', default: false },
   },
 })
 
@@ -257,6 +262,11 @@ async function rss(modelDir) {
   console.log(`  saving: ${mb(peaks.own - peaks.shared)} (${((1 - peaks.shared / peaks.own) * 100).toFixed(0)}%); the weights here are ${mb(statSync(join(modelDir, 'model.onnx')).size)} per copy`)
 }
 
+if (args['readout-only']) {
+  const { readoutBench } = await import('./onnx-readout.bench.mjs')
+  await readoutBench({ decisions: args.decisions, rounds: args.rounds })
+  process.exit(0)
+}
 const dir = mkdtempSync(join(tmpdir(), 'sceptic-bench-'))
 try {
   const fixture = await loadFixture()
@@ -267,4 +277,9 @@ try {
   if (!args['skip-rss']) await rss(dir)
 } finally {
   rmSync(dir, { recursive: true, force: true })
+}
+if (!args['skip-readout'] && !args['rss-only']) {
+  console.log('\n---- readout: prefix sharing, optimized head, GFLOP/s ----')
+  const { readoutBench } = await import('./onnx-readout.bench.mjs')
+  await readoutBench({ decisions: args.decisions, rounds: args.rounds })
 }
