@@ -34,7 +34,7 @@ import {
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, scepticContext, type ScepticContext } from './context.ts'
 import { formatValue, percent, summarise, worstCriterion } from './format.ts'
 import { scepticMatchers } from './matchers.ts'
-import { THRESHOLD_KEYS, writeMeta, type ScepticSuiteMeta, type Thresholds } from './meta.ts'
+import { META_RECORDS_LIMIT, THRESHOLD_KEYS, writeMeta, type ScepticSuiteMeta, type Thresholds } from './meta.ts'
 import { progressEmitter } from './progress.ts'
 
 /** Default scoring timeout of a suite: 10 minutes (inference is slow; Vitest's 10 s hook default is not for this). */
@@ -161,6 +161,7 @@ export function describeDecisions(name: string, options: DescribeDecisionsOption
       try {
         result = await scoreWithTimeout(name, options, debias, timeout, scepticContext())
         suiteMeta.result = summarise(result)
+        if (result.records.length <= META_RECORDS_LIMIT) suiteMeta.records = result.records
       } catch (error) {
         suiteMeta.error = oneLine(error)
         throw error

@@ -4,8 +4,11 @@
  * files and `--merge-reports` (research notes §1, §7), and test-level meta is what
  * Vitest's `json` reporter writes. The reporter builds the whole report from it.
  */
-import type { EvalResultJson } from '../core/index.ts'
+import type { DecisionRecord, EvalResultJson } from '../core/index.ts'
 import type { BaselineOutcome } from './baseline.ts'
+
+/** Most records kept in suite meta (about 150 bytes each in a blob file). */
+export const META_RECORDS_LIMIT = 5000
 
 /** The meta key every sceptic entry lives under: `task.meta.sceptic`. */
 export const META_KEY = 'sceptic'
@@ -37,6 +40,11 @@ export interface ScepticSuiteMeta {
   thresholds: Thresholds
   /** The metrics and manifest (no per-decision records); absent when scoring failed. */
   result?: EvalResultJson
+  /**
+   * The per-decision records, for the reporter's HTML page (reliability diagram),
+   * when there are at most {@link META_RECORDS_LIMIT}: meta travels through blob files.
+   */
+  records?: DecisionRecord[]
   /** Why scoring failed, in one line; absent on success. */
   error?: string
   /** The baseline gate's outcome, when the suite has a baseline. */

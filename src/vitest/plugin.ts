@@ -13,7 +13,7 @@ import { ConfigError } from '../core/index.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, type ScepticContext, type SharedModelOptions } from './context.ts'
 import { parseProgress } from './progress.ts'
 import { interactiveTerminal } from './progress.ts'
-import ScepticReporter, { blobRun } from './reporter.ts'
+import ScepticReporter, { blobRun, type ScepticReporterOptions } from './reporter.ts'
 
 /** Options of {@link sceptic}. */
 export interface ScepticPluginOptions {
@@ -24,8 +24,11 @@ export interface ScepticPluginOptions {
   baseline?: string
   /** Test file globs, used when the config sets no `test.include`. Default `['evals/**\/*.eval.ts']`. */
   include?: string[]
-  /** Add the sceptic reporter (never to a blob run). Default `true`. */
-  reporter?: boolean
+  /**
+   * Add the sceptic reporter (never to a blob run), optionally with its options, e.g.
+   * `{ html: 'eval-report.html' }`. Default `true`.
+   */
+  reporter?: boolean | ScepticReporterOptions
   /** Significance level of the baseline gate. Default 0.05. */
   alpha?: number
   /** The drop in order consistency the baseline gate should be able to detect. Default 0.1 (10 points). */
@@ -95,7 +98,7 @@ export function sceptic(options: ScepticPluginOptions = {}): Plugin {
       // Reporters are created after this hook, so add to the config (research notes §5):
       // a bare instance, never [instance, options]; not to a blob shard, whose partial
       // report the merged run replaces.
-      if (options.reporter !== false && !blob && !hasScepticReporter(vitest)) vitest.config.reporters.push(new ScepticReporter())
+      if (options.reporter !== false && !blob && !hasScepticReporter(vitest)) vitest.config.reporters.push(new ScepticReporter(typeof options.reporter === 'object' ? options.reporter : {}))
       if (context.progress) hideProgressFromOtherReporters(vitest)
     },
   }

@@ -3,14 +3,15 @@
  * prints the sceptic report for every `describeDecisions` suite, with pass/fail
  * marks beside the thresholds and the baseline verdict (issue 3, "Must hold" 5).
  */
-import { appendFileSync } from 'node:fs'
-import { relative } from 'node:path'
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, relative, resolve } from 'node:path'
 import pc from 'picocolors'
 import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
 import { colorEnabled, render, type EvalResult, type RenderOptions } from '../core/index.ts'
 import { githubAnnotations, githubSummary } from '../report/github.ts'
-import { formatValue, thresholdMark, worstCriterion } from './format.ts'
+import { renderHtmlReport } from '../report/html.ts'
+import { formatValue, slug, thresholdMark, worstCriterion } from './format.ts'
 import { readSuiteMeta, type ScepticSuiteMeta } from './meta.ts'
 import { formatProgress, parseProgress } from './progress.ts'
 
@@ -29,6 +30,12 @@ export interface ScepticReporterOptions {
    * reporter already annotates every failed test, including these.
    */
   githubAnnotations?: boolean
+  /**
+   * Also write the HTML report (see `sceptic report`) to this path, relative to the
+   * Vitest root: one self-contained page per suite. With several suites the suite's
+   * slug goes before the extension (`eval-report.support-triage.html`).
+   */
+  html?: string
 }
 
 /** One suite's report entry, collected from suite meta. */
@@ -74,6 +81,22 @@ export default class ScepticReporter implements Reporter {
     if (reports.length === 0) return
     vitest.logger.log(renderReports(reports, this.options.color ?? colorEnabled(process.stdout)))
     this.writeGitHubOutput(reports)
+    if (this.options.html) this.writeHtml(reports, resolve(vitest.config.root, this.options.html))
+  }
+
+  /** One HTML page per scored suite; the paths written are logged. */
+  private writeHtml(reports: readonly SuiteReport[], path: string): void {
+    const scored = reports.filter((report) => report.meta.result)
+    for (const { meta } of scored) {
+      const file = scored.length === 1 ? path : path.replace(/(\.html?)?$/, (ext) => `.${slug(meta.suite)}${ext || '.html'}`)
+      try {
+        mkdirSync(dirname(file), { recursive: true })
+        writeFileSync(file, renderHtmlReport({ result: meta.result!, records: meta.records ?? null, label: meta.suite }, { title: `Sceptic report: ${meta.suite}` }))
+        this.vitest?.logger.log(`vitest-sceptic: wrote ${relative(this.vitest.config.root, file)}`)
+      } catch (error) {
+        this.vitest?.logger.error(`vitest-sceptic: cannot write the HTML report to ${file}: ${(error as Error).message}`)
+      }
+    }
   }
 
   /** GitHub Actions job summary (and, when asked, annotations), from the same suite meta. */

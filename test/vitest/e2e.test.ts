@@ -191,5 +191,15 @@ describe('shared ONNX model (plugin `models`)', () => {
     expect(who.every((w) => w.n === 6 && /^onnx .*examples\/models\/tiny \(\d workers? × \d threads?, batch ≤ \d+[^)]*\)$/.test(w.model))).toBe(true)
     // The report names the model for every suite.
     expect(output.match(/model {14}onnx .*models\/tiny/g)).toHaveLength(3)
+    // The reporter's `html` option: one self-contained page per suite, with the reliability
+    // diagram (records travel in suite meta).
+    for (const file of [1, 2, 3]) {
+      const html = readFileSync(join(out, `report.file-${file}.html`), 'utf8')
+      expect(html).toMatch(/^<!doctype html>/i)
+      expect(html).toContain(`Sceptic report: file ${file}`)
+      expect(html).toMatch(/<title id="run0-reliability-title">Reliability diagram</)
+      expect(html).toContain('data-chart="reliability"') // drawn from the records, not a placeholder
+      expect(html).not.toMatch(/<script|https?:\/\//)
+    }
   }, E2E_TIMEOUT)
 })
