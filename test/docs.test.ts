@@ -315,7 +315,7 @@ function scratchProject(): string {
   for (const path of ['models/tiny', 'models/my-export', 'models/qwen2.5-0.5b', 'out']) link(join(REPO, 'examples/models/tiny'), path)
   mkdirSync(join(dir, 'data'))
   for (const file of ['tickets.jsonl', 'judge.jsonl']) cpSync(join(REPO, 'examples/data', file), join(dir, 'data', file))
-  for (const copy of ['eval.jsonl', 'all.jsonl']) cpSync(join(REPO, 'examples/data/tickets.jsonl'), join(dir, 'data', copy))
+  for (const copy of ['data/eval.jsonl', 'data/all.jsonl', 'data.jsonl']) cpSync(join(REPO, 'examples/data/tickets.jsonl'), join(dir, copy))
   for (const file of ['base.records.jsonl', 'tuned.records.jsonl']) cpSync(join(seed, file), join(dir, file))
   cpSync(join(REPO, 'examples/scorers'), join(dir, 'scorers'), { recursive: true })
   writeFileSync(join(dir, 'my-scorer.mjs'), "// The keyword reader, as the docs' my-scorer.mjs.\nexport { default } from './scorers/keyword-reader.mjs'\n")
