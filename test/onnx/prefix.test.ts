@@ -117,6 +117,16 @@ describe('prefix sharing on other models and calls', () => {
     expect(maxAbsDiff(got.slice(0, 4), got.slice(8, 12))).toBeLessThan(1e-6)
   })
 
+  it('a call holding one decision is split across the workers (each part reruns the prefix), same numbers', async () => {
+    const dir = makeModel({ tokenizer: 'bpe', decoder: { seed: 18 } })
+    const requests = rotations(EVIDENCE.join(' '), QUEUE)
+    const s = scorer({ model: dir, workers: 2 })
+    const got = await s(requests)
+    expect(s.stats.sharedGroups).toBe(2)
+    expect(s.stats.sharedRequests).toBe(4)
+    expect(maxAbsDiff(got, await scorer({ model: dir, workers: 1, prefixSharing: 'off' })(requests))).toBeLessThan(1e-5)
+  })
+
   it('splits on token ids: every suffix is the full prompt minus the same leading ids', async () => {
     const dir = makeModel({ tokenizer: 'bpe' })
     const tokenizer = await loadTokenizer(dir)

@@ -16,7 +16,7 @@ import { LETTERS } from '../../core/decisions.ts'
 import { assertOrtInstalled, locateModel, type ModelFiles } from './model-dir.ts'
 import { READOUT_FILE, readReadoutFile } from './readout-file.ts'
 import type { InputPlan } from './model-io.ts'
-import { groupByPrefix } from './prefix.ts'
+import { groupByPrefix, type PrefixGroup, type PrefixPlan } from './prefix.ts'
 import type { RunMessage } from './protocol.ts'
 import { WorkerPool } from './pool.ts'
 import { loadTokenizer, type LoadedTokenizer } from './tokenizer.ts'
@@ -244,7 +244,7 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
       letters: concat(rows.map((r) => letters[r]!)),
       letterCounts: Int32Array.from(rows, (r) => letters[r]!.length),
     })
-    const shared = settings.prefixSharing !== 'off' && plan.prefixCache ? groupByPrefix(ids) : { groups: [], singles: ids.map((_, i) => i) }
+    const shared = settings.prefixSharing !== 'off' && plan.prefixCache ? splitForWorkers(groupByPrefix(ids), settings.workers) : { groups: [], singles: ids.map((_, i) => i) }
     const jobs: Promise<void>[] = shared.groups.map((group) => {
       const P = group.prefixLength
       return submit(group.rows, {
@@ -323,6 +323,24 @@ function resolveSettings(options: OnnxScorerOptions, files: ModelFiles): OnnxSco
     throw new ConfigError(`onnxScorer: \`prefixSharing\` must be 'batched', 'sequential' or 'off', got ${JSON.stringify(prefixSharing)}`)
   const optimizedReadout = existsSync(join(dirname(files.modelPath), READOUT_FILE))
   return { modelPath: files.modelPath, workers, threadsPerWorker, batchSize, maxLogitsBytes, executionProviders, optimizedReadout, prefixSharing }
+}
+
+/**
+ * A small call (fewer groups than workers, e.g. one decision) would leave workers
+ * idle: split its groups so each worker gets a part. Each part runs the prefix again,
+ * which costs total work but shortens the call; calls with enough groups are untouched.
+ */
+function splitForWorkers(plan: PrefixPlan, workers: number): PrefixPlan {
+  if (plan.groups.length === 0 || plan.groups.length + plan.singles.length >= workers) return plan
+  const perGroup = Math.ceil(workers / plan.groups.length)
+  const groups = plan.groups.flatMap((group) => {
+    const parts = Math.min(perGroup, group.rows.length)
+    const size = Math.ceil(group.rows.length / parts)
+    const out: PrefixGroup[] = []
+    for (let i = 0; i < group.rows.length; i += size) out.push({ rows: group.rows.slice(i, i + size), prefixLength: group.prefixLength })
+    return out
+  })
+  return { groups, singles: plan.singles }
 }
 
 function concat(parts: Int32Array[]): Int32Array {
