@@ -113,6 +113,8 @@ describe('prefix sharing on other models and calls', () => {
     const got = await scorer({ model: dir, workers: 1, batchSize: 4 })(requests)
     const expected = await scorer({ model: dir, workers: 1, prefixSharing: 'off' })(requests)
     expect(maxAbsDiff(got, expected)).toBeLessThan(1e-5)
+    // A logits cap below one suffix row's logits: one suffix per run, same numbers.
+    expect(maxAbsDiff(await scorer({ model: dir, workers: 1, batchSize: 4, maxLogitsBytes: 1024 })(requests), expected)).toBeLessThan(1e-5)
     // Epochs of one decision are identical prompts: identical vectors.
     expect(maxAbsDiff(got.slice(0, 4), got.slice(8, 12))).toBeLessThan(1e-6)
   })

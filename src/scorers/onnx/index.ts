@@ -245,13 +245,16 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
       letterCounts: Int32Array.from(rows, (r) => letters[r]!.length),
     })
     const shared = settings.prefixSharing !== 'off' && plan.prefixCache ? splitForWorkers(groupByPrefix(ids), settings.workers) : { groups: [], singles: ids.map((_, i) => i) }
+    // Suffix runs obey the same logits cap as full batches: rows × longest suffix × vocab × 4 bytes.
+    const suffixRows = (lengths: number[]): number =>
+      Math.max(1, Math.min(settings.batchSize, Math.floor(settings.maxLogitsBytes / (Math.max(...lengths) * (plan.vocab ?? tokenizer.vocabSize) * 4))))
     const jobs: Promise<void>[] = shared.groups.map((group) => {
       const P = group.prefixLength
       return submit(group.rows, {
         prefix: ids[group.rows[0]!]!.slice(0, P),
         ids: concat(group.rows.map((r) => ids[r]!.subarray(P))),
         lengths: Int32Array.from(group.rows, (r) => ids[r]!.length - P),
-        suffixRows: settings.prefixSharing === 'sequential' ? 1 : settings.batchSize,
+        suffixRows: settings.prefixSharing === 'sequential' ? 1 : suffixRows(group.rows.map((r) => ids[r]!.length - P)),
         ...letterPayload(group.rows),
       })
     })
