@@ -5,25 +5,25 @@
  * onnxruntime-node is an optional peer dependency, loaded only inside the workers;
  * importing this module does not load it.
  */
+import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
+import { dirname, join } from 'node:path'
+import { LETTERS, type Criterion } from '../../core/decisions.ts'
 import { ConfigError, ScorerError } from '../../core/errors.ts'
-import type { Criterion } from '../../core/decisions.ts'
 import type { ScoreFn, ScoreRequest } from '../../core/score.ts'
 import { planBatches } from './batching.ts'
-import { existsSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { LETTERS } from '../../core/decisions.ts'
 import { assertOrtInstalled, locateModel, type ModelFiles } from './model-dir.ts'
-import { READOUT_FILE, readReadoutFile } from './readout-file.ts'
 import type { InputPlan } from './model-io.ts'
 import { groupByPrefix, type PrefixGroup, type PrefixPlan } from './prefix.ts'
 import type { RunMessage } from './protocol.ts'
 import { WorkerPool } from './pool.ts'
+import { READOUT_FILE, readReadoutFile } from './readout-file.ts'
 import { loadTokenizer, type LoadedTokenizer } from './tokenizer.ts'
 
 export { ConfigError, ScorerError } from '../../core/errors.ts'
 export type { ScoreFn, ScoreRequest } from '../../core/score.ts'
 export type { InputPlan, PastInput } from './model-io.ts'
+export type { ReadoutFile } from './readout-file.ts'
 export { startScorerServer, connectScorer } from './pool-server.ts'
 export type { ScorerServer, ScorerServerOptions, RemoteScorer, ConnectOptions } from './pool-server.ts'
 
