@@ -44,8 +44,8 @@ const SIDE_FILES = ['tokenizer.json', 'tokenizer_config.json', 'special_tokens_m
 /**
  * Rewrite the model of `inDir` into `outDir` (created; its `model.onnx` replaced).
  * Throws a {@link ConfigError} naming the file when the graph is not recognisable: the
- * `logits` output must come from `MatMul(hidden, W)` or `Add(MatMul(hidden, W), b)`
- * with `W` (or `Transpose(W)`) a constant.
+ * `logits` output must come from `MatMul(hidden, W)` or `Add(MatMul(hidden, W), b)`,
+ * optionally behind a `Cast`, with `W` (or `Transpose(W)`) a constant.
  */
 export async function optimizeModel(inDir: string, outDir: string): Promise<OptimizeResult> {
   const files = locateModel(inDir)
@@ -84,6 +84,13 @@ export async function optimizeModel(inDir: string, outDir: string): Promise<Opti
   const initializer = (name: string) => graph.initializer.find((t) => t.name === name)
 
   let head = producer('logits') ?? fail('"logits" is not produced by any node')
+  // An export that upcasts half-precision logits (Cast to float32) is the same head behind one elementwise op.
+  let cast: DecodedNode | undefined
+  if (head.opType === 'Cast') {
+    cast = head
+    head = producer(head.input[0]!) ?? fail('"logits" is a Cast of a graph input')
+    if (consumers(head.output[0]!).length !== 1) fail('the value cast to "logits" feeds other nodes too')
+  }
   let bias: OnnxNamespace.ITensorProto | undefined
   let biasNode: DecodedNode | undefined
   if (head.opType === 'Add') {
@@ -169,7 +176,7 @@ export async function optimizeModel(inDir: string, outDir: string): Promise<Opti
   for (const name of [weight.name!, bias?.name].filter((n): n is string => !!n))
     if (!stillUsed(name)) graph.initializer.splice(graph.initializer.findIndex((t) => t.name === name), 1)
   // Stale shape annotations of the rewritten values would contradict the new shapes.
-  const rewritten = new Set([...head.output, ...(biasNode?.output ?? [])])
+  const rewritten = new Set([...head.output, ...(biasNode?.output ?? []), ...(cast?.output ?? [])])
   graph.valueInfo = graph.valueInfo.filter((v) => !rewritten.has(v.name!))
   const shape = logitsOut.type?.tensorType?.shape
   if (shape?.dim && shape.dim.length === 3) {
