@@ -109,6 +109,15 @@ describe('planInputs', () => {
     ])
   })
 
+  it('can continue from a cache (prefix sharing) only with every present.* output and attention_mask', () => {
+    const past = [t('past_key_values.0.key', 'float32', ['b', 2, 'p', 16]), t('past_key_values.0.value', 'float32', ['b', 2, 'p', 16])]
+    const presents = [t('present.0.key', 'float32'), t('present.0.value', 'float32')]
+    expect(planInputs([t('input_ids'), t('attention_mask'), ...past], [logits, ...presents], '/m').prefixCache).toBe(true)
+    expect(planInputs([t('input_ids'), t('attention_mask'), ...past], [logits, presents[0]!], '/m').prefixCache).toBe(false)
+    expect(planInputs([t('input_ids'), ...past], [logits, ...presents], '/m').prefixCache).toBe(false)
+    expect(planInputs([t('input_ids'), t('attention_mask')], [logits], '/m').prefixCache).toBe(false)
+  })
+
   it('refuses models without input_ids or logits, and inputs it cannot fill, naming the file', () => {
     expect(() => planInputs([t('tokens'), t('attention_mask')], [logits], '/m/model.onnx')).toThrow(/\/m\/model\.onnx: the model has no "input_ids" input \(its inputs: tokens, attention_mask\)/)
     expect(() => planInputs([t('input_ids')], [t('scores', 'float32')], '/m/model.onnx')).toThrow(/\/m\/model\.onnx: the model has no "logits" output \(its outputs: scores\)/)
