@@ -77,16 +77,6 @@ function pages(): string[] {
   return ['README.md', ...docs.sort()]
 }
 
-/**
- * Blocks that cannot run as written, in a page this test's author does not own. Each should
- * get a fix or a no-run(reason) marker from the page's owner; until then they are listed with
- * the reason, as no-run blocks are. Keep this list empty.
- */
-const UNMARKED: readonly { page: string; contains: string; reason: string }[] = [
-  { page: 'docs/onnx.md', contains: 'optimum-cli export onnx', reason: 'needs Python, Optimum and a model download; should be marked no-run(...)' },
-  { page: 'docs/onnx.md', contains: 'connectScorer(url)', reason: '`url` is never defined; should define it (server.url) or be marked no-run(...)' },
-]
-
 // ─── Shell commands (a small, strict subset of sh) ───────────────────────────
 
 interface Command {
@@ -492,8 +482,6 @@ async function runPage(page: string): Promise<PageOutcome> {
   }
 
   for (const block of blocks) {
-    const unmarked = UNMARKED.find((u) => u.page === page && block.body.includes(u.contains))
-    if (unmarked && block.noRun === undefined) block.noRun = `unmarked: ${unmarked.reason}`
     for (const error of block.errors) failures.push(`${at(block)}: ${error}`)
     if (block.errors.length > 0 || block.kind === 'text') continue
     if (block.noRun !== undefined) {

@@ -49,7 +49,7 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
     interval ? `  ${c.dim(`[${(interval.lower * 100).toFixed(1)}, ${(interval.upper * 100).toFixed(1)}]`)}` : ''
   const verdict = (v: Verdict | null | undefined) => (v?.message ? '   ' + c.yellow(v.message) : '')
   const lines = [
-    `${label('model')}${m.model ?? m.scorer}`,
+    `${label('model')}${modelLine(m)}`,
     `${label('decisions')}${result.n}${skipped}`,
     ...failureLines(result, c),
     `${label('debias')}${m.debias}   ${m.orderingsScored} ordering${m.orderingsScored === 1 ? '' : 's'} scored`,
@@ -125,4 +125,14 @@ function failureLines(result: EvalResult, c: ReturnType<typeof pc.createColors>)
 /** A custom metric: three decimals, or a percentage-free integer when it is one. */
 function formatMetric(value: number): string {
   return Number.isInteger(value) ? String(value) : value.toFixed(3)
+}
+
+/**
+ * What the model line shows: the scorer's own description when it names the model
+ * (an ONNX scorer says how it ran: pool shape, optimized readout), else the model,
+ * else the scorer.
+ */
+function modelLine(m: EvalResult['manifest']): string {
+  if (typeof m.model === 'string' && !m.scorer.includes(m.model)) return m.model
+  return m.scorer
 }

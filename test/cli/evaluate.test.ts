@@ -107,4 +107,17 @@ describe('sceptic evaluate', () => {
     expect(bad.code).toBe(2)
     expect(bad.stderr).toMatch(/reducer "sum" is not known/)
   })
+
+  it('--model runs the ONNX scorer and records how it ran in the manifest', async () => {
+    const json = join(dir, 'onnx.json')
+    const { code, stdout } = await sceptic(['evaluate', DATA, '--model', 'examples/models/tiny', '--debias', 'cyclic', '--workers', '1', '--json-out', json])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/^model {14}onnx examples\/models\/tiny \(1 worker × \d threads?, batch ≤ 4/m)
+    const result = JSON.parse(await readFile(json, 'utf8'))
+    expect(result.manifest).toMatchObject({ model: 'examples/models/tiny', workers: 1, optimizedReadout: false, prefixSharing: 'batched' })
+    expect(result.n).toBe(56)
+    const missing = await sceptic(['evaluate', DATA, '--model', 'nope/model'])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toMatch(/ConfigError: .*nope\/model/)
+  })
 })

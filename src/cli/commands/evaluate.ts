@@ -109,7 +109,17 @@ async function loadScorerModule(path: string): Promise<LoadedScorer> {
 
 /** The part of `vitest-sceptic/onnx` the CLI uses. */
 interface OnnxModule {
-  onnxScorer(options: { model: string; batchSize?: number; workers?: number }): ScoreFn & { close(): Promise<void> }
+  onnxScorer(options: { model: string; batchSize?: number; workers?: number }): ScoreFn & {
+    close(): Promise<void>
+    readonly describe: string
+    readonly settings: {
+      batchSize: number
+      workers: number
+      threadsPerWorker: number
+      optimizedReadout: boolean
+      prefixSharing: string
+    }
+  }
 }
 
 /** `--model DIR`: the ONNX scorer, loaded only when asked for (onnxruntime-node is optional). */
@@ -126,10 +136,12 @@ async function loadModel(dir: string, options: { batchSize?: number | undefined;
     ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
     ...(options.workers !== undefined ? { workers: options.workers } : {}),
   })
+  // The manifest records which model ran and how: an optimized readout or not, the pool's shape.
+  const { batchSize, workers, threadsPerWorker, optimizedReadout, prefixSharing } = scorer.settings
   return {
     score: scorer,
-    description: `onnx ${dir}`,
-    manifest: { model: dir, batchSize: options.batchSize, workers: options.workers },
+    description: scorer.describe,
+    manifest: { model: dir, batchSize, workers, threadsPerWorker, optimizedReadout, prefixSharing },
     close: () => scorer.close(),
   }
 }
