@@ -334,7 +334,8 @@ export async function evaluateWithScorer(
           return ids[argmaxFirst(epochTotals.subarray(base, base + ids.length), TIE_TOLERANCE)] === row.answer_id ? 1 : 0
         })
       : [hit ? 1 : 0]
-    const rowFlags = [...(flags.get(r) ?? [])].sort()
+    const rowFlagSet = flags.get(r)
+    const rowFlags: readonly string[] = rowFlagSet ? [...rowFlagSet].sort() : NO_FLAGS
     scoredRows.push(r)
     gold.push(row.answer_id)
     predictions.push(ids[best]!)
@@ -347,7 +348,7 @@ export async function evaluateWithScorer(
       criterion: row.criterion.key,
       gold: row.answer_id,
       prediction: ids[best]!,
-      probabilities: Object.fromEntries(ids.map((id, k) => [id, p[k]!])),
+      probabilities: byId(ids, p),
       picks: picks[r]!,
       letters: pickedLetters[r]!,
     }
@@ -356,7 +357,7 @@ export async function evaluateWithScorer(
     if (options.storePrompts) record.prompt = promptText
     const value = reducer.reduce(epochValues)
     if (epochs > 1) Object.assign(record, { epochValues, value })
-    if (rowFlags.length > 0) record.flags = rowFlags
+    if (rowFlags.length > 0) record.flags = [...rowFlags]
     records.push(record)
     valueSum += value
     // Frozen per-decision scores are built only when a custom metric will read them.
@@ -443,6 +444,16 @@ export async function evaluateWithScorer(
     manifest,
     records,
   }
+}
+
+/** Shared empty flag list (frozen: records of unflagged decisions never carry it). */
+const NO_FLAGS: readonly string[] = Object.freeze([])
+
+/** `{ [ids[k]]: values[k] }`, built with a plain loop (10^5 records: no intermediate pair arrays). */
+function byId(ids: readonly string[], values: readonly number[]): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (let k = 0; k < ids.length; k++) out[ids[k]!] = values[k]!
+  return out
 }
 
 /**
