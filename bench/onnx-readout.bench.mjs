@@ -20,6 +20,7 @@ import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { loadFixture } from '../scripts/load-fixture.mjs'
+import { makeBenchDecisions } from './decisions.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const require = createRequire(import.meta.url)
@@ -113,31 +114,9 @@ async function peak(threads, ms = 2000) {
 
 // ---- decisions -------------------------------------------------------------------
 
-async function makeDecisions(dir, count) {
-  const { Tokenizer } = await import('@huggingface/tokenizers')
-  const { buildPrompt } = await import(join(root, 'dist/core/index.js'))
-  const tokenizer = new Tokenizer(JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8')), {})
-  const { FIXTURE_CORPUS } = await loadFixture()
-  const sentences = FIXTURE_CORPUS.split('\n')
-  const criterion = {
-    key: 'queue',
-    question: 'Which queue should handle this ticket?',
-    options: [
-      { id: 'billing', text: 'Billing' },
-      { id: 'tech', text: 'Technical support' },
-      { id: 'account', text: 'Account access' },
-      { id: 'sales', text: 'Sales' },
-    ],
-  }
-  const decisions = []
-  for (let d = 0; d < count; d++) {
-    let state = `Ticket ${d}.`
-    for (let s = d; tokenizer.encode(state).ids.length < EVIDENCE_TOKENS; s++) state += ' ' + sentences[s % sentences.length]
-    decisions.push({ id: `d${d}`, state, criterion, answer_id: criterion.options[d % 4].id })
-  }
-  const prompt = decisions.map((x) => tokenizer.encode(buildPrompt(x.state, x.criterion)).ids.length)
-  const evidence = decisions.map((x) => tokenizer.encode(x.state).ids.length)
-  return { decisions, promptTokens: prompt.reduce((a, b) => a + b, 0) / count, evidenceTokens: evidence.reduce((a, b) => a + b, 0) / count }
+/** Benchmark decisions: see bench/decisions.mjs. */
+function makeDecisions(dir, count) {
+  return makeBenchDecisions(dir, count, { tokens: EVIDENCE_TOKENS, measure: 'evidence' })
 }
 
 // ---- 2–4. scorer comparisons -------------------------------------------------------

@@ -18,6 +18,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { loadFixture } from '../scripts/load-fixture.mjs'
+import { makeBenchDecisions } from './decisions.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const { values: args } = parseArgs({
@@ -34,31 +35,9 @@ const { values: args } = parseArgs({
 const MID = { hidden: 512, layers: 4, heads: 8, ffn: 2048, vocab: 1024, maxPositions: 512, seed: 3 }
 const TARGET_TOKENS = 230
 
-/** Decisions whose prompts are ~230 tokens with the fixture BPE, 4 options each. */
-async function makeDecisions(dir, count) {
-  const { Tokenizer } = await import('@huggingface/tokenizers')
-  const { buildPrompt } = await import(join(root, 'dist/core/index.js'))
-  const tokenizer = new Tokenizer(JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8')), {})
-  const { FIXTURE_CORPUS } = await loadFixture()
-  const sentences = FIXTURE_CORPUS.split('\n')
-  const criterion = {
-    key: 'queue',
-    question: 'Which queue should handle this ticket?',
-    options: [
-      { id: 'billing', text: 'Billing' },
-      { id: 'tech', text: 'Technical support' },
-      { id: 'account', text: 'Account access' },
-      { id: 'sales', text: 'Sales' },
-    ],
-  }
-  const decisions = []
-  for (let d = 0; d < count; d++) {
-    let state = `Ticket ${d}.`
-    for (let s = d; tokenizer.encode(buildPrompt(state, criterion)).ids.length < TARGET_TOKENS; s++) state += ' ' + sentences[s % sentences.length]
-    decisions.push({ id: `d${d}`, state, criterion, answer_id: criterion.options[d % 4].id })
-  }
-  const lengths = decisions.map((x) => tokenizer.encode(buildPrompt(x.state, x.criterion)).ids.length)
-  return { decisions, meanTokens: lengths.reduce((a, b) => a + b, 0) / lengths.length }
+/** Benchmark decisions: see bench/decisions.mjs. */
+function makeDecisions(dir, count) {
+  return makeBenchDecisions(dir, count, { tokens: TARGET_TOKENS, measure: 'prompt' })
 }
 
 /** The naive baseline: one session on the main thread (ORT default threads), one prompt per run. */
@@ -118,7 +97,7 @@ async function speed(dir) {
   const { evaluateWithScorer } = await import(join(root, 'dist/core/index.js'))
   const { onnxScorer } = await import(join(root, 'dist/onnx/index.js'))
   const count = Number(args.decisions)
-  const { decisions, meanTokens } = await makeDecisions(dir, count)
+  const { decisions, promptTokens: meanTokens } = await makeDecisions(dir, count)
   const naive = await naiveScorer(dir)
   const pool = onnxScorer({ model: dir })
   await pool.ready()

@@ -5,6 +5,8 @@ import { join } from 'node:path'
 import { buildPrompt } from '../../src/core/prompt.ts'
 import type { Criterion } from '../../src/core/decisions.ts'
 import type { ScoreRequest } from '../../src/core/score.ts'
+import { afterAll } from 'vitest'
+import { onnxScorer, type OnnxScorer } from '../../dist/onnx/index.js'
 import { writeModelDir, type ModelDirOptions } from '../../src/scorers/onnx/fixture/index.ts'
 
 const roots: string[] = []
@@ -77,4 +79,21 @@ export function maxAbsDiff(a: number[][], b: number[][]): number {
   let max = 0
   a.forEach((row, i) => row.forEach((v, j) => (max = Math.max(max, Math.abs(v - b[i]![j]!)))))
   return max
+}
+
+/**
+ * An `onnxScorer` factory for one test file: every scorer it makes is closed (its
+ * workers drained) and the file's temp directories removed after the file's tests.
+ */
+export function scorerFactory(): (options: Parameters<typeof onnxScorer>[0]) => OnnxScorer {
+  const open: OnnxScorer[] = []
+  afterAll(async () => {
+    await Promise.all(open.map((s) => s.close()))
+    cleanupTemp()
+  })
+  return (options) => {
+    const s = onnxScorer(options)
+    open.push(s)
+    return s
+  }
 }

@@ -7,27 +7,17 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { onnx as OnnxNamespace } from 'onnx-proto'
-import { afterAll, describe, expect, it } from 'vitest'
-import { onnxScorer, type OnnxScorer } from '../../dist/onnx/index.js'
+import { describe, expect, it } from 'vitest'
 import { ConfigError } from '../../src/core/errors.ts' // optimizeModel is imported from source here
 import { optimizeModel } from '../../src/scorers/onnx/optimize.ts'
 import { READOUT_FILE } from '../../src/scorers/onnx/readout-file.ts'
 import type { ModelDirOptions } from '../../src/scorers/onnx/fixture/index.ts'
-import { cleanupTemp, makeModel, maxAbsDiff, sampleRequests, tempDir } from './helpers.ts'
+import { makeModel, maxAbsDiff, sampleRequests, tempDir, scorerFactory } from './helpers.ts'
 
 const { onnx } = createRequire(import.meta.url)('onnx-proto') as { onnx: typeof OnnxNamespace }
 const run = promisify(execFile)
 const root = join(import.meta.dirname, '../..')
-const open: OnnxScorer[] = []
-function scorer(options: Parameters<typeof onnxScorer>[0]): OnnxScorer {
-  const s = onnxScorer(options)
-  open.push(s)
-  return s
-}
-afterAll(async () => {
-  await Promise.all(open.map((s) => s.close()))
-  cleanupTemp()
-})
+const scorer = scorerFactory()
 
 const modelFile = (dir: string, nested = false) => join(dir, nested ? 'onnx' : '', 'model.onnx')
 

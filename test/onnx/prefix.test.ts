@@ -1,8 +1,7 @@
 // Prefix sharing: adjacent requests with a common token prefix run it once and their
 // suffixes against its key/value cache. Must equal full-prompt scoring within 1e-5.
 import fc from 'fast-check'
-import { afterAll, describe, expect, it } from 'vitest'
-import { onnxScorer, type OnnxScorer } from '../../dist/onnx/index.js'
+import { describe, expect, it } from 'vitest'
 import { buildPrompt } from '../../src/core/prompt.ts'
 import type { Criterion } from '../../src/core/decisions.ts'
 import type { ScoreRequest } from '../../src/core/score.ts'
@@ -10,18 +9,9 @@ import { suffixPad } from '../../src/scorers/onnx/feeds.ts'
 import { commonPrefix, groupByPrefix } from '../../src/scorers/onnx/prefix.ts'
 import { loadTokenizer } from '../../src/scorers/onnx/tokenizer.ts'
 import type { ModelDirOptions } from '../../src/scorers/onnx/fixture/index.ts'
-import { cleanupTemp, makeModel, maxAbsDiff, QUEUE, SENTIMENT } from './helpers.ts'
+import { makeModel, maxAbsDiff, QUEUE, SENTIMENT, scorerFactory } from './helpers.ts'
 
-const open: OnnxScorer[] = []
-function scorer(options: Parameters<typeof onnxScorer>[0]): OnnxScorer {
-  const s = onnxScorer(options)
-  open.push(s)
-  return s
-}
-afterAll(async () => {
-  await Promise.all(open.map((s) => s.close()))
-  cleanupTemp()
-})
+const scorer = scorerFactory()
 
 const EVIDENCE = [
   'The customer writes that the invoice for March was charged twice to the same card, once on the first and again on the third.',

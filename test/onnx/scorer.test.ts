@@ -4,24 +4,15 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import * as ort from 'onnxruntime-node'
-import { afterAll, describe, expect, it } from 'vitest'
-import { ConfigError, ScorerError, onnxScorer, type OnnxScorer } from '../../dist/onnx/index.js'
+import { describe, expect, it } from 'vitest'
+import { ConfigError, ScorerError, onnxScorer } from '../../dist/onnx/index.js'
 import { leftPad } from '../../src/scorers/onnx/feeds.ts'
 import { softmax } from '../../src/scorers/onnx/readout.ts'
 import { loadTokenizer } from '../../src/scorers/onnx/tokenizer.ts'
 import type { ModelDirOptions } from '../../src/scorers/onnx/fixture/index.ts'
-import { cleanupTemp, makeModel, maxAbsDiff, request, sampleRequests, SENTIMENT } from './helpers.ts'
+import { makeModel, maxAbsDiff, request, sampleRequests, SENTIMENT, scorerFactory } from './helpers.ts'
 
-const open: OnnxScorer[] = []
-function scorer(options: Parameters<typeof onnxScorer>[0]): OnnxScorer {
-  const s = onnxScorer(options)
-  open.push(s)
-  return s
-}
-afterAll(async () => {
-  await Promise.all(open.map((s) => s.close()))
-  cleanupTemp()
-})
+const scorer = scorerFactory()
 
 /**
  * Independent reference: each prompt alone on a main-thread session, no padding,
