@@ -4,6 +4,7 @@
  * and returns a teardown that drains and closes them (a leaked pool would hold
  * Vitest's exit for `teardownTimeout`; research notes §6).
  */
+import { relative } from 'node:path'
 import type { TestProject } from 'vitest/node'
 import type { SharedModelUrls } from './models.ts'
 
@@ -21,7 +22,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     for (const name of names) {
       const server = await startScorerServer(models[name]!)
       servers.push(server)
-      urls[name] = { url: server.url, describe: server.describe }
+      // The report shows the model path as the user wrote it (relative to the root), not
+      // this machine's absolute path: reports and baselines get compared across machines.
+      const model = models[name]!.model
+      const shown = relative(project.config.root, model) || '.'
+      urls[name] = { url: server.url, describe: server.describe.split(model).join(shown) }
     }
   } catch (error) {
     await Promise.all(servers.map((server) => server.close()))
