@@ -1,6 +1,6 @@
 import pc from 'picocolors'
 import type { Verdict } from './intervals.ts'
-import { ECE_MIN_ROWS } from './stats.ts'
+import { eceNote } from './ece-note.ts'
 import type { EvalResult } from './result.ts'
 
 /** Options for {@link render}. */
@@ -70,18 +70,10 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
   }
   if ((m.epochs ?? 1) > 1 || (m.reducer ?? 'mean') !== 'mean')
     lines.push(`${label('score')}${result.score.toFixed(3)}   ${c.dim(`(${m.reducer} over ${m.epochs} epoch${m.epochs === 1 ? '' : 's'})`)}`)
-  if (result.ece !== null)
-    lines.push(
-      `${label('ece')}${result.ece.toFixed(3)}` +
-        (st && !st.eceReliable
-          ? '   ' +
-            c.dim(
-              result.n < ECE_MIN_ROWS
-                ? `unreliable at n = ${result.n} (< ${ECE_MIN_ROWS}; perfect calibration scores ${st.eceNote.floorMean.toFixed(3)} here): read the Brier score`
-                : `within the noise floor (perfect calibration's 95th percentile ${st.eceNote.floorP95.toFixed(3)}): read the Brier score`,
-            )
-          : ''),
-    )
+  if (result.ece !== null) {
+    const { note } = eceNote(result)
+    lines.push(`${label('ece')}${result.ece.toFixed(3)}${note ? '   ' + c.dim(note) : ''}`)
+  }
   if (result.brier !== null) lines.push(`${label('brier')}${result.brier.toFixed(3)}`)
   if (st) {
     const base = st.majorityBaseline

@@ -80,7 +80,8 @@ describe('render', () => {
         'accuracy           50.0%   (chance 41.7%)',
         'balanced accuracy  50.0%',
         'order consistency  0.0%   same answer under every ordering',
-        `ece                ${result.ece!.toFixed(3)}`,
+        // Without statistics only the size rule applies (the HTML page says the same).
+        `ece                ${result.ece!.toFixed(3)}   unreliable at n = 2 (< 300): read the Brier score`,
         `brier              ${result.brier!.toFixed(3)}`,
         'letters picked     A:100%  B:0%  C:0%',
         '',
