@@ -17,6 +17,7 @@ import {
 import { assertAverageMode, assertDebiasMode, LOG_FLOOR, orderings, type AverageMode, type DebiasMode, type Ordering } from './orderings.ts'
 import { honestNumbers, type HonestNumbersOptions } from './intervals.ts'
 import { buildPrompt } from './prompt.ts'
+import { panelDecision, robustnessPanel } from './robustness.ts'
 import { resolveReducer, type ReducerLike } from './reducers.ts'
 import type { DecisionFailure, DecisionRecord, EvalResult, Manifest } from './result.ts'
 import { freezeScore, runCustomMetrics, type CustomMetric, type SampleScore } from './sample-score.ts'
@@ -198,6 +199,8 @@ export async function evaluateWithScorer(
   const picks: string[][] = rows.map(() => [])
   const pickedLetters: string[][] = rows.map(() => [])
   const letterCounts = new Array<number>(LETTERS.length).fill(0)
+  // Picked slot per (decision, ordering, epoch), for the panel's repetition stability; only with several epochs.
+  const epochPicks = epochs > 1 ? rows.map((): number[][] => []) : undefined
   const failures = new Map<number, ScoreFailure>()
   const flags = new Map<number, Set<string>>()
 
@@ -277,6 +280,7 @@ export async function evaluateWithScorer(
             ? divideOut(Array.from(scored.vectors[start + e]!), prior)
             : Array.from(scored.vectors[start + e]!, (v) => v / scored.sums[start + e]!)
           for (let slot = 0; slot < width; slot++) sum[slot]! += vector[slot]! / epochs
+          if (epochPicks) (epochPicks[r]![job.o] ??= []).push(argmaxFirst(vector))
           if (epochTotals) {
             const base = offsets[r]! * epochs + e * width
             for (let slot = 0; slot < width; slot++)
@@ -426,11 +430,17 @@ export async function evaluateWithScorer(
           },
         )
 
+  const panel = robustnessPanel(
+    scoredRows.map((r, i) => panelDecision(rows[r]!.criterion, goldIndex[i]!, plan[r]!, pickedLetters[r]!, epochPicks?.[r])),
+    { seed },
+  )
+
   return {
     accuracy: accuracy(gold, predictions),
     balancedAccuracy: balancedAccuracy(gold, predictions),
     // Under pride only the sampled decisions were scored under several orderings.
     orderConsistency: orderConsistency((sampled ? scoredRows.filter((r) => sampled.has(r)) : scoredRows).map((r) => picks[r]!)),
+    ...panel,
     ece: expectedCalibrationError(confidences, hits),
     brier: brierScore(probabilities, goldIndex),
     perCriterion: balancedAccuracyByGroup(gold, predictions, scoredDecisions.map((row) => row.criterion.key)),
