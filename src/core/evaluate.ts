@@ -17,7 +17,7 @@ import {
 import { assertAverageMode, assertDebiasMode, LOG_FLOOR, orderings, type AverageMode, type DebiasMode, type Ordering } from './orderings.ts'
 import { honestNumbers, type HonestNumbersOptions } from './intervals.ts'
 import { buildPrompt } from './prompt.ts'
-import { panelDecision, robustnessPanel } from './robustness.ts'
+import { panelDecision, pinnedSlots, robustnessPanel } from './robustness.ts'
 import { resolveReducer, type ReducerLike } from './reducers.ts'
 import type { DecisionFailure, DecisionRecord, EvalResult, Manifest } from './result.ts'
 import { freezeScore, runCustomMetrics, type CustomMetric, type SampleScore } from './sample-score.ts'
@@ -147,8 +147,10 @@ export async function evaluateWithScorer(
   const plan = rows.map((row, r) => {
     const k = row.criterion.options.length
     const mode: DebiasMode = sampled && !sampled.has(r) ? 'none' : debias
-    let set = orderingsByCount.get(`${k}:${mode}`)
-    if (!set) orderingsByCount.set(`${k}:${mode}`, (set = orderings(k, mode)))
+    const pinned = pinnedSlots(row.criterion)
+    const key = `${k}:${mode}:${pinned.join(',')}`
+    let set = orderingsByCount.get(key)
+    if (!set) orderingsByCount.set(key, (set = orderings(k, mode, pinned)))
     return set
   })
   const requestsTotal = plan.reduce((sum, set) => sum + set.length, 0) * epochs

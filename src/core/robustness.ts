@@ -63,7 +63,16 @@ export const CKLD_FLOOR = 1e-6
 export function movableSlots(criterion: Criterion): number[] {
   const slots: number[] = []
   criterion.options.forEach((option, i) => {
-    if (!(option as { pinned?: boolean }).pinned) slots.push(i)
+    if (!option.pinned) slots.push(i)
+  })
+  return slots
+}
+
+/** The slots of a criterion's pinned options (`"pinned": true`), ascending: they keep their place under every ordering. */
+export function pinnedSlots(criterion: Criterion): number[] {
+  const slots: number[] = []
+  criterion.options.forEach((option, i) => {
+    if (option.pinned) slots.push(i)
   })
   return slots
 }

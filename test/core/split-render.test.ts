@@ -112,8 +112,11 @@ describe('render', () => {
   it('the JSON document has the EvalResult fields as top-level keys plus manifest, no records', async () => {
     const result = await evaluateWithScorer([decision(2, 0)], alwaysFirst, { debias: 'cyclic', ...quiet })
     expect(Object.keys(resultToJson(result)).sort()).toEqual(
-      // DESIGN.md's metrics, plus the epoch score, custom metrics and failure accounting.
-      ['accuracy', 'balancedAccuracy', 'brier', 'ece', 'letterDistribution', 'manifest', 'n', 'orderConsistency', 'perCriterion', 'score', 'metrics', 'failed', 'failures', 'statistics'].sort(),
+      // DESIGN.md's metrics, the order-robustness panel, plus the epoch score, custom metrics and failure accounting.
+      [
+        'accuracy', 'balancedAccuracy', 'brier', 'ece', 'letterDistribution', 'manifest', 'n', 'orderConsistency', 'perCriterion', 'score', 'metrics', 'failed', 'failures', 'statistics',
+        'circularAccuracy', 'orderingAccuracy', 'accuracyByGoldSlot', 'slotSensitivityGap', 'slotBias', 'ckld', 'pairwise',
+      ].sort(),
     )
     expect(Object.keys(result.manifest)).toEqual(
       expect.arrayContaining(['debias', 'orderingsScored', 'forwardPasses', 'decisions', 'unlabelledSkipped', 'fingerprint', 'chance', 'seed', 'versions', 'started', 'seconds', 'scorer']),
