@@ -17,7 +17,7 @@ import {
 import { assertAverageMode, assertDebiasMode, LOG_FLOOR, orderings, type AverageMode, type DebiasMode, type Ordering } from './orderings.ts'
 import { honestNumbers, type HonestNumbersOptions } from './intervals.ts'
 import { buildPrompt } from './prompt.ts'
-import { panelDecision, pinnedSlots, robustnessPanel } from './robustness.ts'
+import { circularChance, panelDecision, pinnedSlots, robustnessPanel } from './robustness.ts'
 import { resolveReducer, type ReducerLike } from './reducers.ts'
 import type { DecisionFailure, DecisionRecord, EvalResult, Manifest } from './result.ts'
 import { freezeScore, runCustomMetrics, type CustomMetric, type SampleScore } from './sample-score.ts'
@@ -394,6 +394,8 @@ export async function evaluateWithScorer(
   for (const record of records) for (const flag of record.flags ?? []) flaggedCounts[flag] = (flaggedCounts[flag] ?? 0) + 1
 
   const scoredDecisions = scoredRows.map((r) => rows[r]!)
+  const panelInput = scoredRows.map((r, i) => panelDecision(rows[r]!.criterion, goldIndex[i]!, plan[r]!, pickedLetters[r]!, epochPicks?.[r]))
+  const panel = robustnessPanel(panelInput, { seed })
   const widest = Math.max(...scoredDecisions.map((row) => row.criterion.options.length))
   const manifest: Manifest = {
     debias,
@@ -408,6 +410,7 @@ export async function evaluateWithScorer(
     reducer: reducer.name,
     fingerprint: fingerprint(rows),
     chance: chanceAccuracy(scoredDecisions.map((row) => row.criterion.options.length)),
+    circularChance: circularChance(panelInput),
     seed,
     versions: { node: process.versions.node, vitestSceptic: pkg.version },
     started: new Date(startedAt).toISOString(),
@@ -432,10 +435,6 @@ export async function evaluateWithScorer(
           },
         )
 
-  const panel = robustnessPanel(
-    scoredRows.map((r, i) => panelDecision(rows[r]!.criterion, goldIndex[i]!, plan[r]!, pickedLetters[r]!, epochPicks?.[r])),
-    { seed },
-  )
 
   return {
     accuracy: accuracy(gold, predictions),

@@ -58,7 +58,7 @@ export { THRESHOLD_METRICS, evaluateThreshold, evaluateThresholds, thresholdLabe
 export type { ThresholdMetric } from './threshold-metrics.ts'
 export { eceNote } from './ece-note.ts'
 export { lnGamma, regularizedGammaQ, chiSquareSurvival } from './chi-square.ts'
-export { CKLD_FLOOR, movableSlots, panelDecision, pinnedSlots, robustnessPanel } from './robustness.ts'
+export { CKLD_FLOOR, circularChance, movableSlots, panelDecision, pinnedSlots, robustnessPanel } from './robustness.ts'
 export type { PanelDecision, RobustnessPanel, SlotBias } from './robustness.ts'
 export { classifyPair, isPair, pairwiseAudit } from './pairwise.ts'
 export type { PairClass, PairInput, PairPosition, PairwiseAudit } from './pairwise.ts'

@@ -1,14 +1,18 @@
 import pc from 'picocolors'
 import type { Verdict } from './intervals.ts'
 import { eceNote } from './ece-note.ts'
+import { robustnessLines } from './render-robustness.ts'
 import type { EvalResult } from './result.ts'
 
 /** Options for {@link render}. */
 export interface RenderOptions {
   /** Colour the block with ANSI codes. Default: {@link colorEnabled} for stdout. */
   color?: boolean
-  /** Marks to put beside metric lines, e.g. `{ balancedAccuracy: '✓ ≥ 0.70' }` (the Vitest reporter uses it). */
-  marks?: Partial<Record<'balancedAccuracy' | 'orderConsistency' | 'accuracy', string>>
+  /**
+   * Marks to put beside metric lines by threshold key, e.g. `{ balancedAccuracy: '✓ ≥ 0.70',
+   * slotSensitivityGap: '✗ ≤ 0.10' }` (the Vitest reporter uses it).
+   */
+  marks?: Readonly<Record<string, string | undefined>>
 }
 
 /**
@@ -35,8 +39,8 @@ const label = (text: string) => text.padEnd(19)
 export function render(result: EvalResult, options: RenderOptions = {}): string {
   const c = pc.createColors(options.color ?? colorEnabled())
   const m = result.manifest
-  const mark = (key: keyof NonNullable<RenderOptions['marks']>) => {
-    const text = options.marks?.[key]
+  const mark = (key: string) => {
+    const text = options.marks && Object.hasOwn(options.marks, key) ? options.marks[key] : undefined
     if (!text) return ''
     return '   ' + (text.startsWith('✗') ? c.red(text) : c.green(text))
   }
@@ -84,6 +88,7 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
     )
     if (st.rstd !== null) lines.push(`${label('rstd')}${st.rstd.toFixed(1)}   ${c.dim('std of recall across gold letters, in points (PriDe); 0 = no letter favoured')}`)
   }
+  lines.push(...robustnessLines(result, c, (key) => mark(key).replace(/^ {3}/, ' ')))
   const letters = Object.entries(result.letterDistribution)
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([letter, share]) => `${letter}:${pct0(share)}`)

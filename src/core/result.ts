@@ -22,6 +22,12 @@ export interface Manifest {
   fingerprint: string
   /** Mean of 1/options over the labelled rows: what a uniform guesser scores on average. */
   chance: number
+  /**
+   * What a uniform random guesser scores on `circularAccuracy`: the mean of
+   * (1/options)^orderings over the decisions scored under several orderings ((1/n)^n
+   * under cyclic); `null` when there are none.
+   */
+  circularChance?: number | null
   /** Seed recorded for anything random (bootstrap, splits). */
   seed: number
   /** Runtime and package versions. */

@@ -94,6 +94,17 @@ export function panelDecision(
   }
 }
 
+/**
+ * What a uniform random guesser scores on `circularAccuracy`: the mean over decisions
+ * scored under several orderings of (1/k)^orderings, k the option count ((1/n)^n under
+ * cyclic without pinned options). `null` when there is no such decision.
+ */
+export function circularChance(decisions: readonly PanelDecision[]): number | null {
+  const multi = decisions.filter((d) => d.orderings.length > 1)
+  if (multi.length === 0) return null
+  return multi.reduce((sum, d) => sum + (1 / d.orderings[0]!.length) ** d.orderings.length, 0) / multi.length
+}
+
 /** The panel for a set of scored decisions (`seed` and `resamples` drive Cramér's V interval). */
 export function robustnessPanel(
   decisions: readonly PanelDecision[],

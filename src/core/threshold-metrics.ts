@@ -14,6 +14,8 @@ export interface ThresholdMetric {
   range: readonly [number, number]
   /** The measured value; `null` when not measurable (e.g. one ordering). */
   read: (result: EvalResultJson) => number | null | undefined
+  /** Measurable only with more than one ordering (a threshold on it is refused with `debias: 'none'`). */
+  needsOrderings?: boolean
 }
 
 const UNIT: readonly [number, number] = [0, 1]
@@ -31,9 +33,19 @@ export function worstCriterion(perCriterion: Readonly<Record<string, number>>): 
 /** The built-in threshold keys, in the order their tests are declared. */
 export const THRESHOLD_METRICS: ReadonlyMap<string, ThresholdMetric> = new Map<string, ThresholdMetric>([
   ['balancedAccuracy', { label: 'balanced accuracy', range: UNIT, read: (r) => r.balancedAccuracy }],
-  ['orderConsistency', { label: 'order consistency', range: UNIT, read: (r) => r.orderConsistency }],
+  ['orderConsistency', { label: 'order consistency', range: UNIT, read: (r) => r.orderConsistency, needsOrderings: true }],
   ['accuracy', { label: 'accuracy', range: UNIT, read: (r) => r.accuracy }],
   ['perCriterion', { label: 'worst criterion (balanced accuracy)', range: UNIT, read: (r) => worstCriterion(r.perCriterion)?.[1] ?? null }],
+  // The order-robustness panel (null, so failing, when not measured).
+  ['circularAccuracy', { label: 'circular accuracy', range: UNIT, read: (r) => r.circularAccuracy, needsOrderings: true }],
+  ['orderingAccuracy', { label: 'ordering accuracy', range: UNIT, read: (r) => r.orderingAccuracy, needsOrderings: true }],
+  ['slotSensitivityGap', { label: 'slot sensitivity gap', range: UNIT, read: (r) => r.slotSensitivityGap, needsOrderings: true }],
+  ['cramersV', { label: "slot bias (Cramér's V)", range: UNIT, read: (r) => r.slotBias?.cramersV ?? null, needsOrderings: true }],
+  ['ckld', { label: 'CKLD', range: [0, Infinity], read: (r) => r.ckld, needsOrderings: true }],
+  ['positionConsistency', { label: 'position consistency (pairs)', range: UNIT, read: (r) => r.pairwise?.positionConsistency ?? null, needsOrderings: true }],
+  ['preferenceFairness', { label: 'preference fairness (pairs)', range: [-1, 1], read: (r) => r.pairwise?.preferenceFairness ?? null, needsOrderings: true }],
+  ['firstShownRate', { label: 'first-shown rate (pairs)', range: UNIT, read: (r) => r.pairwise?.firstShownRate ?? null, needsOrderings: true }],
+  ['repetitionStability', { label: 'repetition stability (pairs)', range: UNIT, read: (r) => r.pairwise?.repetitionStability ?? null, needsOrderings: true }],
 ])
 
 /** The built-in threshold keys, in declaration order. */

@@ -6,6 +6,7 @@
  */
 import type { EvalResultJson } from '../core/result.ts'
 import { evaluateThresholds, isBuiltinThreshold, thresholdLabel, THRESHOLD_METRICS } from '../core/threshold-metrics.ts'
+import { formatP } from '../core/render-robustness.ts'
 import { formatThreshold, thresholdTestName, type Threshold, type ThresholdVerdict } from '../core/verdict.ts'
 
 /**
@@ -84,6 +85,16 @@ export function githubSummary(suites: readonly GitHubSuite[]): string {
     row('balanced accuracy', `**${pct(r.balancedAccuracy)}**`, 'balancedAccuracy')
     row('order consistency', `**${pct(r.orderConsistency)}**`, 'orderConsistency')
     row('accuracy', `${pct(r.accuracy)} (chance ${pct(r.manifest.chance)})`, 'accuracy')
+    // The order-robustness panel, when measured (or gated).
+    if (r.circularAccuracy != null || bound('circularAccuracy')) {
+      const chance = r.manifest.circularChance
+      row('circular accuracy', `${pct(r.circularAccuracy)}${typeof chance === 'number' ? ` (uniform guesser ${pct(chance)})` : ''}`, 'circularAccuracy')
+    }
+    if (r.slotSensitivityGap != null || bound('slotSensitivityGap'))
+      row('slot sensitivity gap', `${pct(r.slotSensitivityGap)} (position-blind 0)`, 'slotSensitivityGap')
+    if (r.slotBias) row('slot bias', `χ² ${r.slotBias.chiSquare.toFixed(1)}, df ${r.slotBias.df}, p ${formatP(r.slotBias.p)}, V ${r.slotBias.cramersV.toFixed(2)}`, bound('cramersV') ? 'cramersV' : undefined)
+    if (r.pairwise || bound('positionConsistency')) row(thresholdLabel('positionConsistency'), `${pct(r.pairwise?.positionConsistency)}${r.pairwise ? ` of ${r.pairwise.pairs}` : ''}`, 'positionConsistency')
+    if (r.pairwise || bound('preferenceFairness')) row(thresholdLabel('preferenceFairness'), `${show('preferenceFairness', r.pairwise?.preferenceFairness)} (fair 0)`, 'preferenceFairness')
     if (bound('perCriterion')) row(thresholdLabel('perCriterion'), pct(bound('perCriterion')!.value), 'perCriterion')
     row('letters picked', Object.entries(r.letterDistribution).map(([l, v]) => `${l} ${Math.round(v * 100)}%`).join(' · '))
     row('decisions', `${r.n}${r.manifest.unlabelledSkipped ? ` (${r.manifest.unlabelledSkipped} unlabelled skipped)` : ''}${r.failed ? `, ${r.failed} failed` : ''}`)

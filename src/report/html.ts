@@ -13,6 +13,7 @@ import { DataError } from '../core/errors.ts'
 import { binOf, ECE_BINS } from '../core/metrics.ts'
 import { ECE_MIN_ROWS } from '../core/stats.ts'
 import type { DecisionRecord, EvalResultJson } from '../core/result.ts'
+import { robustnessBlock } from './html-robustness.ts'
 import { barRows, columnChart, escapeXml, niceMax, percent, reliabilityChart, type ReliabilityBinView } from './svg.ts'
 
 /** One run to report: its `--json-out` document and, optionally, its records. */
@@ -253,6 +254,7 @@ function runSection(run: ReportRun, ctx: SectionContext): string {
     `<p class="meta">${meta.join(' · ')}</p>`,
     headlineCards(run),
     lettersBlock(run, records, id, ctx.letterMax),
+    robustnessBlock(run.result, id),
     reliabilityBlock(run, records, id),
     criteriaBlock(run, records, id),
     '</section>',

@@ -83,6 +83,18 @@ describe('render', () => {
         // Without statistics only the size rule applies (the HTML page says the same).
         `ece                ${result.ece!.toFixed(3)}   unreliable at n = 2 (< 300): read the Brier score`,
         `brier              ${result.brier!.toFixed(3)}`,
+        // The order-robustness block; its numbers are tested in test/core/robustness.test.ts.
+        'order robustness   every number from the same picks, no extra model calls',
+        // A uniform guesser: ((1/3)^3 + (1/2)^2) / 2 = 14.4%.
+        '  circular         0.0%   right under every ordering; a uniform guesser 14.4%',
+        '  per ordering     40.0%   mean over (decision, ordering)',
+        '  gold at slot     A:100%  B:0%  C:0%',
+        '  slot gap         100.0 pp   max − min of the above; a position-blind reader 0',
+        `  slot bias        χ² 7.5, df 2, p = 0.024, V 0.87 [${result.slotBias!.cramersVInterval.map((v) => v.toFixed(2)).join(', ')}]`,
+        `  ckld             ${result.ckld!.toFixed(3)}   KL(gold letters ‖ picked letters); 0 = picks follow gold`,
+        // The two-option decision is a pair judged in both orders.
+        '  pairs            1 judged in both orders: consistent 0.0%, primacy 1, recency 0',
+        '  fairness         -1.00   (recency − primacy)/pairs; fair 0, negative favours the first shown; first shown picked 100.0%',
         'letters picked     A:100%  B:0%  C:0%',
         '',
         'per criterion (balanced accuracy):',
