@@ -250,7 +250,7 @@ function checkOptions(name: string, options: DescribeDecisionsOptions): void {
   }
   for (const key of Object.keys(options.thresholds ?? {}))
     if (THRESHOLD_METRICS.get(key)?.needsOrderings && debias === 'none')
-      throw new ConfigError(`describeDecisions("${name}"): an ${key} threshold needs more than one ordering, but debias is "none"; use "cyclic"`)
+      throw new ConfigError(`describeDecisions("${name}"): a ${key} threshold needs more than one ordering, but debias is "none"; use "cyclic"`)
   if (options.maxFailureRate !== undefined && !(options.maxFailureRate >= 0 && options.maxFailureRate <= 1))
     throw new ConfigError(`describeDecisions("${name}"): maxFailureRate must be in [0, 1], got ${String(options.maxFailureRate)}`)
   if (options.timeout !== undefined && !(options.timeout > 0))

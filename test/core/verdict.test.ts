@@ -127,3 +127,18 @@ describe('ECE reliability: terminal and HTML agree', () => {
     })
   })
 })
+
+describe('describeDecisions refuses bad thresholds when the suite is declared', () => {
+  const base = { data: [decision(2, 0, { id: 'a' })], scorer: byId(() => 1) }
+  it.each([
+    [{ slotSensitivityGap: { max: 0.1, maximum: 1 } }, 'cyclic', /threshold slotSensitivityGap must be a finite number .* or \{ min\?, max\? \}/],
+    [{ preferenceFairness: { min: 0.1, max: -0.1 } }, 'cyclic', /`min` must not exceed `max`/],
+    [{ preferenceFairness: { min: -2 } }, 'cyclic', /threshold preferenceFairness must lie in \[-1, 1\], got -2/],
+    [{ circularAcuracy: 0.5 }, 'cyclic', /unknown threshold "circularAcuracy"/],
+    [{ slotSensitivityGap: { max: 0.1 } }, 'none', /a slotSensitivityGap threshold needs more than one ordering, but debias is "none"/],
+    [{ positionConsistency: 0.9 }, 'none', /a positionConsistency threshold needs more than one ordering/],
+  ] as const)('%j with debias %s', async (thresholds, debias, message) => {
+    const { describeDecisions } = await import('../../src/vitest/describe-decisions.ts')
+    expect(() => describeDecisions('s', { ...base, debias, thresholds: thresholds as never })).toThrow(message)
+  })
+})
