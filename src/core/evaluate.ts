@@ -395,7 +395,8 @@ export async function evaluateWithScorer(
 
   const scoredDecisions = scoredRows.map((r) => rows[r]!)
   const panelInput = scoredRows.map((r, i) => panelDecision(rows[r]!.criterion, goldIndex[i]!, plan[r]!, pickedLetters[r]!, epochPicks?.[r]))
-  const panel = robustnessPanel(panelInput, { seed })
+  // Cramér's V's interval is a bootstrap: skipped, like the others, with `statistics: false`.
+  const panel = robustnessPanel(panelInput, { seed, ...(options.statistics === false ? { resamples: 0 } : {}) })
   const widest = Math.max(...scoredDecisions.map((row) => row.criterion.options.length))
   const manifest: Manifest = {
     debias,

@@ -45,11 +45,11 @@ export function robustnessLines(result: EvalResultJson, c: Colors, mark: (key: s
   }
   const bias = result.slotBias
   if (bias) {
-    const [lo, hi] = bias.cramersVInterval
+    const interval = bias.cramersVInterval ? ` ${c.dim(`[${bias.cramersVInterval.map((v) => v.toFixed(2)).join(', ')}]`)}` : ''
     const weak =
       bias.p >= 0.05 && result.orderingAccuracy !== null && (result.orderingAccuracy < SLOT_TEST_INFORMATIVE_BAND[0] || result.orderingAccuracy > SLOT_TEST_INFORMATIVE_BAND[1])
     lines.push(
-      `${label('slot bias')}χ² ${bias.chiSquare.toFixed(1)}, df ${bias.df}, p ${formatP(bias.p)}, V ${bias.cramersV.toFixed(2)}${mark('cramersV')} ${c.dim(`[${lo.toFixed(2)}, ${hi.toFixed(2)}]`)}` +
+      `${label('slot bias')}χ² ${bias.chiSquare.toFixed(1)}, df ${bias.df}, p ${formatP(bias.p)}, V ${bias.cramersV.toFixed(2)}${mark('cramersV')}${interval}` +
         (weak ? '   ' + c.yellow(`accuracy outside 60–95%: a non-significant test is weak evidence`) : ''),
     )
   }

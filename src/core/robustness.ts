@@ -34,8 +34,8 @@ export interface SlotBias {
   p: number
   /** Cramér's V = sqrt(χ² / (N·(k − 1))), k = df + 1 letters, N picks counted; capped at 1. */
   cramersV: number
-  /** 95% percentile bootstrap interval of V, resampling decisions (seeded). */
-  cramersVInterval: [number, number]
+  /** 95% percentile bootstrap interval of V, resampling decisions (seeded); `null` when not computed (`statistics: false`). */
+  cramersVInterval: [number, number] | null
 }
 
 /** The panel's numbers (EvalResult keys of the same names). */
@@ -105,7 +105,10 @@ export function circularChance(decisions: readonly PanelDecision[]): number | nu
   return multi.reduce((sum, d) => sum + (1 / d.orderings[0]!.length) ** d.orderings.length, 0) / multi.length
 }
 
-/** The panel for a set of scored decisions (`seed` and `resamples` drive Cramér's V interval). */
+/**
+ * The panel for a set of scored decisions. `seed` and `resamples` drive Cramér's V
+ * interval (default resamples: as the other bootstrap intervals; 0 skips it).
+ */
 export function robustnessPanel(
   decisions: readonly PanelDecision[],
   options: { seed?: number; resamples?: number } = {},
@@ -160,21 +163,17 @@ export function robustnessPanel(
 }
 
 /**
- * Per decision: observed picks per letter and the position-blind expectation. Each
- * ordering whose pick fell on a movable slot expects 1/m on each of its m movable
- * slots (1/k on each letter without pinned options); picks of a pinned option say
- * nothing about position and are left out.
+ * One decision's observed picks per letter and the position-blind expectation. Each ordering whose pick fell on a movable slot
+ * expects 1/m on each of its m movable slots (1/k on each letter without pinned
+ * options); picks of a pinned option say nothing about position and are left out.
  */
-function contributions(d: PanelDecision, width: number): { observed: Float64Array; expected: Float64Array } {
-  const observed = new Float64Array(width)
-  const expected = new Float64Array(width)
-  const movable = new Set(d.movable)
+function contribute(d: PanelDecision, observed: Float64Array, expected: Float64Array): void {
+  const m = d.movable.length
   for (const pick of d.picked) {
-    if (!movable.has(pick)) continue
+    if (!d.movable.includes(pick)) continue
     observed[pick]!++
-    for (const slot of d.movable) expected[slot]! += 1 / d.movable.length
+    for (const slot of d.movable) expected[slot]! += 1 / m
   }
-  return { observed, expected }
 }
 
 function chiSquareOf(observed: Float64Array, expected: Float64Array): { chiSquare: number; df: number; n: number } | null {
@@ -198,28 +197,50 @@ const cramersV = (chiSquare: number, n: number, df: number) => Math.min(1, Math.
  * when fewer than two letters could be picked.
  */
 function slotBias(decisions: readonly PanelDecision[], width: number, options: { seed?: number; resamples?: number }): SlotBias | null {
-  const parts = decisions.map((d) => contributions(d, width))
-  const sum = (indices: ArrayLike<number>) => {
-    const observed = new Float64Array(width)
-    const expected = new Float64Array(width)
-    for (let i = 0; i < indices.length; i++) {
-      const part = parts[indices[i]!]!
+  const n = decisions.length
+  // Decisions with the same contribution row are one type: a resample then needs only a
+  // count per type (the tables stay small and in cache however many decisions there are).
+  const row = new Float64Array(2 * width)
+  const types = new Map<string, number>()
+  const typeRows: number[] = []
+  const typeOf = new Int32Array(n)
+  decisions.forEach((d, i) => {
+    row.fill(0)
+    contribute(d, row.subarray(0, width), row.subarray(width))
+    const key = row.join(',')
+    let type = types.get(key)
+    if (type === undefined) {
+      types.set(key, (type = types.size))
+      typeRows.push(...row)
+    }
+    typeOf[i] = type
+  })
+  const observed = new Float64Array(width)
+  const expected = new Float64Array(width)
+  const sum = (counts: ArrayLike<number>) => {
+    observed.fill(0)
+    expected.fill(0)
+    for (let t = 0; t < counts.length; t++) {
+      const count = counts[t]!
+      if (count === 0) continue
       for (let slot = 0; slot < width; slot++) {
-        observed[slot]! += part.observed[slot]!
-        expected[slot]! += part.expected[slot]!
+        observed[slot]! += count * typeRows[2 * width * t + slot]!
+        expected[slot]! += count * typeRows[2 * width * t + width + slot]!
       }
     }
     return chiSquareOf(observed, expected)
   }
-  const all = sum(Array.from(parts.keys()))
+  const counts = new Int32Array(types.size)
+  for (let i = 0; i < n; i++) counts[typeOf[i]!]!++
+  const all = sum(counts)
   if (!all) return null
   const random = mulberry32(options.seed ?? 0)
-  const resamples = options.resamples ?? defaultResamples(parts.length)
+  const resamples = options.resamples ?? defaultResamples(n)
   const values: number[] = []
-  const draw = new Int32Array(parts.length)
   for (let b = 0; b < resamples; b++) {
-    for (let i = 0; i < draw.length; i++) draw[i] = Math.floor(random() * draw.length)
-    const fit = sum(draw)
+    counts.fill(0)
+    for (let i = 0; i < n; i++) counts[typeOf[Math.floor(random() * n)]!]!++
+    const fit = sum(counts)
     values.push(fit ? cramersV(fit.chiSquare, fit.n, fit.df) : 0)
   }
   values.sort((x, y) => x - y)
@@ -228,6 +249,6 @@ function slotBias(decisions: readonly PanelDecision[], width: number, options: {
     df: all.df,
     p: chiSquareSurvival(all.chiSquare, all.df),
     cramersV: cramersV(all.chiSquare, all.n, all.df),
-    cramersVInterval: [quantileSorted(values, 0.025), quantileSorted(values, 0.975)],
+    cramersVInterval: resamples > 0 ? [quantileSorted(values, 0.025), quantileSorted(values, 0.975)] : null,
   }
 }

@@ -32,11 +32,11 @@ export function robustnessBlock(r: EvalResultJson, id: string): string {
   if (isNumber(r.orderingAccuracy)) rows.push(['ordering accuracy', percent(r.orderingAccuracy), 'mean correctness over (decision, ordering)'])
   if (isNumber(r.slotSensitivityGap)) rows.push(['slot sensitivity gap', percent(r.slotSensitivityGap), 'max − min of the chart; a position-blind reader 0'])
   const bias = r.slotBias
-  if (bias && isNumber(bias.chiSquare) && isNumber(bias.p) && isNumber(bias.cramersV) && Array.isArray(bias.cramersVInterval))
+  if (bias && isNumber(bias.chiSquare) && isNumber(bias.p) && isNumber(bias.cramersV))
     rows.push([
       'slot bias',
       `χ² ${bias.chiSquare.toFixed(1)}, df ${bias.df}, p ${formatP(bias.p)}`,
-      `Cramér's V ${bias.cramersV.toFixed(2)} [${bias.cramersVInterval.map((v) => (isNumber(v) ? v.toFixed(2) : '?')).join(', ')}]; at accuracy outside 60–95% a non-significant test is weak evidence`,
+      `Cramér's V ${bias.cramersV.toFixed(2)}${Array.isArray(bias.cramersVInterval) ? ` [${bias.cramersVInterval.map((v) => (isNumber(v) ? v.toFixed(2) : '?')).join(', ')}]` : ''}; at accuracy outside 60–95% a non-significant test is weak evidence`,
     ])
   if (isNumber(r.ckld)) rows.push(['CKLD', r.ckld.toFixed(3), 'KL(gold letters ‖ picked letters); 0 when picks follow gold'])
   const pairs = r.pairwise

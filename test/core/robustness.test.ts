@@ -138,14 +138,21 @@ describe('order-robustness panel: closed forms', () => {
     expect(panel.slotBias!.df).toBe(2)
     expect(panel.slotBias!.p).toBeCloseTo(Math.exp(-3.75), 12)
     expect(panel.slotBias!.cramersV).toBeCloseTo(Math.sqrt(7.5 / (5 * 2)), 12)
-    const [lo, hi] = panel.slotBias!.cramersVInterval
+    const [lo, hi] = panel.slotBias!.cramersVInterval!
     expect(lo).toBeLessThanOrEqual(panel.slotBias!.cramersV + 1e-12)
     expect(hi).toBeGreaterThanOrEqual(lo)
   })
 
-  it('Cramér’s V interval is seeded: same seed, same interval', () => {
+  it('Cramér’s V interval is seeded: same seed, same interval; skipped with statistics: false', async () => {
     const picks = randomPicks(40, 3, 5)
     expect(robustnessPanel(picks, { seed: 3, resamples: 200 }).slotBias).toEqual(robustnessPanel(picks, { seed: 3, resamples: 200 }).slotBias)
+    expect(robustnessPanel(picks, { seed: 3, resamples: 200 }).slotBias).not.toEqual(robustnessPanel(picks, { seed: 4, resamples: 200 }).slotBias)
+    const rows = Array.from({ length: 12 }, (_, i) => decision(3, i % 3, { id: `d${i}` }))
+    const withStats = await evaluateWithScorer(rows, guesser(2), { debias: 'cyclic', onWarning: () => {} })
+    expect(withStats.slotBias!.cramersVInterval).toHaveLength(2)
+    const without = await evaluateWithScorer(rows, guesser(2), { debias: 'cyclic', ...quiet })
+    expect(without.slotBias!.cramersVInterval).toBeNull()
+    expect(without.slotBias!.cramersV).toBe(withStats.slotBias!.cramersV)
   })
 
   it('one ordering (debias none): every panel entry is null', async () => {
