@@ -304,7 +304,7 @@ function scratchProject(): string {
   link(join(REPO, 'examples'), 'examples')
   for (const path of ['models/tiny', 'models/my-export', 'models/qwen2.5-0.5b', 'out']) link(join(REPO, 'examples/models/tiny'), path)
   mkdirSync(join(dir, 'data'))
-  for (const file of ['tickets.jsonl', 'judge.jsonl']) cpSync(join(REPO, 'examples/data', file), join(dir, 'data', file))
+  for (const file of ['tickets.jsonl', 'judge.jsonl', 'pairs.jsonl']) cpSync(join(REPO, 'examples/data', file), join(dir, 'data', file))
   for (const copy of ['data/eval.jsonl', 'data/all.jsonl', 'data.jsonl']) cpSync(join(REPO, 'examples/data/tickets.jsonl'), join(dir, copy))
   for (const file of ['base.records.jsonl', 'tuned.records.jsonl']) cpSync(join(seed, file), join(dir, file))
   cpSync(join(REPO, 'examples/scorers'), join(dir, 'scorers'), { recursive: true })

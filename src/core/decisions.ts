@@ -14,6 +14,11 @@ export const MAX_OPTIONS = LETTERS.length
 export const OptionSchema = z.object({
   id: z.string().min(1, 'must be a non-empty string'),
   text: z.string(),
+  /**
+   * Keep this option at its slot under every ordering ("None of the above", "Tie");
+   * debiasing moves only the unpinned options. Default false.
+   */
+  pinned: z.boolean().optional().describe('Keep this option at its position under every ordering (e.g. "None of the above", "Tie"). Default false.'),
 })
 
 /** The question asked of a state: a `key` naming the criterion, an optional question, 2–20 options. */
@@ -33,6 +38,9 @@ export const CriterionSchema = z
         ctx.addIssue({ code: 'custom', path: ['options', index, 'id'], message: `duplicate option id "${option.id}"` })
       seen.add(option.id)
     })
+    const movable = criterion.options.filter((option) => !option.pinned).length
+    if (movable < MIN_OPTIONS)
+      ctx.addIssue({ code: 'custom', path: ['options'], message: `needs at least ${MIN_OPTIONS} options that are not pinned (has ${movable}); pinned options keep their slot, so nothing would be reordered` })
   })
 
 /**
@@ -151,7 +159,8 @@ function canonicalDecision(d: Decision): string {
     answer_id: d.answer_id ?? undefined,
     criterion: {
       key: c.key,
-      options: c.options.map((o) => ({ id: o.id, text: o.text })),
+      // `pinned` changes the orderings scored, so it is part of the data's identity (absent when false: old fingerprints hold).
+      options: c.options.map((o) => (o.pinned ? { id: o.id, pinned: true, text: o.text } : { id: o.id, text: o.text })),
       question: c.question ?? undefined,
     },
     group_id: d.group_id ?? undefined,

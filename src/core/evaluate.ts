@@ -17,6 +17,7 @@ import {
 import { assertAverageMode, assertDebiasMode, LOG_FLOOR, orderings, type AverageMode, type DebiasMode, type Ordering } from './orderings.ts'
 import { honestNumbers, type HonestNumbersOptions } from './intervals.ts'
 import { buildPrompt } from './prompt.ts'
+import { circularChance, panelDecision, pinnedSlots, robustnessPanel } from './robustness.ts'
 import { resolveReducer, type ReducerLike } from './reducers.ts'
 import type { DecisionFailure, DecisionRecord, EvalResult, Manifest } from './result.ts'
 import { freezeScore, runCustomMetrics, type CustomMetric, type SampleScore } from './sample-score.ts'
@@ -146,8 +147,10 @@ export async function evaluateWithScorer(
   const plan = rows.map((row, r) => {
     const k = row.criterion.options.length
     const mode: DebiasMode = sampled && !sampled.has(r) ? 'none' : debias
-    let set = orderingsByCount.get(`${k}:${mode}`)
-    if (!set) orderingsByCount.set(`${k}:${mode}`, (set = orderings(k, mode)))
+    const pinned = pinnedSlots(row.criterion)
+    const key = `${k}:${mode}:${pinned.join(',')}`
+    let set = orderingsByCount.get(key)
+    if (!set) orderingsByCount.set(key, (set = orderings(k, mode, pinned)))
     return set
   })
   const requestsTotal = plan.reduce((sum, set) => sum + set.length, 0) * epochs
@@ -198,6 +201,8 @@ export async function evaluateWithScorer(
   const picks: string[][] = rows.map(() => [])
   const pickedLetters: string[][] = rows.map(() => [])
   const letterCounts = new Array<number>(LETTERS.length).fill(0)
+  // Picked slot per (decision, ordering, epoch), for the panel's repetition stability; only with several epochs.
+  const epochPicks = epochs > 1 ? rows.map((): number[][] => []) : undefined
   const failures = new Map<number, ScoreFailure>()
   const flags = new Map<number, Set<string>>()
 
@@ -277,6 +282,7 @@ export async function evaluateWithScorer(
             ? divideOut(Array.from(scored.vectors[start + e]!), prior)
             : Array.from(scored.vectors[start + e]!, (v) => v / scored.sums[start + e]!)
           for (let slot = 0; slot < width; slot++) sum[slot]! += vector[slot]! / epochs
+          if (epochPicks) (epochPicks[r]![job.o] ??= []).push(argmaxFirst(vector))
           if (epochTotals) {
             const base = offsets[r]! * epochs + e * width
             for (let slot = 0; slot < width; slot++)
@@ -388,6 +394,9 @@ export async function evaluateWithScorer(
   for (const record of records) for (const flag of record.flags ?? []) flaggedCounts[flag] = (flaggedCounts[flag] ?? 0) + 1
 
   const scoredDecisions = scoredRows.map((r) => rows[r]!)
+  const panelInput = scoredRows.map((r, i) => panelDecision(rows[r]!.criterion, goldIndex[i]!, plan[r]!, pickedLetters[r]!, epochPicks?.[r]))
+  // Cramér's V's interval is a bootstrap: skipped, like the others, with `statistics: false`.
+  const panel = robustnessPanel(panelInput, { seed, ...(options.statistics === false ? { resamples: 0 } : {}) })
   const widest = Math.max(...scoredDecisions.map((row) => row.criterion.options.length))
   const manifest: Manifest = {
     debias,
@@ -402,6 +411,7 @@ export async function evaluateWithScorer(
     reducer: reducer.name,
     fingerprint: fingerprint(rows),
     chance: chanceAccuracy(scoredDecisions.map((row) => row.criterion.options.length)),
+    circularChance: circularChance(panelInput),
     seed,
     versions: { node: process.versions.node, vitestSceptic: pkg.version },
     started: new Date(startedAt).toISOString(),
@@ -426,11 +436,13 @@ export async function evaluateWithScorer(
           },
         )
 
+
   return {
     accuracy: accuracy(gold, predictions),
     balancedAccuracy: balancedAccuracy(gold, predictions),
     // Under pride only the sampled decisions were scored under several orderings.
     orderConsistency: orderConsistency((sampled ? scoredRows.filter((r) => sampled.has(r)) : scoredRows).map((r) => picks[r]!)),
+    ...panel,
     ece: expectedCalibrationError(confidences, hits),
     brier: brierScore(probabilities, goldIndex),
     perCriterion: balancedAccuracyByGroup(gold, predictions, scoredDecisions.map((row) => row.criterion.key)),

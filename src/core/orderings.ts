@@ -44,26 +44,41 @@ export function assertDebiasMode(mode: unknown): asserts mode is DebiasMode {
 /**
  * The option orderings to score for one n-option decision.
  *
- * `none` is the identity. `cyclic`, `calibrated` and `pride` are the n rotations
- * `order_k[i] = (i + k) % n` (under `pride` only the sampled decisions get them; the
- * evaluator scores the others under the identity). `permutation` is all n! orders (lexicographic).
- * Every mode but `none` puts each option in each slot equally often (a Latin
- * design), which is what makes an additive slot prior cancel under averaging.
+ * `none` is the identity. `cyclic`, `calibrated` and `pride` are the rotations of the
+ * unpinned options over the unpinned slots: with the unpinned slots s_0 < … < s_{m-1}
+ * (and, since a pinned option keeps its own slot, the unpinned options u_i = s_i in
+ * data order), rotation k shows u_{(i+k) mod m} at slot s_i, k = 0..m−1; without
+ * pinned options that is `order_k[i] = (i + k) % n` (under `pride` only the sampled
+ * decisions get them; the evaluator scores the others under the identity).
+ * `permutation` is every arrangement of the unpinned options over those slots
+ * (lexicographic). Every mode but `none` puts each unpinned option in each unpinned
+ * slot equally often (a Latin design), which is what makes an additive slot prior
+ * cancel under averaging.
+ *
+ * @param pinned slots whose option stays put (`"pinned": true`); default none
  */
-export function orderings(optionCount: number, debias: DebiasMode): Ordering[] {
+export function orderings(optionCount: number, debias: DebiasMode, pinned: readonly number[] = []): Ordering[] {
   assertDebiasMode(debias)
   const identity = Array.from({ length: optionCount }, (_, i) => i)
   if (debias === 'none') return [identity]
-  if (debias === 'permutation') {
-    if (optionCount > MAX_PERMUTATION_OPTIONS)
-      throw new ConfigError(
-        `debias='permutation' would score ${optionCount}! = ${factorial(optionCount)} orderings of a ` +
-          `${optionCount}-option decision. Use debias='cyclic', which cancels a position prior with ` +
-          `${optionCount} orderings instead.`,
-      )
-    return permutations(identity)
+  const fixed = new Set(pinned)
+  const movable = identity.filter((slot) => !fixed.has(slot))
+  const m = movable.length
+  const place = (arrangement: readonly number[]) => {
+    const ordering = [...identity]
+    movable.forEach((slot, i) => (ordering[slot] = arrangement[i]!))
+    return ordering
   }
-  return identity.map((k) => identity.map((i) => (i + k) % optionCount))
+  if (debias === 'permutation') {
+    if (m > MAX_PERMUTATION_OPTIONS)
+      throw new ConfigError(
+        `debias='permutation' would score ${m}! = ${factorial(m)} orderings of a ` +
+          `${optionCount}-option decision${m < optionCount ? ` (${m} unpinned)` : ''}. Use debias='cyclic', which cancels a position prior with ` +
+          `${m} orderings instead.`,
+      )
+    return permutations(movable).map(place)
+  }
+  return movable.map((_, k) => place(movable.map((_, i) => movable[(i + k) % m]!)))
 }
 
 function permutations(items: readonly number[]): number[][] {

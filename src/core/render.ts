@@ -1,14 +1,18 @@
 import pc from 'picocolors'
 import type { Verdict } from './intervals.ts'
-import { ECE_MIN_ROWS } from './stats.ts'
+import { eceNote } from './ece-note.ts'
+import { robustnessLines } from './render-robustness.ts'
 import type { EvalResult } from './result.ts'
 
 /** Options for {@link render}. */
 export interface RenderOptions {
   /** Colour the block with ANSI codes. Default: {@link colorEnabled} for stdout. */
   color?: boolean
-  /** Marks to put beside metric lines, e.g. `{ balancedAccuracy: '✓ ≥ 0.70' }` (the Vitest reporter uses it). */
-  marks?: Partial<Record<'balancedAccuracy' | 'orderConsistency' | 'accuracy', string>>
+  /**
+   * Marks to put beside metric lines by threshold key, e.g. `{ balancedAccuracy: '✓ ≥ 0.70',
+   * slotSensitivityGap: '✗ ≤ 0.10' }` (the Vitest reporter uses it).
+   */
+  marks?: Readonly<Record<string, string | undefined>>
 }
 
 /**
@@ -35,8 +39,8 @@ const label = (text: string) => text.padEnd(19)
 export function render(result: EvalResult, options: RenderOptions = {}): string {
   const c = pc.createColors(options.color ?? colorEnabled())
   const m = result.manifest
-  const mark = (key: keyof NonNullable<RenderOptions['marks']>) => {
-    const text = options.marks?.[key]
+  const mark = (key: string) => {
+    const text = options.marks && Object.hasOwn(options.marks, key) ? options.marks[key] : undefined
     if (!text) return ''
     return '   ' + (text.startsWith('✗') ? c.red(text) : c.green(text))
   }
@@ -70,18 +74,10 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
   }
   if ((m.epochs ?? 1) > 1 || (m.reducer ?? 'mean') !== 'mean')
     lines.push(`${label('score')}${result.score.toFixed(3)}   ${c.dim(`(${m.reducer} over ${m.epochs} epoch${m.epochs === 1 ? '' : 's'})`)}`)
-  if (result.ece !== null)
-    lines.push(
-      `${label('ece')}${result.ece.toFixed(3)}` +
-        (st && !st.eceReliable
-          ? '   ' +
-            c.dim(
-              result.n < ECE_MIN_ROWS
-                ? `unreliable at n = ${result.n} (< ${ECE_MIN_ROWS}; perfect calibration scores ${st.eceNote.floorMean.toFixed(3)} here): read the Brier score`
-                : `within the noise floor (perfect calibration's 95th percentile ${st.eceNote.floorP95.toFixed(3)}): read the Brier score`,
-            )
-          : ''),
-    )
+  if (result.ece !== null) {
+    const { note } = eceNote(result)
+    lines.push(`${label('ece')}${result.ece.toFixed(3)}${note ? '   ' + c.dim(note) : ''}`)
+  }
   if (result.brier !== null) lines.push(`${label('brier')}${result.brier.toFixed(3)}`)
   if (st) {
     const base = st.majorityBaseline
@@ -92,6 +88,7 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
     )
     if (st.rstd !== null) lines.push(`${label('rstd')}${st.rstd.toFixed(1)}   ${c.dim('std of recall across gold letters, in points (PriDe); 0 = no letter favoured')}`)
   }
+  lines.push(...robustnessLines(result, c, (key) => mark(key).replace(/^ {3}/, ' ')))
   const letters = Object.entries(result.letterDistribution)
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([letter, share]) => `${letter}:${pct0(share)}`)

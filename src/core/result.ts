@@ -1,5 +1,7 @@
 import type { HonestNumbers } from './intervals.ts'
 import type { DebiasMode } from './orderings.ts'
+import type { PairwiseAudit } from './pairwise.ts'
+import type { SlotBias } from './robustness.ts'
 
 /**
  * How a number was produced. Enough to reproduce it and to refuse comparing two
@@ -20,6 +22,12 @@ export interface Manifest {
   fingerprint: string
   /** Mean of 1/options over the labelled rows: what a uniform guesser scores on average. */
   chance: number
+  /**
+   * What a uniform random guesser scores on `circularAccuracy`: the mean of
+   * (1/options)^orderings over the decisions scored under several orderings ((1/n)^n
+   * under cyclic); `null` when there are none.
+   */
+  circularChance?: number | null
   /** Seed recorded for anything random (bootstrap, splits). */
   seed: number
   /** Runtime and package versions. */
@@ -94,6 +102,28 @@ export interface EvalResult {
   balancedAccuracy: number
   /** Share of decisions with the same pick under every ordering; `null` when one ordering was scored. */
   orderConsistency: number | null
+  /**
+   * Share of decisions whose pick is the gold option under every ordering (OpenCompass
+   * CircularEval's strict accuracy, `perf_circular`); a uniform guesser on n options
+   * scores (1/n)^n. `null` when no decision was scored under more than one ordering.
+   */
+  circularAccuracy: number | null
+  /** Mean correctness over all (decision, ordering) pairs (OpenCompass `acc_circular`); `null` as above. */
+  orderingAccuracy: number | null
+  /**
+   * Accuracy over the (decision, ordering) pairs that showed the gold option at each
+   * letter (Zheng et al., ICLR 2024; Pezeshkpour & Hruschka, NAACL 2024); `null` for a
+   * letter that never showed gold, and for the whole entry as above.
+   */
+  accuracyByGoldSlot: Record<string, number | null> | null
+  /** Max − min of `accuracyByGoldSlot`, in [0, 1]; a position-blind reader scores 0. `null` as above. */
+  slotSensitivityGap: number | null
+  /** χ² test of the letters picked against a position-blind reader, with Cramér's V; `null` as above. */
+  slotBias: SlotBias | null
+  /** KL(gold-letter distribution ‖ picked-letter distribution) in nats (Choi et al., 2025), picked shares floored at 1e-6; `null` as above. */
+  ckld: number | null
+  /** Pairwise judge audit over two-candidate decisions (Shi et al., 2024); `null` when there is no pair judged in both orders. */
+  pairwise: PairwiseAudit | null
   /** Expected calibration error, 10 equal-width right-closed bins; `null` when nothing was scored. */
   ece: number | null
   /** Multi-class Brier score, not halved, in [0, 2]. */

@@ -5,6 +5,9 @@
  * in, strings out; the reporter decides where they go.
  */
 import type { EvalResultJson } from '../core/result.ts'
+import { evaluateThresholds, isBuiltinThreshold, thresholdLabel, THRESHOLD_METRICS } from '../core/threshold-metrics.ts'
+import { formatP } from '../core/render-robustness.ts'
+import { formatThreshold, thresholdTestName, type Threshold, type ThresholdVerdict } from '../core/verdict.ts'
 
 /**
  * One suite as the reporter saw it: the suite meta `describeDecisions` leaves
@@ -15,8 +18,8 @@ export interface GitHubSuite {
   suite: string
   /** The eval file, relative to the repository root (annotations point at it). */
   file: string
-  /** Lower bounds by metric key (`balancedAccuracy`, `orderConsistency`, `accuracy`, `perCriterion`). */
-  thresholds?: Readonly<Record<string, number | undefined>>
+  /** Thresholds by metric key (built-in keys or custom metric names): a lower bound or `{ min?, max? }`. */
+  thresholds?: Readonly<Record<string, Threshold | undefined>>
   /** The metrics and manifest; absent when scoring failed. */
   result?: EvalResultJson
   /** Why scoring failed, in one line. */
@@ -27,32 +30,35 @@ export interface GitHubSuite {
 
 const pct = (value: number | null | undefined) => (value === null || value === undefined ? 'n/a' : `${(value * 100).toFixed(1)}%`)
 
-/** Measured value of a threshold key, as the threshold test reads it. */
-function measured(suite: GitHubSuite, key: string): number | null | undefined {
-  const result = suite.result
-  if (!result) return undefined
-  if (key === 'perCriterion') {
-    const values = Object.values(result.perCriterion)
-    return values.length > 0 ? Math.min(...values) : null
-  }
-  return (result as unknown as Record<string, number | null>)[key]
+/** One threshold check as the summary shows it: the core verdict plus the threshold as written. */
+export interface ThresholdCheck extends ThresholdVerdict {
+  /** The threshold as the suite declared it. */
+  threshold: Threshold
 }
 
-/** Threshold checks of a suite: key, bound, value, pass. */
-export function thresholdChecks(suite: GitHubSuite): { key: string; bound: number; value: number | null | undefined; pass: boolean }[] {
-  return Object.entries(suite.thresholds ?? {})
-    .filter((entry): entry is [string, number] => typeof entry[1] === 'number')
-    .map(([key, bound]) => {
-      const value = measured(suite, key)
-      return { key, bound, value, pass: typeof value === 'number' && value >= bound }
-    })
+/**
+ * Threshold checks of a suite, each decided by the core threshold verdict (the rule
+ * the threshold tests use): same tolerance, custom metrics read from `metrics`, and a
+ * missing value or unknown key fails with its reason.
+ */
+export function thresholdChecks(suite: GitHubSuite): ThresholdCheck[] {
+  const thresholds = suite.thresholds ?? {}
+  return evaluateThresholds(suite.result, thresholds).map((verdict) => ({ ...verdict, threshold: thresholds[verdict.key]! }))
 }
 
-const LABELS: Record<string, string> = {
-  balancedAccuracy: 'balanced accuracy',
-  orderConsistency: 'order consistency',
-  accuracy: 'accuracy',
-  perCriterion: 'worst criterion (balanced accuracy)',
+/** A value the way the summary prints it: built-in shares as percentages, anything else as a plain number. */
+function show(key: string, value: number | null | undefined): string {
+  if (isBuiltinThreshold(key) && isShare(key)) return pct(value)
+  return typeof value === 'number' && Number.isFinite(value) ? String(Number(value.toFixed(4))) : 'n/a'
+}
+
+function isShare(key: string): boolean {
+  const metric = THRESHOLD_METRICS.get(key)
+  return metric !== undefined && metric.range[0] === 0 && metric.range[1] === 1
+}
+
+function showThreshold(key: string, threshold: Threshold): string {
+  return formatThreshold(threshold, (n) => (isShare(key) ? pct(n) : String(n)))
 }
 
 /** The job-summary Markdown for all suites: one heading and one table each. */
@@ -70,18 +76,32 @@ export function githubSummary(suites: readonly GitHubSuite[]): string {
     if (!r) continue
     out.push('| metric | value | bound | |', '| --- | --- | --- | --- |')
     const bound = (key: string) => checks.find((c) => c.key === key)
+    const shown = new Set<string>()
     const row = (name: string, value: string, key?: string) => {
       const check = key ? bound(key) : undefined
-      out.push(`| ${name} | ${value} | ${check ? `≥ ${pct(check.bound)}` : ''} | ${check ? (check.pass ? '✅' : '❌') : ''} |`)
+      if (key) shown.add(key)
+      out.push(`| ${name} | ${value} | ${check ? showThreshold(check.key, check.threshold) : ''} | ${check ? (check.pass ? '✅' : '❌') : ''} |`)
     }
     row('balanced accuracy', `**${pct(r.balancedAccuracy)}**`, 'balancedAccuracy')
     row('order consistency', `**${pct(r.orderConsistency)}**`, 'orderConsistency')
     row('accuracy', `${pct(r.accuracy)} (chance ${pct(r.manifest.chance)})`, 'accuracy')
-    if (bound('perCriterion')) row(LABELS.perCriterion!, pct(measured(suite, 'perCriterion')), 'perCriterion')
+    // The order-robustness panel, when measured (or gated).
+    if (r.circularAccuracy != null || bound('circularAccuracy')) {
+      const chance = r.manifest.circularChance
+      row('circular accuracy', `${pct(r.circularAccuracy)}${typeof chance === 'number' ? ` (uniform guesser ${pct(chance)})` : ''}`, 'circularAccuracy')
+    }
+    if (r.slotSensitivityGap != null || bound('slotSensitivityGap'))
+      row('slot sensitivity gap', `${pct(r.slotSensitivityGap)} (position-blind 0)`, 'slotSensitivityGap')
+    if (r.slotBias) row('slot bias', `χ² ${r.slotBias.chiSquare.toFixed(1)}, df ${r.slotBias.df}, p ${formatP(r.slotBias.p)}, V ${r.slotBias.cramersV.toFixed(2)}`, bound('cramersV') ? 'cramersV' : undefined)
+    if (r.pairwise || bound('positionConsistency')) row(thresholdLabel('positionConsistency'), `${pct(r.pairwise?.positionConsistency)}${r.pairwise ? ` of ${r.pairwise.pairs}` : ''}`, 'positionConsistency')
+    if (r.pairwise || bound('preferenceFairness')) row(thresholdLabel('preferenceFairness'), `${show('preferenceFairness', r.pairwise?.preferenceFairness)} (fair 0)`, 'preferenceFairness')
+    if (bound('perCriterion')) row(thresholdLabel('perCriterion'), pct(bound('perCriterion')!.value), 'perCriterion')
     row('letters picked', Object.entries(r.letterDistribution).map(([l, v]) => `${l} ${Math.round(v * 100)}%`).join(' · '))
     row('decisions', `${r.n}${r.manifest.unlabelledSkipped ? ` (${r.manifest.unlabelledSkipped} unlabelled skipped)` : ''}${r.failed ? `, ${r.failed} failed` : ''}`)
     row('debias', `${r.manifest.debias}, ${r.manifest.orderingsScored} orderings`)
     if (r.brier !== null) row('brier', r.brier.toFixed(3))
+    // Every other gate (custom metrics, unknown keys) gets its own row: no gate is left out.
+    for (const check of checks) if (!shown.has(check.key)) row(escapeMarkdown(thresholdLabel(check.key)), show(check.key, check.value), check.key)
     if (suite.baseline) out.push('', `${suite.baseline.pass ? '✅' : '❌'} **baseline:** ${escapeMarkdown(suite.baseline.message)}`)
     out.push('')
   }
@@ -101,13 +121,23 @@ export function githubAnnotations(suites: readonly GitHubSuite[]): string[] {
     for (const check of thresholdChecks(suite))
       if (!check.pass)
         error(
-          `${suite.suite} > ${check.key} ≥ ${check.bound}`,
-          `${LABELS[check.key] ?? check.key} ${pct(check.value)} is below the bound ${pct(check.bound)}` +
+          `${suite.suite} > ${thresholdTestName(check.key, check.threshold)}`,
+          failureText(check) +
             (suite.result ? `; letters picked ${Object.entries(suite.result.letterDistribution).map(([l, v]) => `${l}:${Math.round(v * 100)}%`).join(' ')}` : ''),
         )
     if (suite.baseline && !suite.baseline.pass) error(`${suite.suite} > order consistency vs baseline`, suite.baseline.message)
   }
   return lines
+}
+
+/** Why a check failed, in the summary's units: `order consistency 40.0% is below the bound 80.0%`. */
+function failureText(check: ThresholdCheck): string {
+  const name = thresholdLabel(check.key)
+  if (check.value === null) return `${name}: ${check.reason}`
+  const { min, max } = check.bounds
+  const below = min !== undefined && check.value < min
+  const edge = below ? min : max
+  return `${name} ${show(check.key, check.value)} is ${below ? 'below' : 'above'} the bound ${show(check.key, edge)}`
 }
 
 /** Workflow command data: `%`, CR and LF escaped (GitHub's toolkit `escapeData`). */

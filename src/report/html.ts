@@ -8,9 +8,12 @@
  * (ids, criterion keys, scorer names, file labels) is escaped.
  */
 import { compareResults, type Comparison } from '../core/compare.ts'
+import { eceNote } from '../core/ece-note.ts'
 import { DataError } from '../core/errors.ts'
 import { binOf, ECE_BINS } from '../core/metrics.ts'
+import { ECE_MIN_ROWS } from '../core/stats.ts'
 import type { DecisionRecord, EvalResultJson } from '../core/result.ts'
+import { robustnessBlock } from './html-robustness.ts'
 import { barRows, columnChart, escapeXml, niceMax, percent, reliabilityChart, type ReliabilityBinView } from './svg.ts'
 
 /** One run to report: its `--json-out` document and, optionally, its records. */
@@ -251,6 +254,7 @@ function runSection(run: ReportRun, ctx: SectionContext): string {
     `<p class="meta">${meta.join(' · ')}</p>`,
     headlineCards(run),
     lettersBlock(run, records, id, ctx.letterMax),
+    robustnessBlock(run.result, id),
     reliabilityBlock(run, records, id),
     criteriaBlock(run, records, id),
     '</section>',
@@ -296,7 +300,7 @@ function headlineCards(run: ReportRun): string {
         interval(x.intervals.accuracy) +
         verdict('accuracy'),
     ),
-    card('ece', 'ECE', r.ece === null ? 'n/a' : r.ece.toFixed(3), r.n < 300 ? '<span class="note">noisy below a few hundred decisions; prefer Brier</span>' : ''),
+    card('ece', 'ECE', r.ece === null ? 'n/a' : r.ece.toFixed(3), eceCardNote(r)),
     card('brier', 'Brier', r.brier === null ? 'n/a' : r.brier.toFixed(3), '<span class="note">0 certain and right, 2 certain and wrong</span>'),
     card(
       'n',
@@ -344,6 +348,13 @@ function lettersBlock(run: ReportRun, records: readonly DecisionRecord[] | null,
   )
 }
 
+/** The ECE card's note: the same reliability rule as the terminal report (core `eceNote`). */
+function eceCardNote(r: EvalResultJson): string {
+  const { reliable, note } = eceNote(r)
+  if (note) return `<span class="note">${escapeXml(note)}</span>`
+  return reliable ? '<span class="note">above the noise floor of a perfectly calibrated model</span>' : ''
+}
+
 function reliabilityBlock(run: ReportRun, records: readonly DecisionRecord[] | null, id: string): string {
   if (!records)
     return (
@@ -372,7 +383,7 @@ function reliabilityBlock(run: ReportRun, records: readonly DecisionRecord[] | n
   return (
     `<figure class="block" data-block="reliability"><h3>Reliability</h3>${chart}` +
     `<figcaption>Bars: accuracy per confidence bin (confidence = the largest final probability); dots at the bin's mean confidence; numbers: decisions per bin. ` +
-    `ECE from these bins ${ece === null ? 'n/a' : ece.toFixed(3)}.${records.length < 300 ? ' With fewer than a few hundred decisions most bins are too small to read.' : ''}</figcaption>` +
+    `ECE from these bins ${ece === null ? 'n/a' : ece.toFixed(3)}.${records.length < ECE_MIN_ROWS ? ' With fewer than a few hundred decisions most bins are too small to read.' : ''}</figcaption>` +
     `<details><summary>Bins as a table</summary><table class="bins"><thead><tr><th scope="col">confidence</th><th scope="col">decisions</th><th scope="col">mean confidence</th><th scope="col">accuracy</th><th scope="col">gap (pp)</th></tr></thead><tbody>${rows}</tbody></table></details>` +
     `</figure>`
   )

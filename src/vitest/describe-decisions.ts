@@ -32,7 +32,9 @@ import {
   type BaselineOutcome,
 } from './baseline.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, scepticContext, type ScepticContext } from './context.ts'
-import { formatValue, percent, summarise, worstCriterion } from './format.ts'
+import { evaluateThreshold, isBuiltinThreshold, THRESHOLD_METRICS } from '../core/threshold-metrics.ts'
+import { assertThreshold, formatThreshold, thresholdTestName } from '../core/verdict.ts'
+import { formatValue, percent, summarise } from './format.ts'
 import { scepticMatchers } from './matchers.ts'
 import { META_RECORDS_LIMIT, THRESHOLD_KEYS, writeMeta, type ScepticSuiteMeta, type Thresholds } from './meta.ts'
 import { progressEmitter } from './progress.ts'
@@ -66,7 +68,10 @@ export interface DescribeDecisionsOptions {
   scorer: ScoreFn | FallibleScoreFn | ScorerHandle
   /** Debias mode. Default `'cyclic'`: without several orderings order consistency is n/a. */
   debias?: DebiasMode
-  /** Lower bounds, one named test each: `suite > orderConsistency ≥ 0.8`. */
+  /**
+   * Thresholds, one named test each: a number is a lower bound (`suite > orderConsistency ≥ 0.8`),
+   * `{ min?, max? }` a range (`suite > slotSensitivityGap ≤ 0.1`). Unknown keys are refused.
+   */
   thresholds?: Thresholds
   /** Scoring timeout in ms (the `beforeAll` hook's own). Default 10 minutes. */
   timeout?: number
@@ -123,14 +128,12 @@ export const CALLBACK_TEST_NAME = 'assertions'
 /** Name of the baseline gate's test. */
 export const BASELINE_TEST_NAME = 'order consistency vs baseline'
 
-/** The test name of a threshold: `orderConsistency ≥ 0.8`. */
-export function thresholdTestName(key: string, bound: number): string {
-  return `${key} ≥ ${bound}`
-}
+/** The test name of a threshold (`orderConsistency ≥ 0.8`, `slotSensitivityGap ≤ 0.1`). */
+export { thresholdTestName }
 
 /**
  * Declare an eval suite. Scores `data` with `scorer` once, in `beforeAll`, then:
- * - one test per threshold, named `${metric} ≥ ${bound}`;
+ * - one test per threshold, named `${metric} ≥ ${bound}` (or `≤ max`, `in [min, max]`);
  * - `order consistency vs baseline` when a baseline directory is configured (plugin
  *   `baseline` or this suite's `baseline`) and more than one ordering is scored;
  * - `assertions`, running `fn(result, context)`, when `fn` is given.
@@ -175,31 +178,28 @@ export function describeDecisions(name: string, options: DescribeDecisionsOption
       })
     }
 
-    const customKeys = Object.keys(thresholds).filter((key) => !(THRESHOLD_KEYS as readonly string[]).includes(key))
+    const customKeys = Object.keys(thresholds).filter((key) => !isBuiltinThreshold(key))
     for (const key of [...THRESHOLD_KEYS, ...customKeys]) {
-      const bound = thresholds[key]
-      if (bound === undefined) continue
-      test(thresholdTestName(key, bound), async ({ task, annotate }) => {
+      const threshold = thresholds[key]
+      if (threshold === undefined) continue
+      test(thresholdTestName(key, threshold), async ({ task, annotate }) => {
         const measured = requireResult(result)
         checkFailureRate(name, measured, options.maxFailureRate ?? 0)
-        if (customKeys.includes(key)) {
-          const value = measured.metrics[key] ?? null
-          writeMeta(task.meta, { suite: name, check: key, bound, value, result: summarise(measured) })
-          await annotate(`${formatValue(value)} (bound ${bound})`, `sceptic:${key}`)
-          if (value === null || value < bound - 1e-12) expect.fail(`expected custom metric ${key} ≥ ${bound}, measured ${value}`)
-          return
-        }
-        const value = key === 'perCriterion' ? (worstCriterion(measured.perCriterion)?.[1] ?? null) : measured[key as 'accuracy']
-        writeMeta(task.meta, { suite: name, check: key, bound, value, result: summarise(measured) })
+        // The one verdict the reporter, the HTML page and the job summary also use.
+        const verdict = evaluateThreshold(measured, key, threshold)
+        writeMeta(task.meta, { suite: name, check: key, bound: threshold, value: verdict.value, result: summarise(measured) })
         // Annotations are what Vitest's junit reporter writes as <property> elements.
-        await annotate(`${formatValue(value)} (bound ${bound})`, `sceptic:${key}`)
+        await annotate(`${formatValue(verdict.value)} (bound ${formatThreshold(threshold, String)})`, `sceptic:${key}`)
+        // Lower bounds on the headline metrics keep their matchers' messages (letters picked, worst criterion).
         const assertion = expect(measured)
-        if (key === 'balancedAccuracy') assertion.toHaveBalancedAccuracy({ atLeast: bound })
-        else if (key === 'orderConsistency') assertion.toHaveOrderConsistency({ atLeast: bound })
-        else if (key === 'perCriterion') assertion.toHavePerCriterionBalancedAccuracy({ atLeast: bound })
-        else if (measured.accuracy < bound - 1e-9)
-          // Plain accuracy has no matcher of its own: it is reported for continuity, not trust.
-          expect.fail(`expected accuracy ≥ ${bound}, measured ${formatValue(measured.accuracy)} (chance ${formatValue(measured.manifest.chance)})`)
+        if (typeof threshold === 'number' && key === 'balancedAccuracy') assertion.toHaveBalancedAccuracy({ atLeast: threshold })
+        else if (typeof threshold === 'number' && key === 'orderConsistency') assertion.toHaveOrderConsistency({ atLeast: threshold })
+        else if (typeof threshold === 'number' && key === 'perCriterion') assertion.toHavePerCriterionBalancedAccuracy({ atLeast: threshold })
+        if (!verdict.pass)
+          expect.fail(
+            `expected ${customKeys.includes(key) ? 'custom metric ' : ''}${thresholdTestName(key, threshold)}: ${verdict.reason}` +
+              (key === 'accuracy' ? ` (chance ${formatValue(measured.manifest.chance)})` : ''),
+          )
       })
     }
 
@@ -239,24 +239,18 @@ function checkOptions(name: string, options: DescribeDecisionsOptions): void {
   const debias = options.debias ?? 'cyclic'
   if (!(DEBIAS_MODES as readonly string[]).includes(debias))
     throw new ConfigError(`describeDecisions("${name}"): unknown debias mode "${debias}"; use one of ${DEBIAS_MODES.join(', ')}`)
-  for (const [key, bound] of Object.entries(options.thresholds ?? {})) {
+  for (const [key, threshold] of Object.entries(options.thresholds ?? {})) {
     const custom = options.metrics !== undefined && Object.hasOwn(options.metrics, key)
-    if (!custom && !(THRESHOLD_KEYS as readonly string[]).includes(key))
+    const builtin = THRESHOLD_METRICS.get(key)
+    if (!custom && !builtin)
       throw new ConfigError(
         `describeDecisions("${name}"): unknown threshold "${key}"; use ${THRESHOLD_KEYS.join(', ')}, or the name of one of the suite's \`metrics\``,
       )
-    if (custom) {
-      if (typeof bound !== 'number' || !Number.isFinite(bound))
-        throw new ConfigError(`describeDecisions("${name}"): threshold ${key} must be a finite number, got ${String(bound)}`)
-      continue
-    }
-    if (typeof bound !== 'number' || !(bound >= 0 && bound <= 1))
-      throw new ConfigError(`describeDecisions("${name}"): threshold ${key} must be a number in [0, 1], got ${String(bound)}`)
+    assertThreshold(`describeDecisions("${name}")`, key, threshold, custom ? undefined : builtin!.range)
   }
-  if (options.thresholds?.orderConsistency !== undefined && debias === 'none')
-    throw new ConfigError(
-      `describeDecisions("${name}"): an orderConsistency threshold needs more than one ordering, but debias is "none"; use "cyclic"`,
-    )
+  for (const key of Object.keys(options.thresholds ?? {}))
+    if (THRESHOLD_METRICS.get(key)?.needsOrderings && debias === 'none')
+      throw new ConfigError(`describeDecisions("${name}"): a ${key} threshold needs more than one ordering, but debias is "none"; use "cyclic"`)
   if (options.maxFailureRate !== undefined && !(options.maxFailureRate >= 0 && options.maxFailureRate <= 1))
     throw new ConfigError(`describeDecisions("${name}"): maxFailureRate must be in [0, 1], got ${String(options.maxFailureRate)}`)
   if (options.timeout !== undefined && !(options.timeout > 0))

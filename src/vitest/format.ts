@@ -3,24 +3,13 @@
  * so a threshold test, its failure message and the report mark always agree.
  */
 import type { EvalResult, EvalResultJson } from '../core/index.ts'
+import { worstCriterion } from '../core/threshold-metrics.ts'
+import { BOUND_EPSILON, formatBound, formatThreshold, meetsLowerBound, thresholdVerdict, type Threshold } from '../core/verdict.ts'
 
-/**
- * Floating-point slack for "value ≥ bound". Metrics are ratios of small integers
- * (0.7 may come out as 0.6999999999999998); a bound a user wrote as 0.7 must pass
- * for a measured 7/10.
- */
-export const BOUND_EPSILON = 1e-9
+/** Whether a measured value meets a lower bound (the core threshold verdict's rule). `null` never does. */
+export const meets = meetsLowerBound
 
-/** Whether a measured value meets a lower bound. `null` (not measurable) never does. */
-export function meets(value: number | null | undefined, bound: number): boolean {
-  return typeof value === 'number' && Number.isFinite(value) && value >= bound - BOUND_EPSILON
-}
-
-/** A bound as written in marks and messages: two decimals, more only when needed (0.875). */
-export function formatBound(bound: number): string {
-  const two = bound.toFixed(2)
-  return Number(two) === bound ? two : String(Number(bound.toFixed(4)))
-}
+export { BOUND_EPSILON, formatBound, worstCriterion }
 
 /** A measured value: three decimals, or `n/a`. */
 export function formatValue(value: number | null | undefined): string {
@@ -42,27 +31,20 @@ export function formatLetters(distribution: Readonly<Record<string, number>> | u
 }
 
 /**
- * The mark the report puts beside a thresholded metric (`✓ ≥ 0.70` or `✗ < 0.80`),
- * computed with the same {@link meets} rule as the threshold test itself.
+ * The mark the report puts beside a thresholded metric (`✓ ≥ 0.70`, `✗ < 0.80`,
+ * `✓ ≤ 0.10`, `✗ in [-0.05, 0.05]`), from the core threshold verdict: the rule the
+ * threshold test itself uses.
  */
-export function thresholdMark(value: number | null | undefined, bound: number): string {
-  return meets(value, bound) ? `✓ ≥ ${formatBound(bound)}` : `✗ < ${formatBound(bound)}`
+export function thresholdMark(value: number | null | undefined, threshold: Threshold): string {
+  const verdict = thresholdVerdict('value', threshold, value)
+  if (typeof threshold === 'number') return verdict.pass ? `✓ ≥ ${formatBound(threshold)}` : `✗ < ${formatBound(threshold)}`
+  return `${verdict.pass ? '✓' : '✗'} ${formatThreshold(threshold)}`
 }
 
 /** The JSON-safe part of a result that goes into task meta: everything but the per-decision records. */
 export function summarise(result: EvalResult): EvalResultJson {
   const { records: _records, ...json } = result
   return json
-}
-
-/** The worst (lowest) per-criterion balanced accuracy, or `undefined` when there is none. */
-export function worstCriterion(perCriterion: Readonly<Record<string, number>>): [key: string, value: number] | undefined {
-  let worst: [string, number] | undefined
-  for (const key of Object.keys(perCriterion).sort()) {
-    const value = perCriterion[key]!
-    if (worst === undefined || value < worst[1]) worst = [key, value]
-  }
-  return worst
 }
 
 /** A file-name-safe slug of a suite name: `Support triage (v2)` → `support-triage-v2`. */

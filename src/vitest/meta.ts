@@ -5,6 +5,8 @@
  * Vitest's `json` reporter writes. The reporter builds the whole report from it.
  */
 import type { DecisionRecord, EvalResultJson } from '../core/index.ts'
+import { THRESHOLD_KEYS } from '../core/threshold-metrics.ts'
+import type { Threshold } from '../core/verdict.ts'
 import type { BaselineOutcome } from './baseline.ts'
 
 /** Most records kept in suite meta (about 150 bytes each in a blob file). */
@@ -13,22 +15,24 @@ export const META_RECORDS_LIMIT = 5000
 /** The meta key every sceptic entry lives under: `task.meta.sceptic`. */
 export const META_KEY = 'sceptic'
 
-/** Lower bounds a suite tests, one named test each (`balancedAccuracy ≥ 0.7`). */
+/**
+ * What a suite tests, one named test each: a number is a lower bound
+ * (`balancedAccuracy ≥ 0.7`), `{ min?, max? }` a range (`slotSensitivityGap ≤ 0.1`).
+ */
 export interface Thresholds {
-  /** Lower bound on balanced accuracy. */
-  balancedAccuracy?: number
-  /** Lower bound on order consistency (needs a debias mode with more than one ordering). */
-  orderConsistency?: number
-  /** Lower bound on plain accuracy. */
-  accuracy?: number
-  /** Lower bound on every criterion's balanced accuracy. */
-  perCriterion?: number
-  /** Lower bound on a custom metric, by the name given in the suite's `metrics` option. */
-  [customMetric: string]: number | undefined
+  /** Balanced accuracy, in [0, 1]. */
+  balancedAccuracy?: Threshold
+  /** Order consistency, in [0, 1] (needs a debias mode with more than one ordering). */
+  orderConsistency?: Threshold
+  /** Plain accuracy, in [0, 1]. */
+  accuracy?: Threshold
+  /** Every criterion's balanced accuracy (the worst one is checked), in [0, 1]. */
+  perCriterion?: Threshold
+  /** Any other built-in metric (see `THRESHOLD_KEYS`), or a custom metric by the name given in the suite's `metrics` option. */
+  [metric: string]: Threshold | undefined
 }
 
-/** The metric names a threshold can bound, in the order their tests are declared. */
-export const THRESHOLD_KEYS = ['balancedAccuracy', 'orderConsistency', 'accuracy', 'perCriterion'] as const
+export { THRESHOLD_KEYS }
 
 /** Suite meta: `suite.meta.sceptic`, set once scoring is done (or failed). */
 export interface ScepticSuiteMeta {
@@ -57,8 +61,8 @@ export interface ScepticTestMeta {
   suite: string
   /** Which check this test is: a threshold key, `baseline` or `callback`. */
   check: string
-  /** The bound, for a threshold test. */
-  bound?: number
+  /** The threshold (a lower bound or `{ min?, max? }`), for a threshold test. */
+  bound?: Threshold
   /** The measured value, for a threshold test. */
   value?: number | null
   /** The metrics and manifest, as in the suite meta. */

@@ -8,9 +8,10 @@ import { dirname, relative, resolve } from 'node:path'
 import pc from 'picocolors'
 import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
-import { colorEnabled, render, type EvalResult, type RenderOptions } from '../core/index.ts'
+import { colorEnabled, render, type EvalResult } from '../core/index.ts'
 import { githubAnnotations, githubSummary } from '../report/github.ts'
 import { renderHtmlReport } from '../report/html.ts'
+import { THRESHOLD_METRICS } from '../core/threshold-metrics.ts'
 import { formatValue, slug, thresholdMark, worstCriterion } from './format.ts'
 import { readSuiteMeta, type ScepticSuiteMeta } from './meta.ts'
 import { formatProgress, parseProgress } from './progress.ts'
@@ -159,11 +160,12 @@ export function renderSuite({ file, meta }: SuiteReport, color: boolean): string
   const heading = `${c.bold(meta.suite)}  ${c.dim(file)}`
   if (!meta.result) return [heading, c.red(`not scored: ${meta.error ?? 'scoring did not finish'}`)].join('\n')
   const result = meta.result
-  const marks: RenderOptions['marks'] = {}
   const t = meta.thresholds
-  if (t.balancedAccuracy !== undefined) marks.balancedAccuracy = thresholdMark(result.balancedAccuracy, t.balancedAccuracy)
-  if (t.orderConsistency !== undefined) marks.orderConsistency = thresholdMark(result.orderConsistency, t.orderConsistency)
-  if (t.accuracy !== undefined) marks.accuracy = thresholdMark(result.accuracy, t.accuracy)
+  // A mark beside every thresholded built-in metric, from the same verdict as its test.
+  const marks: Record<string, string> = {}
+  for (const [key, threshold] of Object.entries(t))
+    if (threshold !== undefined && key !== 'perCriterion' && THRESHOLD_METRICS.has(key))
+      marks[key] = thresholdMark(THRESHOLD_METRICS.get(key)!.read(result) ?? null, threshold)
   // render() reads metrics and manifest only; meta carries no per-decision records.
   const lines = [heading, render({ ...result, records: [] } as EvalResult, { color, marks })]
   if (t.perCriterion !== undefined) {

@@ -80,8 +80,22 @@ describe('render', () => {
         'accuracy           50.0%   (chance 41.7%)',
         'balanced accuracy  50.0%',
         'order consistency  0.0%   same answer under every ordering',
-        `ece                ${result.ece!.toFixed(3)}`,
+        // Without statistics only the size rule applies (the HTML page says the same).
+        `ece                ${result.ece!.toFixed(3)}   unreliable at n = 2 (< 300): read the Brier score`,
         `brier              ${result.brier!.toFixed(3)}`,
+        // The order-robustness block; its numbers are tested in test/core/robustness.test.ts.
+        'order robustness   every number from the same picks, no extra model calls',
+        // A uniform guesser: ((1/3)^3 + (1/2)^2) / 2 = 14.4%.
+        '  circular         0.0%   right under every ordering; a uniform guesser 14.4%',
+        '  per ordering     40.0%   mean over (decision, ordering)',
+        '  gold at slot     A:100%  B:0%  C:0%',
+        '  slot gap         100.0 pp   max − min of the above; a position-blind reader 0',
+        // statistics: false skips the bootstrap, so V has no interval here.
+        '  slot bias        χ² 7.5, df 2, p = 0.024, V 0.87',
+        `  ckld             ${result.ckld!.toFixed(3)}   KL(gold letters ‖ picked letters); 0 = picks follow gold`,
+        // The two-option decision is a pair judged in both orders.
+        '  pairs            1 judged in both orders: consistent 0.0%, primacy 1, recency 0',
+        '  fairness         -1.00   (recency − primacy)/pairs; fair 0, negative favours the first shown; first shown picked 100.0%',
         'letters picked     A:100%  B:0%  C:0%',
         '',
         'per criterion (balanced accuracy):',
@@ -111,8 +125,11 @@ describe('render', () => {
   it('the JSON document has the EvalResult fields as top-level keys plus manifest, no records', async () => {
     const result = await evaluateWithScorer([decision(2, 0)], alwaysFirst, { debias: 'cyclic', ...quiet })
     expect(Object.keys(resultToJson(result)).sort()).toEqual(
-      // DESIGN.md's metrics, plus the epoch score, custom metrics and failure accounting.
-      ['accuracy', 'balancedAccuracy', 'brier', 'ece', 'letterDistribution', 'manifest', 'n', 'orderConsistency', 'perCriterion', 'score', 'metrics', 'failed', 'failures', 'statistics'].sort(),
+      // DESIGN.md's metrics, the order-robustness panel, plus the epoch score, custom metrics and failure accounting.
+      [
+        'accuracy', 'balancedAccuracy', 'brier', 'ece', 'letterDistribution', 'manifest', 'n', 'orderConsistency', 'perCriterion', 'score', 'metrics', 'failed', 'failures', 'statistics',
+        'circularAccuracy', 'orderingAccuracy', 'accuracyByGoldSlot', 'slotSensitivityGap', 'slotBias', 'ckld', 'pairwise',
+      ].sort(),
     )
     expect(Object.keys(result.manifest)).toEqual(
       expect.arrayContaining(['debias', 'orderingsScored', 'forwardPasses', 'decisions', 'unlabelledSkipped', 'fingerprint', 'chance', 'seed', 'versions', 'started', 'seconds', 'scorer']),

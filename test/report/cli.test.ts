@@ -60,9 +60,15 @@ describe('sceptic report', () => {
     const out = join(dir, 'judge.html')
     expect((await sceptic(['report', join(dir, 'judge.json'), '-o', out])).code).toBe(0)
     const html = await readFile(out, 'utf8')
-    expect([...html.matchAll(/<g class="column" data-label="([A-E])"/g)].map((m) => m[1])).toEqual(['A', 'B', 'C', 'D', 'E'])
+    // The letters chart, then the accuracy-by-gold-slot chart of the order-robustness block: five letters each.
+    const letters = html.slice(html.indexOf('data-block="letters"'), html.indexOf('data-block="robustness"'))
+    expect([...letters.matchAll(/<g class="column" data-label="([A-E])"/g)].map((m) => m[1])).toEqual(['A', 'B', 'C', 'D', 'E'])
+    const slots = html.slice(html.indexOf('data-block="robustness"'), html.indexOf('data-block="reliability"'))
+    expect([...slots.matchAll(/<g class="column" data-label="([A-E])"/g)].map((m) => m[1])).toEqual(['A', 'B', 'C', 'D', 'E'])
     const json = JSON.parse(await readFile(join(dir, 'judge.json'), 'utf8'))
     expect(json.orderConsistency).toBeLessThan(1)
+    expect(Object.keys(json.accuracyByGoldSlot)).toEqual(['A', 'B', 'C', 'D', 'E'])
+    expect(json.circularAccuracy).toBeLessThanOrEqual(json.orderConsistency)
   })
 
   it('is listed in the help', async () => {

@@ -81,11 +81,11 @@ describe('renderHtmlReport: one run', () => {
     for (const [key, value] of Object.entries(json.perCriterion)) expect(html).toContain(`data-label="${key}" data-value="${value}"`)
   })
 
-  it('draws the three charts, each an accessible image with a title and a description', async () => {
+  it('draws the four charts, each an accessible image with a title and a description', async () => {
     const result = await run()
     const html = renderHtmlReport({ result: resultToJson(result), records: result.records })
     const svgs = html.match(/<svg [^>]*>/g)!
-    expect(svgs.map((s) => /data-chart="(\w+)"/.exec(s)![1])).toEqual(['columns', 'reliability', 'rows'])
+    expect(svgs.map((s) => /data-chart="(\w+)"/.exec(s)![1])).toEqual(['columns', 'columns', 'reliability', 'rows'])
     for (const svg of svgs) {
       expect(svg).toMatch(/role="img"/)
       const [title, desc] = /aria-labelledby="([^"]+)"/.exec(svg)![1]!.split(' ')
