@@ -1,0 +1,97 @@
+/**
+ * `cachedScorer(score, { identity, store })`: a scorer that answers requests it has
+ * seen from the cache and passes the rest, in order and in one call, to `score`.
+ * Only valid vectors are stored (failures and contract breaches pass through
+ * uncached, for the evaluator to report); a hit returns the stored float64 values.
+ */
+import { CACHE_COUNTS, type CacheCounts } from '../core/cache-counts.ts'
+import { ScorerError } from '../core/errors.ts'
+import { isFlaggedScore, isScoreFailure, type FallibleScoreFn, type ScoreOutcome, type ScoreRequest } from '../core/score.ts'
+import { requestKey, scorerId, type CacheIdentity } from './key.ts'
+import type { CacheEntry } from './segment.ts'
+import type { CacheStore } from './store.ts'
+
+/** Options of {@link cachedScorer}. */
+export interface CachedScorerOptions {
+  /** What decides the scorer's output (see {@link CacheIdentity}). */
+  readonly identity: CacheIdentity
+  /** The opened cache. */
+  readonly store: CacheStore
+}
+
+/** A caching scorer: a {@link FallibleScoreFn} with running counts under {@link CACHE_COUNTS}. */
+export type CachedScorer = FallibleScoreFn & { readonly [CACHE_COUNTS]: CacheCounts }
+
+/** Wrap `score` with the cache. Extra call arguments (an AbortSignal) are passed through. */
+export function cachedScorer(score: FallibleScoreFn, options: CachedScorerOptions): CachedScorer {
+  const { identity, store } = options
+  const counts: CacheCounts = { hits: 0, misses: 0 }
+  let id: Promise<string> | undefined
+  const resolveId = () =>
+    (id ??= scorerId(identity, store.dir, store.mode === 'read-write').then((value) => {
+      store.registerScorer(value, { kind: identity.kind, label: identity.label })
+      return value
+    }))
+
+  const cached = async (requests: readonly ScoreRequest[], ...rest: unknown[]): Promise<readonly ScoreOutcome[]> => {
+    const scorer = await resolveId()
+    const keys = requests.map((request) => requestKey(scorer, request))
+    const out: ScoreOutcome[] = new Array(requests.length)
+    const missing: number[] = []
+    keys.forEach((key, i) => {
+      const entry = store.get(key)
+      if (entry && entry.vector.length === requests[i]!.criterion.options.length) out[i] = fromEntry(entry)
+      else missing.push(i)
+    })
+    counts.hits += requests.length - missing.length
+    counts.misses += missing.length
+    if (missing.length === 0) return out
+    // With nothing cached the scorer's own output goes back untouched, so its contract errors read as without a cache.
+    const all = missing.length === requests.length
+    const scored = await (score as (r: readonly ScoreRequest[], ...more: unknown[]) => unknown)(all ? requests : missing.map((i) => requests[i]!), ...rest)
+    if (!Array.isArray(scored) || scored.length !== missing.length) {
+      if (all) return scored as readonly ScoreOutcome[]
+      throw new ScorerError(
+        `the scorer returned ${Array.isArray(scored) ? `${scored.length} vectors` : typeof scored} for the ${missing.length} uncached of ${requests.length} requests; it must return one per request, in order`,
+      )
+    }
+    const fresh: CacheEntry[] = []
+    missing.forEach((i, k) => {
+      const outcome = scored[k] as ScoreOutcome
+      out[i] = outcome
+      const entry = toEntry(keys[i]!, scorer, outcome, requests[i]!.criterion.options.length)
+      if (entry) fresh.push(entry)
+    })
+    store.put(fresh)
+    return out
+  }
+  return Object.assign(cached, { [CACHE_COUNTS]: counts }) as CachedScorer
+}
+
+/** A stored entry as a scorer outcome: a plain array, with flags when it had any. */
+function fromEntry(entry: CacheEntry): ScoreOutcome {
+  const probabilities = Array.from(entry.vector)
+  return entry.flags.length > 0 ? { probabilities, flags: [...entry.flags] } : probabilities
+}
+
+/** An entry for a valid outcome (finite, ≥ 0, not all zero, the right length); `undefined` for anything else. */
+function toEntry(key: string, scorer: string, outcome: ScoreOutcome, length: number): CacheEntry | undefined {
+  if (isScoreFailure(outcome)) return undefined
+  const flagged = isFlaggedScore(outcome)
+  const values = (flagged ? outcome.probabilities : outcome) as unknown
+  if (!Array.isArray(values) && !ArrayBuffer.isView(values)) return undefined
+  const list = values as ArrayLike<unknown>
+  if (list.length !== length) return undefined
+  const vector = new Float64Array(length)
+  let sum = 0
+  for (let i = 0; i < length; i++) {
+    const v = list[i]
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) return undefined
+    vector[i] = v
+    sum += v
+  }
+  if (sum === 0) return undefined
+  const flags = flagged ? outcome.flags : []
+  if (!Array.isArray(flags) || !flags.every((f) => typeof f === 'string')) return undefined
+  return { key, scorer, vector, flags }
+}
