@@ -17,14 +17,22 @@ export interface CachedScorerOptions {
   readonly identity: CacheIdentity
   /** The opened cache. */
   readonly store: CacheStore
+  /**
+   * Most uncached requests per scorer call (cut only between decisions), each slice
+   * stored as soon as it is scored: what a killed run can lose. Default 256.
+   */
+  readonly writeEvery?: number
 }
+
+/** Default {@link CachedScorerOptions.writeEvery}. */
+export const DEFAULT_WRITE_EVERY = 256
 
 /** A caching scorer: a {@link FallibleScoreFn} with running counts under {@link CACHE_COUNTS}. */
 export type CachedScorer = FallibleScoreFn & { readonly [CACHE_COUNTS]: CacheCounts }
 
 /** Wrap `score` with the cache. Extra call arguments (an AbortSignal) are passed through. */
 export function cachedScorer(score: FallibleScoreFn, options: CachedScorerOptions): CachedScorer {
-  const { identity, store } = options
+  const { identity, store, writeEvery = DEFAULT_WRITE_EVERY } = options
   const counts: CacheCounts = { hits: 0, misses: 0 }
   let id: Promise<string> | undefined
   const resolveId = () =>
@@ -46,26 +54,52 @@ export function cachedScorer(score: FallibleScoreFn, options: CachedScorerOption
     counts.hits += requests.length - missing.length
     counts.misses += missing.length
     if (missing.length === 0) return out
-    // With nothing cached the scorer's own output goes back untouched, so its contract errors read as without a cache.
-    const all = missing.length === requests.length
-    const scored = await (score as (r: readonly ScoreRequest[], ...more: unknown[]) => unknown)(all ? requests : missing.map((i) => requests[i]!), ...rest)
-    if (!Array.isArray(scored) || scored.length !== missing.length) {
-      if (all) return scored as readonly ScoreOutcome[]
-      throw new ScorerError(
-        `the scorer returned ${Array.isArray(scored) ? `${scored.length} vectors` : typeof scored} for the ${missing.length} uncached of ${requests.length} requests; it must return one per request, in order`,
-      )
+    // Misses go to the scorer in slices of whole decisions, each stored as soon as it is
+    // scored, so a run killed mid-call loses at most one slice (docs/cache.md, "Resume").
+    for (const slice of slices(requests, missing, writeEvery)) {
+      // A call with nothing cached passes the scorer's output back untouched, so its contract errors read as without a cache.
+      const whole = slice.length === requests.length
+      const scored = await (score as (r: readonly ScoreRequest[], ...more: unknown[]) => unknown)(whole ? requests : slice.map((i) => requests[i]!), ...rest)
+      if (!Array.isArray(scored) || scored.length !== slice.length) {
+        if (whole) return scored as readonly ScoreOutcome[]
+        throw new ScorerError(
+          `the scorer returned ${Array.isArray(scored) ? `${scored.length} vectors` : typeof scored} for ${slice.length} requests (the uncached part of a call of ${requests.length}); it must return one per request, in order`,
+        )
+      }
+      const fresh: CacheEntry[] = []
+      slice.forEach((i, k) => {
+        const outcome = scored[k] as ScoreOutcome
+        out[i] = outcome
+        const entry = toEntry(keys[i]!, scorer, outcome, requests[i]!.criterion.options.length)
+        if (entry) fresh.push(entry)
+      })
+      store.put(fresh)
     }
-    const fresh: CacheEntry[] = []
-    missing.forEach((i, k) => {
-      const outcome = scored[k] as ScoreOutcome
-      out[i] = outcome
-      const entry = toEntry(keys[i]!, scorer, outcome, requests[i]!.criterion.options.length)
-      if (entry) fresh.push(entry)
-    })
-    store.put(fresh)
     return out
   }
   return Object.assign(cached, { [CACHE_COUNTS]: counts }) as CachedScorer
+}
+
+/**
+ * The missing request indices in slices of about `size`, each cut only where a new
+ * decision starts (a different state or criterion key), so a decision's orderings and
+ * epochs stay in one call (prefix sharing needs them together).
+ */
+export function slices(requests: readonly ScoreRequest[], missing: readonly number[], size: number): number[][] {
+  const out: number[][] = []
+  let current: number[] = []
+  for (const i of missing) {
+    const previous = current.length > 0 ? requests[current[current.length - 1]!]! : undefined
+    const request = requests[i]!
+    const boundary = !previous || previous.state !== request.state || previous.criterion.key !== request.criterion.key
+    if (current.length >= size && boundary) {
+      out.push(current)
+      current = []
+    }
+    current.push(i)
+  }
+  if (current.length > 0) out.push(current)
+  return out
 }
 
 /** A stored entry as a scorer outcome: a plain array, with flags when it had any. */

@@ -1,6 +1,8 @@
 /**
  * File digests for scorer identities, memoised beside the cache per (path, device,
- * inode, size, mtime in ns), so a 2 GB model is read once, not on every run.
+ * inode, size, mtime and ctime in ns), so a 2 GB model is read once, not on every
+ * run. ctime cannot be set back by a tool (unlike mtime), so an edit that restores
+ * the mtime still re-hashes.
  */
 import { createHash } from 'node:crypto'
 import { createReadStream, mkdirSync, readFileSync, statSync, type BigIntStats } from 'node:fs'
@@ -36,7 +38,7 @@ export async function fileDigest(path: string, dir: string | undefined, write = 
     return ABSENT
   }
   if (!stat || !stat.isFile()) return ABSENT
-  const identity = { path: absolute, dev: String(stat.dev), ino: String(stat.ino), size: String(stat.size), mtimeNs: String(stat.mtimeNs) }
+  const identity = { path: absolute, dev: String(stat.dev), ino: String(stat.ino), size: String(stat.size), mtimeNs: String(stat.mtimeNs), ctimeNs: String(stat.ctimeNs) }
   const memo = dir ? join(digestsDir(dir), createHash('sha256').update(absolute).digest('hex').slice(0, 32) + '.json') : undefined
   if (memo) {
     try {
@@ -50,7 +52,7 @@ export async function fileDigest(path: string, dir: string | undefined, write = 
   const sha256 = await hashFile(absolute)
   // A file rewritten while it was hashed must not be memoised under the new stat.
   const after = statSync(absolute, { bigint: true })
-  const unchanged = after.mtimeNs === stat.mtimeNs && after.size === stat.size && after.ino === stat.ino
+  const unchanged = after.mtimeNs === stat.mtimeNs && after.ctimeNs === stat.ctimeNs && after.size === stat.size && after.ino === stat.ino
   if (memo && write && unchanged) {
     try {
       mkdirSync(digestsDir(dir!), { recursive: true })
