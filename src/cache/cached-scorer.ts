@@ -62,6 +62,7 @@ export function cachedScorer(score: FallibleScoreFn, options: CachedScorerOption
       const scored = await (score as (r: readonly ScoreRequest[], ...more: unknown[]) => unknown)(whole ? requests : slice.map((i) => requests[i]!), ...rest)
       if (!Array.isArray(scored) || scored.length !== slice.length) {
         if (whole) return scored as readonly ScoreOutcome[]
+        await store.flush()
         throw new ScorerError(
           `the scorer returned ${Array.isArray(scored) ? `${scored.length} vectors` : typeof scored} for ${slice.length} requests (the uncached part of a call of ${requests.length}); it must return one per request, in order`,
         )
@@ -73,8 +74,10 @@ export function cachedScorer(score: FallibleScoreFn, options: CachedScorerOption
         const entry = toEntry(keys[i]!, scorer, outcome, requests[i]!.criterion.options.length)
         if (entry) fresh.push(entry)
       })
-      store.put(fresh)
+      // Not awaited: the next slice is scored while this one is written and fsynced.
+      void store.put(fresh)
     }
+    await store.flush()
     return out
   }
   return Object.assign(cached, { [CACHE_COUNTS]: counts }) as CachedScorer

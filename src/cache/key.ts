@@ -40,18 +40,16 @@ export async function scorerId(identity: CacheIdentity, dir: string | undefined,
   return createHash('sha256').update(text).digest('hex').slice(0, SCORER_ID_BYTES * 2)
 }
 
-/** The request key: sha256 over the scorer id and the request, as a latin1 string of 32 bytes. */
+/**
+ * The request key: sha256 over the scorer id and the request's fields, each
+ * length-prefixed (unambiguous without escaping), as a latin1 string of 32 bytes.
+ */
 export function requestKey(scorer: string, request: ScoreRequest): string {
-  const options = request.criterion.options
-  const text = JSON.stringify([
-    scorer,
-    request.prompt,
-    request.state,
-    // The whole criterion (key, question, option ids and texts in presented order): a scorer may read any of it.
-    request.criterion,
-    options.length,
-    LETTERS.slice(0, options.length),
-    request.epoch ?? 0,
-  ])
+  const n = request.criterion.options.length
+  // The whole criterion (key, question, option ids and texts in presented order): a scorer may read any of it.
+  const criterion = JSON.stringify(request.criterion)
+  const fields = [scorer, request.prompt, request.state, criterion, String(n), LETTERS.slice(0, n), String(request.epoch ?? 0)]
+  let text = ''
+  for (const field of fields) text += `${field.length}:${field}`
   return createHash('sha256').update(text).digest().toString('latin1')
 }

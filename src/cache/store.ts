@@ -5,7 +5,8 @@
  * concurrent Vitest workers never write the same file and a SIGKILL loses at most
  * the batch being written.
  */
-import { closeSync, existsSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs'
+import { close as closeFd, existsSync, fdatasync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, write, writeSync } from 'node:fs'
+import { promisify } from 'node:util'
 import { join } from 'node:path'
 import { compact } from './admin.ts'
 import { writeFileAtomic } from './files.ts'
@@ -32,6 +33,10 @@ export interface CacheStoreOptions {
   /** Where one-line warnings go (a bad segment, a failed write). Default `console.warn`. */
   readonly onWarning?: (message: string) => void
 }
+
+const writeAsync = promisify(write)
+const fdatasyncAsync = promisify(fdatasync)
+const closeAsync = promisify(closeFd)
 
 /** Segments beyond which a read-write open first compacts the closed ones into one. */
 export const COMPACT_ABOVE = 64
@@ -81,6 +86,7 @@ export class CacheStore {
   private entries: Map<string, CacheEntry> | undefined
   private fd: number | undefined
   private readonly scorersKnown = new Set<string>()
+  private pending: Promise<void> = Promise.resolve()
 
   constructor(dir: string, options: CacheStoreOptions = {}) {
     this.dir = dir
@@ -98,18 +104,34 @@ export class CacheStore {
     return this.load().size
   }
 
-  /** Append entries in one write and fsync. Does nothing read-only; a failure warns once and turns writing off. */
-  put(entries: readonly CacheEntry[]): void {
+  /**
+   * Add entries: served by this store at once, and appended to this process's segment
+   * in one write followed by an fsync, off the main thread (the scorer's next call is
+   * not held up by the disk). Writes are queued in order; the promise resolves when
+   * these entries are durable. Read-only: memory only. A failed write warns once and
+   * turns writing off; the promise never rejects.
+   */
+  put(entries: readonly CacheEntry[]): Promise<void> {
     const map = this.load()
     for (const entry of entries) if (!map.has(entry.key)) map.set(entry.key, entry)
-    if (this.mode !== 'read-write' || entries.length === 0) return
-    try {
-      const fd = this.segment()
-      writeSync(fd, Buffer.concat(entries.map(encodeRecord)))
-      fdatasyncSync(fd)
-    } catch (error) {
-      this.disableWrites(error)
-    }
+    if (this.mode !== 'read-write' || entries.length === 0) return this.pending
+    const bytes = Buffer.concat(entries.map(encodeRecord))
+    this.pending = this.pending.then(async () => {
+      if (this.mode !== 'read-write') return
+      try {
+        const fd = this.segment()
+        await writeAsync(fd, bytes, 0, bytes.length, null)
+        await fdatasyncAsync(fd)
+      } catch (error) {
+        this.disableWrites(error)
+      }
+    })
+    return this.pending
+  }
+
+  /** Resolves when every queued write is durable. */
+  flush(): Promise<void> {
+    return this.pending
   }
 
   /** Record what a scorer id stands for (once per id; atomic, so concurrent writers agree). */
@@ -126,11 +148,15 @@ export class CacheStore {
     }
   }
 
-  /** Close this process's segment. Later `put`s open a new one. */
-  close(): void {
-    if (this.fd === undefined) return
-    closeSync(this.fd)
-    this.fd = undefined
+  /** Finish queued writes and close this process's segment. Later `put`s open a new one. */
+  close(): Promise<void> {
+    this.pending = this.pending.then(async () => {
+      if (this.fd === undefined) return
+      const fd = this.fd
+      this.fd = undefined
+      await closeAsync(fd).catch(() => undefined)
+    })
+    return this.pending
   }
 
   private load(): Map<string, CacheEntry> {

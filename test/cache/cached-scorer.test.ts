@@ -71,11 +71,11 @@ describe('cachedScorer', () => {
         const inner = counting()
         const store = new CacheStore(dir)
         const cold = await evaluateWithScorer(decisions, cachedScorer(inner, { identity, store, writeEvery: 3 }), options)
-        store.close()
+        await store.close()
         const after = inner.requests
         const warmStore = new CacheStore(dir)
         const warm = await evaluateWithScorer(decisions, cachedScorer(inner, { identity, store: warmStore }), options)
-        warmStore.close()
+        await warmStore.close()
         expect(inner.requests).toBe(after)
         expect(comparable(cold)).toEqual(comparable(plain))
         expect(comparable(warm)).toEqual(comparable(plain))
@@ -96,7 +96,7 @@ describe('cachedScorer', () => {
     const store = new CacheStore(dir)
     await evaluateWithScorer(decisions.slice(0, 1600), cachedScorer(counting(), { identity, store }), { debias: 'cyclic', statistics: false })
     const result = await evaluateWithScorer(decisions, cachedScorer(counting(), { identity, store }), { debias: 'cyclic', statistics: false })
-    store.close()
+    await store.close()
     expect(result.manifest.cache).toEqual({ hits: 4800, misses: 300 })
     expect(render(result, { color: false })).toMatch(/^cache\s+4,800 hits, 300 scored$/m)
   })
@@ -119,7 +119,7 @@ describe('cachedScorer', () => {
     const withCache = await evaluateWithScorer(decisions, cachedScorer(broken, { identity: other, store }), { statistics: false }).catch((e: Error) => e.message)
     expect(withCache).toBe(without)
     expect(withCache).toMatch(/NaN at slot A/)
-    store.close()
+    await store.close()
     expect(new CacheStore(dir).size).toBe(4)
   })
 
@@ -129,7 +129,7 @@ describe('cachedScorer', () => {
     const dir = temp()
     const store = new CacheStore(dir)
     const cold = await evaluateWithScorer(decisions, cachedScorer(flagged, { identity, store }), { statistics: false })
-    store.close()
+    await store.close()
     const warm = await evaluateWithScorer(decisions, cachedScorer(() => [], { identity, store: new CacheStore(dir) }), { statistics: false })
     expect(warm.manifest.flagged).toEqual({ missing_logprobs: 1 })
     expect(comparable(warm)).toEqual(comparable(cold))
@@ -144,7 +144,7 @@ describe('cachedScorer', () => {
     expect(existsSync(dir) ? readdirSync(dir) : []).toEqual([])
     const rw = new CacheStore(dir)
     await evaluateWithScorer(decisions.slice(0, 1), cachedScorer(inner, { identity, store: rw }), { debias: 'cyclic', statistics: false })
-    rw.close()
+    await rw.close()
     const result = await evaluateWithScorer(decisions, cachedScorer(inner, { identity, store: new CacheStore(dir, { mode: 'read-only' }) }), { debias: 'cyclic', statistics: false })
     expect(result.manifest.cache).toEqual({ hits: 2, misses: 2 })
     expect(readdirSync(join(dir, 'segments'))).toHaveLength(1)
@@ -175,7 +175,7 @@ describe('cachedScorer', () => {
         try {
           return await evaluateWithScorer(decisions, cachedScorer(score, { identity: score.cacheIdentity, store }), { debias: 'cyclic', epochs: 5, statistics: false })
         } finally {
-          store.close()
+          await store.close()
         }
       }
       const cold = await run(0.7)

@@ -30,9 +30,9 @@ const writer = (dir: string, name: string, batches: number, size: number) => `
   for (let b = 0; ${batches} === 0 || b < ${batches}; b++) {
     const batch = []
     for (let k = 0; k < ${size}; k++, i++) batch.push({ key: key(${JSON.stringify(name)} + '-' + i), scorer: 'ab'.repeat(16), vector: Float64Array.from([i, ${Number(name.slice(1)) + 1}, 0.5]), flags: [] })
-    store.put(batch)
+    await store.put(batch)
   }
-  store.close()
+  await store.close()
 `
 
 /** Every entry under `<name>-<i>` for i < count holds exactly what the writer wrote. */
@@ -90,8 +90,8 @@ describe('the cache store across processes', () => {
     // A torn tail, if the kill landed mid-write, is one line naming the file.
     for (const warning of warnings) expect(warning).toMatch(/^vitest-sceptic cache: .*\.seg: torn or corrupt record at byte \d+ .*$/)
     // And the cache stays writable: a new process appends to a segment of its own.
-    store.put([{ key: key('after'), scorer: 'ab'.repeat(16), vector: Float64Array.from([1, 2]), flags: [] }])
-    store.close()
+    await store.put([{ key: key('after'), scorer: 'ab'.repeat(16), vector: Float64Array.from([1, 2]), flags: [] }])
+    await store.close()
     expect(new CacheStore(dir).get(key('after'))).toBeDefined()
   })
 })

@@ -36,7 +36,7 @@ async function misses(dir: string, identity: CacheIdentity, template?: (state: s
   try {
     await evaluateWithScorer(decisions, cachedScorer(inner, { identity, store }), { debias: 'cyclic', statistics: false, ...(template ? { template } : {}) })
   } finally {
-    store.close()
+    await store.close()
   }
   return called
 }
