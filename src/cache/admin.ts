@@ -59,8 +59,8 @@ export function readScorers(dir: string): Map<string, ScorerInfo> {
 }
 
 /** Read every segment: entries by file, and warnings. */
-function readAll(dir: string): { files: { name: string; entries: CacheEntry[]; bytes: number }[]; warnings: string[] } {
-  const files: { name: string; entries: CacheEntry[]; bytes: number }[] = []
+function readAll(dir: string): { files: { name: string; entries: CacheEntry[]; bytes: number; ours: boolean }[]; warnings: string[] } {
+  const files: { name: string; entries: CacheEntry[]; bytes: number; ours: boolean }[] = []
   const warnings: string[] = []
   for (const name of listSegments(dir)) {
     const path = join(segmentsDir(dir), name)
@@ -72,7 +72,7 @@ function readAll(dir: string): { files: { name: string; entries: CacheEntry[]; b
     }
     const decoded = decodeSegment(bytes)
     if (decoded.problem) warnings.push(`vitest-sceptic cache: ${path}: ${decoded.problem}`)
-    files.push({ name, entries: decoded.entries, bytes: bytes.length })
+    files.push({ name, entries: decoded.entries, bytes: bytes.length, ours: decoded.ours })
   }
   return { files, warnings }
 }
@@ -97,17 +97,19 @@ export function cacheStats(dir: string): CacheStats {
 }
 
 /**
- * Rewrite every closed segment (its writer is gone) into one, keeping the entries
+ * Rewrite every closed segment of this format (its writer is gone) into one, keeping the entries
  * `keep` accepts, once each: written to a temp file, fsynced, renamed into place,
  * and only then are the old segments removed. Segments of live writers are left alone.
  * Returns the entries dropped and the segments merged.
  */
 export function compact(dir: string, keep: (entry: CacheEntry) => boolean = () => true): { dropped: number; merged: number; skippedLive: number } {
   const { files } = readAll(dir)
+  // Only segments of this format whose writer is gone: a foreign file or a newer version's segment is never touched.
   const closed = files.filter((file) => {
+    if (!file.ours) return false
     const pid = segmentPid(file.name)
-    return pid === undefined || pid === process.pid || !processAlive(pid)
-  }).filter((file) => segmentPid(file.name) !== process.pid)
+    return pid === undefined || (pid !== process.pid && !processAlive(pid))
+  })
   const seen = new Set<string>()
   const kept: Buffer[] = [encodeHeader()]
   let dropped = 0

@@ -65,39 +65,43 @@ export interface DecodedSegment {
   readonly entries: CacheEntry[]
   /** Why the file (or its tail) was not read, for a one-line warning; `undefined` when clean. */
   readonly problem?: string
+  /** Whether the file is a segment of this format version (a foreign or newer file must be left alone). */
+  readonly ours: boolean
+  /** Bytes up to the end of the last complete record (where a torn tail starts). */
+  readonly end: number
 }
 
 /** Decode a whole segment. Never throws: a bad header or a torn record ends the read with a `problem`. */
 export function decodeSegment(bytes: Buffer): DecodedSegment {
   if (bytes.length < HEADER_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC))
-    return { entries: [], problem: 'not a vitest-sceptic cache segment (foreign or truncated header); ignored' }
+    return { entries: [], problem: 'not a vitest-sceptic cache segment (foreign or truncated header); ignored', ours: false, end: 0 }
   const version = bytes.readUInt32LE(8)
   if (version !== FORMAT_VERSION)
-    return { entries: [], problem: `cache format version ${version}, this vitest-sceptic reads version ${FORMAT_VERSION}; ignored` }
+    return { entries: [], problem: `cache format version ${version}, this vitest-sceptic reads version ${FORMAT_VERSION}; ignored`, ours: false, end: 0 }
   const entries: CacheEntry[] = []
   let offset = HEADER_BYTES
   while (offset < bytes.length) {
     const torn = `torn or corrupt record at byte ${offset} (a writer was interrupted?); the ${entries.length} complete entries before it are kept`
-    if (offset + 8 > bytes.length) return { entries, problem: torn }
+    if (offset + 8 > bytes.length) return { entries, problem: torn, ours: true, end: offset }
     const length = bytes.readUInt32LE(offset)
     const sum = bytes.readUInt32LE(offset + 4)
     const start = offset + 8
-    if (length < KEY_BYTES + SCORER_ID_BYTES + 2 || start + length > bytes.length) return { entries, problem: torn }
+    if (length < KEY_BYTES + SCORER_ID_BYTES + 2 || start + length > bytes.length) return { entries, problem: torn, ours: true, end: offset }
     const payload = bytes.subarray(start, start + length)
-    if (crc32(payload) !== sum) return { entries, problem: torn }
+    if (crc32(payload) !== sum) return { entries, problem: torn, ours: true, end: offset }
     const n = payload.readUInt16LE(KEY_BYTES + SCORER_ID_BYTES)
     const flagsAt = KEY_BYTES + SCORER_ID_BYTES + 2 + 8 * n
-    if (flagsAt > length) return { entries, problem: torn }
+    if (flagsAt > length) return { entries, problem: torn, ours: true, end: offset }
     const vector = new Float64Array(n)
     for (let i = 0; i < n; i++) vector[i] = payload.readDoubleLE(KEY_BYTES + SCORER_ID_BYTES + 2 + 8 * i)
     let flags: readonly string[] = []
     if (flagsAt < length) {
       try {
         const parsed: unknown = JSON.parse(payload.subarray(flagsAt).toString('utf8'))
-        if (!Array.isArray(parsed) || !parsed.every((f) => typeof f === 'string')) return { entries, problem: torn }
+        if (!Array.isArray(parsed) || !parsed.every((f) => typeof f === 'string')) return { entries, problem: torn, ours: true, end: offset }
         flags = parsed
       } catch {
-        return { entries, problem: torn }
+        return { entries, problem: torn, ours: true, end: offset }
       }
     }
     entries.push({
@@ -108,5 +112,5 @@ export function decodeSegment(bytes: Buffer): DecodedSegment {
     })
     offset = start + length
   }
-  return { entries }
+  return { entries, ours: true, end: offset }
 }

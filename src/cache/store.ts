@@ -5,13 +5,13 @@
  * concurrent Vitest workers never write the same file and a SIGKILL loses at most
  * the batch being written.
  */
-import { close as closeFd, existsSync, fdatasync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, write, writeSync } from 'node:fs'
+import { close as closeFd, existsSync, truncateSync, fdatasync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, write, writeSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { join } from 'node:path'
 import { compact } from './admin.ts'
-import { writeFileAtomic } from './files.ts'
-import { newSegmentName, scorersDir, segmentsDir, SEGMENT_SUFFIX } from './layout.ts'
-import { decodeSegment, encodeHeader, encodeRecord, type CacheEntry } from './segment.ts'
+import { processAlive, writeFileAtomic } from './files.ts'
+import { newSegmentName, scorersDir, segmentPid, segmentsDir, SEGMENT_SUFFIX } from './layout.ts'
+import { decodeSegment, encodeHeader, encodeRecord, HEADER_BYTES, type CacheEntry, type DecodedSegment } from './segment.ts'
 
 /** How a cache is used: read and grow it (default), only read it (CI jobs that must not grow it), or not at all. */
 export type CacheMode = 'read-write' | 'read-only' | 'off'
@@ -49,8 +49,24 @@ function countSegments(dir: string): number {
   }
 }
 
+/**
+ * Cut a torn tail off a segment whose writer is gone (it was killed mid-write), so the
+ * next run does not warn again. Returns what to add to the warning. A segment of a
+ * live writer, a foreign file or a newer version's file is never changed.
+ */
+function repair(path: string, name: string, decoded: DecodedSegment, allowed: boolean): string {
+  const pid = segmentPid(name)
+  if (!allowed || !decoded.ours || decoded.end < HEADER_BYTES || (pid !== undefined && processAlive(pid))) return ''
+  try {
+    truncateSync(path, decoded.end)
+    return '; the torn tail was cut off'
+  } catch {
+    return ''
+  }
+}
+
 /** Read every segment in `dir`: complete entries, and one warning per bad file. */
-export function readSegments(dir: string, warn: (message: string) => void): { entries: CacheEntry[]; files: string[] } {
+export function readSegments(dir: string, warn: (message: string) => void, options: { repair?: boolean } = {}): { entries: CacheEntry[]; files: string[] } {
   const folder = segmentsDir(dir)
   let names: string[]
   try {
@@ -69,7 +85,7 @@ export function readSegments(dir: string, warn: (message: string) => void): { en
       continue // removed by a compaction since the listing: its entries live in the compacted segment
     }
     const decoded = decodeSegment(bytes)
-    if (decoded.problem) warn(`vitest-sceptic cache: ${path}: ${decoded.problem}`)
+    if (decoded.problem) warn(`vitest-sceptic cache: ${path}: ${decoded.problem}${repair(path, name, decoded, options.repair === true)}`)
     for (const entry of decoded.entries) entries.push(entry)
     files.push(path)
   }
@@ -170,7 +186,7 @@ export class CacheStore {
       }
     }
     const map = new Map<string, CacheEntry>()
-    for (const entry of readSegments(this.dir, this.warn).entries) if (!map.has(entry.key)) map.set(entry.key, entry)
+    for (const entry of readSegments(this.dir, this.warn, { repair: this.mode === 'read-write' }).entries) if (!map.has(entry.key)) map.set(entry.key, entry)
     this.entries = map
     return map
   }

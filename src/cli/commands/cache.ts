@@ -9,6 +9,9 @@ const USAGE = 'cache (stats [DIR] | clear [DIR] [--model DIR])'
 /** Thousands separated, locale-independent. */
 const n = (value: number) => value.toLocaleString('en-US')
 
+/** A string from a file, JSON-escaped without its quotes. */
+const shown = (text: string) => JSON.stringify(text).slice(1, -1)
+
 /** The cache directory named, else `SCEPTIC_CACHE_DIR`, else the default under node_modules/.cache. */
 function cacheDir(positional: string | undefined): string {
   return positional !== undefined ? resolve(positional) : resolveCache(undefined).dir
@@ -32,7 +35,8 @@ export const cacheCommand: Command = {
         `entries   ${n(stats.entries)}`,
         `size      ${(stats.bytes / 1024 / 1024).toFixed(1)} MiB in ${n(stats.segments)} segment${stats.segments === 1 ? '' : 's'}`,
         `models    ${stats.scorers.length === 0 ? 'none' : stats.scorers.length}`,
-        ...stats.scorers.map((s) => `  ${n(s.entries).padStart(9)}  ${s.kind.padEnd(5)} ${JSON.stringify(s.label).slice(1, -1)}`),
+        // Labels and kinds are read from files: shown JSON-escaped, so no control character reaches the terminal.
+        ...stats.scorers.map((s) => `  ${n(s.entries).padStart(9)}  ${shown(s.kind).padEnd(5)} ${shown(s.label)}`),
       ]
       process.stdout.write(lines.join('\n') + '\n')
       return 0
