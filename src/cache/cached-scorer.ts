@@ -19,7 +19,8 @@ export interface CachedScorerOptions {
   readonly store: CacheStore
   /**
    * Most uncached requests per scorer call (cut only between decisions), each slice
-   * stored as soon as it is scored: what a killed run can lose. Default 256.
+   * stored as soon as it is scored: a killed run loses at most the slice in flight and
+   * the one being fsynced. Default 256.
    */
   readonly writeEvery?: number
 }
@@ -55,7 +56,8 @@ export function cachedScorer(score: FallibleScoreFn, options: CachedScorerOption
     counts.misses += missing.length
     if (missing.length === 0) return out
     // Misses go to the scorer in slices of whole decisions, each stored as soon as it is
-    // scored, so a run killed mid-call loses at most one slice (docs/cache.md, "Resume").
+    // scored, so a run killed mid-call loses at most the slice in flight and the one still
+    // being fsynced (docs/cache.md, "Resume").
     for (const slice of slices(requests, missing, writeEvery)) {
       // A call with nothing cached passes the scorer's output back untouched, so its contract errors read as without a cache.
       const whole = slice.length === requests.length
