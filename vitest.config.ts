@@ -8,5 +8,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // The score cache is on by default for users; the suite's runs (and the CLIs and
+    // Vitest runs they spawn, which inherit this) leave it off unless a test turns it
+    // on with its own directory, so no test depends on what another one cached.
+    env: { SCEPTIC_CACHE_MODE: 'off' },
   },
 })

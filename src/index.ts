@@ -1,6 +1,7 @@
 // The package root: the core plus the Vitest-facing API (this entry imports vitest;
 // `vitest-sceptic/core` is the Vitest-free one).
 export * from './core/index.ts'
+export * from './cache/index.ts'
 export {
   BASELINE_TEST_NAME,
   CALLBACK_TEST_NAME,

@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { parseCacheMode, type CacheOptions } from '../cache/config.ts'
 import { UsageError } from './commands.ts'
 
 /** `util.parseArgs` with strict checking, whose complaints become one-line {@link UsageError}s. */
@@ -20,4 +21,25 @@ export function integer(value: string | undefined, name: string, min = 0): numbe
   const n = Number(value)
   if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got "${value}"`)
   return n
+}
+
+/** The score-cache flags of `evaluate` (docs/cache.md). */
+export const CACHE_FLAGS = {
+  cache: { type: 'string' },
+  'no-cache': { type: 'boolean' },
+  'cache-mode': { type: 'string' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>
+
+/** `--cache DIR`, `--no-cache`, `--cache-mode MODE` as the cache option (`undefined` parts fall back to the environment). */
+export function cacheFromFlags(values: Record<string, string | boolean | undefined>): CacheOptions | false {
+  const dir = values.cache as string | undefined
+  const mode = values['cache-mode'] as string | undefined
+  if (values['no-cache'] === true) {
+    if (dir !== undefined || (mode !== undefined && mode !== 'off')) throw new UsageError('--no-cache cannot be combined with --cache or --cache-mode')
+    return false
+  }
+  return {
+    ...(dir !== undefined ? { dir } : {}),
+    ...(mode !== undefined ? { mode: parseCacheMode(mode, '--cache-mode') } : {}),
+  }
 }

@@ -1,3 +1,4 @@
+import { cacheCommand } from './commands/cache.ts'
 import { compareCommand } from './commands/compare.ts'
 import { evaluateCommand } from './commands/evaluate.ts'
 import { optimizeModelCommand } from './commands/optimize-model.ts'
@@ -28,6 +29,7 @@ export const commands: Record<string, Command> = {
   report: reportCommand,
   schema: schemaCommand,
   'optimize-model': optimizeModelCommand,
+  cache: cacheCommand,
 }
 
 export function usage(): string {

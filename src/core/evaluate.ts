@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { cacheCountsSince, readCacheCounts } from './cache-counts.ts'
 import pkg from '../../package.json' with { type: 'json' }
 import { fingerprint, isLabelled, LETTERS, mulberry32, reorderCriterion, type Criterion, type Decision, type LabelledDecision } from './decisions.ts'
 import { ConfigError, DataError, EvaluationError, ScorerError } from './errors.ts'
@@ -127,6 +128,7 @@ export async function evaluateWithScorer(
   const reducer = resolveReducer(options.reducer)
   const startedAt = Date.now()
   const t0 = performance.now()
+  const cacheBefore = readCacheCounts(score)
 
   const rows = decisions.filter(isLabelled)
   const skipped = decisions.length - rows.length
@@ -418,6 +420,7 @@ export async function evaluateWithScorer(
     seconds: Math.round(performance.now() - t0) / 1000,
     scorer: options.scorer ?? describeScorer(score),
     average,
+    ...(cacheBefore ? { cache: cacheCountsSince(score, cacheBefore) } : {}),
     ...(sampled ? { pride: prideManifest(rows, sampled, slotPriors, prideFraction, requestsTotal / epochs) } : {}),
     ...options.manifest,
   }

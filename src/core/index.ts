@@ -73,3 +73,5 @@ export { REDUCERS, atLeast, max, mean as meanReducer, median, mode, passAt, reso
 export type { Reducer, ReducerLike } from './reducers.ts'
 export { freezeScore, runCustomMetrics } from './sample-score.ts'
 export type { CustomMetric, SampleScore } from './sample-score.ts'
+export { CACHE_COUNTS, cacheCountsSince, formatCacheCounts, readCacheCounts } from './cache-counts.ts'
+export type { CacheCounts } from './cache-counts.ts'

@@ -1,3 +1,4 @@
+import { formatCacheCounts } from './cache-counts.ts'
 import pc from 'picocolors'
 import type { Verdict } from './intervals.ts'
 import { eceNote } from './ece-note.ts'
@@ -57,6 +58,7 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
     `${label('decisions')}${result.n}${skipped}`,
     ...failureLines(result, c),
     `${label('debias')}${m.debias}   ${m.orderingsScored} ordering${m.orderingsScored === 1 ? '' : 's'} scored`,
+    ...(m.cache ? [`${label('cache')}${formatCacheCounts(m.cache)}`] : []),
     `${label('accuracy')}${pct(result.accuracy)}${mark('accuracy')}${ci(st?.intervals.accuracy)}   ${c.dim(`(chance ${pct(m.chance)})`)}${verdict(st?.verdicts.accuracy)}`,
     `${label('balanced accuracy')}${c.bold(pct(result.balancedAccuracy))}${mark('balancedAccuracy')}${ci(st?.intervals.balancedAccuracy)}${verdict(st?.verdicts.balancedAccuracy)}`,
   ]

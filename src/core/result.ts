@@ -1,3 +1,4 @@
+import type { CacheCounts } from './cache-counts.ts'
 import type { HonestNumbers } from './intervals.ts'
 import type { DebiasMode } from './orderings.ts'
 import type { PairwiseAudit } from './pairwise.ts'
@@ -50,6 +51,8 @@ export interface Manifest {
   scorer: string
   /** Model identifier, when a model was loaded. */
   model?: string
+  /** What the score cache did in this run (present only when a cache was in use; see docs/cache.md). */
+  cache?: CacheCounts
   /** Anything else the caller recorded (batch size, workers, …). */
   [extra: string]: unknown
 }

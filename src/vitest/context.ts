@@ -5,6 +5,7 @@
  */
 import type {} from 'vitest'
 import { inject } from 'vitest'
+import type { CacheOptions } from '../cache/config.ts'
 
 /** The value the plugin provides under the `sceptic` key. */
 export interface ScepticContext {
@@ -20,6 +21,8 @@ export interface ScepticContext {
   alpha: number
   /** The drop in order consistency the baseline gate should be able to detect (share of decisions). */
   detectableDrop: number
+  /** The plugin's score cache setting (`dir` absolute), or `false` (off); suites' own `cache` wins. */
+  cache?: CacheOptions | false
   /** Shared ONNX models by name: scorer options with an absolute `model` path (see `sharedModel`). */
   models?: Record<string, SharedModelOptions>
 }

@@ -3,6 +3,8 @@
  * issue 3). Scores once in `beforeAll` with its own timeout, then one named test per
  * threshold, one for the baseline gate, and the callback as its own test.
  */
+import type { CacheOptions } from '../cache/config.ts'
+import { cacheIdentityOf, withCache } from '../cache/with-cache.ts'
 import { isAbsolute, relative, resolve } from 'node:path'
 import type { TestContext } from 'vitest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -118,6 +120,13 @@ export interface DescribeDecisionsOptions {
   maxFailureRate?: number
   /** Keep prompt text in records (default: a sha256 prefix only). */
   storePrompts?: boolean
+  /**
+   * The score cache (docs/cache.md): `{ dir, mode }` or `false` (off). Default: the
+   * plugin's `cache`, else `SCEPTIC_CACHE_DIR` / `SCEPTIC_CACHE_MODE`, else read-write
+   * in `node_modules/.cache/vitest-sceptic/`. Only scorers with a cache identity
+   * (this package's ONNX and HTTP scorers, or a function with a string `cacheKey`) are cached.
+   */
+  cache?: CacheOptions | false
 }
 
 /** The callback of {@link describeDecisions}, run as its own test (`suite > assertions`). */
@@ -291,7 +300,12 @@ async function scoreWithTimeout(
       reject(error)
     }, timeout)
   })
-  const evaluation = evaluateWithScorer(decisions, handle.score, {
+  const score = withCache(handle.score, {
+    cache: options.cache ?? context?.cache,
+    ...(context ? { cwd: context.root } : {}),
+    identity: cacheIdentityOf(handle.score, handle.description),
+  })
+  const evaluation = evaluateWithScorer(decisions, score, {
     debias,
     seed: options.seed ?? 0,
     scorer: options.scorerName ?? handle.description ?? describeScorer(handle.score),

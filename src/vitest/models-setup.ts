@@ -16,6 +16,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     return async () => {}
   }
   const { startScorerServer } = await import('../scorers/onnx/pool-server.ts')
+  const { sharedModelIdentity } = await import('../scorers/onnx/cache-identity.ts')
   const servers: { close(): Promise<void> }[] = []
   const urls: SharedModelUrls = {}
   try {
@@ -26,7 +27,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       // this machine's absolute path: reports and baselines get compared across machines.
       const model = models[name]!.model
       const shown = relative(project.config.root, model) || '.'
-      urls[name] = { url: server.url, describe: server.describe.split(model).join(shown) }
+      urls[name] = { url: server.url, describe: server.describe.split(model).join(shown), cacheIdentity: sharedModelIdentity(models[name]!) }
     }
   } catch (error) {
     await Promise.all(servers.map((server) => server.close()))

@@ -6,11 +6,12 @@
  * weights, not five.
  */
 import { inject } from 'vitest'
+import type { CacheIdentity } from '../cache/key.ts'
 import { ConfigError } from '../core/errors.ts'
 import type { ScoreFn, ScoreRequest } from '../core/score.ts'
 
 /** Per model name, the URL of its shared pool (provided by the models globalSetup). */
-export type SharedModelUrls = Record<string, { url: string; describe: string }>
+export type SharedModelUrls = Record<string, { url: string; describe: string; cacheIdentity?: CacheIdentity }>
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -25,6 +26,8 @@ export type SharedModelScorer = ScoreFn & {
   readonly describe: string
   /** Release this file's connections; the pool keeps running for other files. */
   close(): Promise<void>
+  /** The shared model's identity for the score cache (docs/cache.md). */
+  readonly cacheIdentity: CacheIdentity | undefined
 }
 
 /**
@@ -56,6 +59,7 @@ export function sharedModel(name: string): SharedModelScorer {
   const score = async (requests: readonly ScoreRequest[]) => (await connect())(requests)
   return Object.assign(score, {
     describe: entry.describe,
+    cacheIdentity: entry.cacheIdentity,
     close: async () => {
       if (client) await (await client).close()
     },

@@ -9,6 +9,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Plugin } from 'vite'
 import type { Vitest } from 'vitest/node'
+import { parseCacheMode, type CacheOptions } from '../cache/config.ts'
 import { ConfigError } from '../core/index.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, type ScepticContext, type SharedModelOptions } from './context.ts'
 import { parseProgress } from './progress.ts'
@@ -45,6 +46,12 @@ export interface ScepticPluginOptions {
    * The pools live in Vitest's main process; test workers only send requests.
    */
   models?: Record<string, string | Omit<SharedModelOptions, 'model'> & { model: string }>
+  /**
+   * The score cache for every suite (docs/cache.md): `{ dir, mode }` (`dir` relative to
+   * the Vitest root) or `false` (off). Default: `SCEPTIC_CACHE_DIR` / `SCEPTIC_CACHE_MODE`,
+   * else read-write in `node_modules/.cache/vitest-sceptic/` of the nearest package.
+   */
+  cache?: CacheOptions | false
 }
 
 /** Default include of the plugin. */
@@ -85,6 +92,7 @@ export function sceptic(options: ScepticPluginOptions = {}): Plugin {
         alpha: options.alpha ?? DEFAULT_ALPHA,
         detectableDrop: options.detectableDrop ?? DEFAULT_DETECTABLE_DROP,
         ...(options.models ? { models: resolveModels(options.models, root) } : {}),
+        ...(options.cache === undefined ? {} : { cache: resolveCacheOption(options.cache, root) }),
       }
       project.provide('sceptic', context)
       // Shared models start in this (main) process, once, from a globalSetup (research notes §6a).
@@ -127,6 +135,13 @@ function builtFile(stem: string): string {
   const js = fileURLToPath(new URL(`${stem}.js`, import.meta.url))
   if (existsSync(js)) return js
   return fileURLToPath(new URL(`${stem}.ts`, import.meta.url))
+}
+
+/** The plugin's cache option with an absolute `dir` (a relative one resolves against the Vitest root). */
+function resolveCacheOption(cache: CacheOptions | false, root: string): CacheOptions | false {
+  if (cache === false) return false
+  if (cache.mode !== undefined) parseCacheMode(cache.mode, 'sceptic({ cache: { mode } })')
+  return { ...cache, ...(cache.dir !== undefined ? { dir: resolve(root, cache.dir) } : {}) }
 }
 
 /** Model entries with absolute paths (relative ones resolve against the Vitest root). */

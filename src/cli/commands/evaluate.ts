@@ -9,11 +9,13 @@ import { resolveReducer, type ReducerLike } from '../../core/reducers.ts'
 import { colorEnabled, render } from '../../core/render.ts'
 import { recordsToJsonl, resultToJson } from '../../core/result.ts'
 import type { ScoreFn } from '../../core/score.ts'
-import { integer, parse } from '../args.ts'
+import { cacheFromFlags, CACHE_FLAGS, integer, parse } from '../args.ts'
+import { cacheIdentityOf, withCache } from '../../cache/with-cache.ts'
+import type { CacheIdentity } from '../../cache/key.ts'
 import { UsageError, type Command } from '../commands.ts'
 
 const USAGE =
-  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--batch-size N] [--workers N] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--json-out FILE] [--records-out FILE]'
+  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--batch-size N] [--workers N] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--json-out FILE] [--records-out FILE]'
 
 /** A scorer the CLI loaded, with what to call when done. */
 interface LoadedScorer {
@@ -21,6 +23,8 @@ interface LoadedScorer {
   description: string
   manifest: Record<string, unknown>
   close?: () => unknown
+  /** The cache identity, when the module exports a `cacheKey` (see docs/cache.md). */
+  identity?: CacheIdentity
 }
 
 export const evaluateCommand: Command = {
@@ -40,6 +44,7 @@ export const evaluateCommand: Command = {
         epochs: { type: 'string' },
         reducer: { type: 'string' },
         'store-prompts': { type: 'boolean' },
+        ...CACHE_FLAGS,
         'json-out': { type: 'string' },
         'records-out': { type: 'string' },
       },
@@ -66,8 +71,13 @@ export const evaluateCommand: Command = {
       values.model !== undefined
         ? await loadModel(values.model, { batchSize, workers })
         : await loadScorerModule(values.scorer!)
+    const score = withCache(scorer.score, {
+      cache: cacheFromFlags(raw),
+      identity: scorer.identity ?? cacheIdentityOf(scorer.score, scorer.description),
+      onWarning: (message) => process.stderr.write(`${message}\n`),
+    })
     try {
-      const result = await evaluateWithScorer(decisions, scorer.score, {
+      const result = await evaluateWithScorer(decisions, score, {
         debias,
         seed,
         scorer: scorer.description,
@@ -104,7 +114,9 @@ async function loadScorerModule(path: string): Promise<LoadedScorer> {
   const score = mod.default as ScoreFn & { close?: () => unknown }
   const close = typeof mod.close === 'function' ? (mod.close as () => unknown) : score.close?.bind(score)
   const description = typeof (score as { describe?: unknown }).describe === 'string' ? (score as unknown as { describe: string }).describe : `scorer ${path}`
-  return { score, description, manifest: {}, ...(close ? { close } : {}) }
+  const cacheKey = typeof mod.cacheKey === 'string' && mod.cacheKey !== '' ? mod.cacheKey : undefined
+  const identity: CacheIdentity | undefined = cacheKey ? { kind: 'user', label: `scorer ${resolve(path)}`, settings: { cacheKey } } : undefined
+  return { score, description, manifest: {}, ...(close ? { close } : {}), ...(identity ? { identity } : {}) }
 }
 
 /** The part of `vitest-sceptic/onnx` the CLI uses. */

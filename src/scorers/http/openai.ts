@@ -1,3 +1,4 @@
+import type { CacheIdentity } from '../../cache/key.ts'
 import { ConfigError } from '../../core/errors.ts'
 import { scoreFailure, type FailureReason, type FallibleScoreFn, type ScoreOutcome, type ScoreRequest } from '../../core/score.ts'
 import { mapConcurrent, sleep } from './concurrency.ts'
@@ -61,6 +62,12 @@ export type OpenAIScorer = FallibleScoreFn & {
   readonly describe: string
   /** Counters since creation. */
   stats(): OpenAIScorerStats
+  /**
+   * What decides this scorer's vectors, for the score cache (docs/cache.md): the
+   * endpoint without credentials or query, model, API, mode and every sampling
+   * parameter. Never the API key.
+   */
+  readonly cacheIdentity: CacheIdentity
 }
 
 /**
@@ -189,6 +196,17 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
   return Object.assign(score, {
     describe: `openai ${model} ${api}${mode === 'generate' ? ' generate' : ''} at ${redactUrl(url.href)}`,
     stats: () => structuredClone(stats),
+    cacheIdentity: {
+      kind: 'http',
+      label: `${model} at ${redactUrl(url.href)}`,
+      settings: {
+        url: redactUrl(url.href),
+        model,
+        api,
+        mode,
+        ...(mode === 'generate' ? { temperature, maxTokens } : { topLogprobs }),
+      },
+    },
   })
 }
 

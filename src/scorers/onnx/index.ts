@@ -11,7 +11,9 @@ import { dirname, join } from 'node:path'
 import { LETTERS, type Criterion } from '../../core/decisions.ts'
 import { ConfigError, ScorerError } from '../../core/errors.ts'
 import type { ScoreFn, ScoreRequest } from '../../core/score.ts'
+import type { CacheIdentity } from '../../cache/key.ts'
 import { planBatches } from './batching.ts'
+import { onnxCacheIdentity } from './cache-identity.ts'
 import { assertOrtInstalled, locateModel, type ModelFiles } from './model-dir.ts'
 import type { InputPlan } from './model-io.ts'
 import { groupByPrefix, type PrefixGroup, type PrefixPlan } from './prefix.ts'
@@ -148,6 +150,12 @@ export interface OnnxScorer extends ScoreFn {
   readonly stats: OnnxScorerStats
   /** @internal The pool, once started (tests use it to kill an idle worker). */
   readonly pool: WorkerPool | undefined
+  /**
+   * What decides this scorer's vectors, for the score cache (docs/cache.md): model,
+   * external data, tokenizer and readout files, execution providers. `undefined`
+   * with a custom `template` (a function cannot be keyed): such a scorer is not cached.
+   */
+  readonly cacheIdentity: CacheIdentity | undefined
 }
 
 /**
@@ -304,6 +312,7 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
     settings: { value: settings, enumerable: true },
     stats: { value: stats, enumerable: true },
     pool: { get: () => pool },
+    cacheIdentity: { value: template ? undefined : onnxCacheIdentity(files, { executionProviders: settings.executionProviders }) },
   })
 }
 

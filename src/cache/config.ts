@@ -1,0 +1,64 @@
+/**
+ * Where the score cache lives and how it is used (docs/cache.md, "Where and how"):
+ * an explicit option wins, then `SCEPTIC_CACHE_DIR` / `SCEPTIC_CACHE_MODE`, then the
+ * default, `node_modules/.cache/vitest-sceptic/` of the nearest package (the
+ * convention of Vite, Babel and find-cache-dir), read-write.
+ */
+import { existsSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { ConfigError } from '../core/errors.ts'
+import { CACHE_MODES, type CacheMode } from './store.ts'
+
+/** The `cache` option of `describeDecisions`, the plugin and the library. */
+export interface CacheOptions {
+  /** Cache directory (absolute, or relative to `cwd`). Default: `SCEPTIC_CACHE_DIR`, else `node_modules/.cache/vitest-sceptic/` of the nearest package. */
+  readonly dir?: string
+  /** `read-write` (default), `read-only` (serve, never grow) or `off`. Default: `SCEPTIC_CACHE_MODE`, else `read-write`. */
+  readonly mode?: CacheMode
+}
+
+/** A resolved cache setting. */
+export interface ResolvedCache {
+  /** Absolute cache directory. */
+  readonly dir: string
+  /** How it is used. */
+  readonly mode: CacheMode
+}
+
+/** Name of the environment variable that sets the cache directory. */
+export const CACHE_DIR_ENV = 'SCEPTIC_CACHE_DIR'
+/** Name of the environment variable that sets the cache mode. */
+export const CACHE_MODE_ENV = 'SCEPTIC_CACHE_MODE'
+
+/** A mode, or a ConfigError naming where it came from. */
+export function parseCacheMode(value: string, source: string): CacheMode {
+  if (!(CACHE_MODES as readonly string[]).includes(value))
+    throw new ConfigError(`${source} must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(value)}`)
+  return value as CacheMode
+}
+
+/** The default cache directory: `node_modules/.cache/vitest-sceptic` under the nearest folder (from `cwd` up) with a package.json, else under `cwd`. */
+export function defaultCacheDir(cwd: string): string {
+  let folder = resolve(cwd)
+  for (;;) {
+    if (existsSync(join(folder, 'package.json'))) return join(folder, 'node_modules', '.cache', 'vitest-sceptic')
+    const parent = dirname(folder)
+    if (parent === folder) return join(resolve(cwd), 'node_modules', '.cache', 'vitest-sceptic')
+    folder = parent
+  }
+}
+
+/** Resolve options against the environment. `false` is the same as `{ mode: 'off' }`. */
+export function resolveCache(
+  options: CacheOptions | false | undefined,
+  context: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): ResolvedCache {
+  const cwd = context.cwd ?? process.cwd()
+  const env = context.env ?? process.env
+  const given = options === false ? { mode: 'off' as const } : (options ?? {})
+  const envMode = env[CACHE_MODE_ENV]
+  const mode = given.mode !== undefined ? parseCacheMode(given.mode, 'cache.mode') : envMode ? parseCacheMode(envMode, CACHE_MODE_ENV) : 'read-write'
+  const envDir = env[CACHE_DIR_ENV]
+  const dir = given.dir !== undefined ? resolve(cwd, given.dir) : envDir ? resolve(cwd, envDir) : defaultCacheDir(cwd)
+  return { dir, mode }
+}

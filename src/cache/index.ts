@@ -1,0 +1,11 @@
+/** The score cache (docs/cache.md). */
+export { cachedScorer } from './cached-scorer.ts'
+export type { CachedScorer, CachedScorerOptions } from './cached-scorer.ts'
+export { CACHE_DIR_ENV, CACHE_MODE_ENV, defaultCacheDir, parseCacheMode, resolveCache } from './config.ts'
+export type { CacheOptions, ResolvedCache } from './config.ts'
+export { requestKey, scorerId } from './key.ts'
+export type { CacheIdentity } from './key.ts'
+export { CACHE_MODES, CacheStore } from './store.ts'
+export type { CacheMode, CacheStoreOptions, ScorerInfo } from './store.ts'
+export { cacheIdentityOf, withCache } from './with-cache.ts'
+export type { WithCacheOptions } from './with-cache.ts'

@@ -1,0 +1,55 @@
+/**
+ * Cache keys (docs/cache.md, "Key"). A scorer id digests everything that decides the
+ * scorer's output (file digests, settings); a request key digests the scorer id and
+ * everything of the request the scorer may read (prompt, state, the criterion with
+ * its options in presented order, option count, letters, epoch). Keys are sha256: they cannot leak what they hash.
+ */
+import { createHash } from 'node:crypto'
+import pkg from '../../package.json' with { type: 'json' }
+import { canonicalJson, LETTERS } from '../core/decisions.ts'
+import type { ScoreRequest } from '../core/score.ts'
+import { fileDigest } from './digest.ts'
+import { SCORER_ID_BYTES } from './segment.ts'
+
+/**
+ * What makes a scorer's vectors what they are. ONNX and HTTP scorers of this package
+ * carry one as `cacheIdentity`; a user ScoreFn opts in with a string `cacheKey`.
+ * Must never hold a secret (an API key): it is hashed, and its `label` is stored.
+ */
+export interface CacheIdentity {
+  /** Scorer kind: `onnx`, `http`, `user`. */
+  readonly kind: string
+  /** Human label stored beside the cache (model directory, model at URL, module); not part of the key. */
+  readonly label: string
+  /** Files whose bytes decide the output, by role (`model`, `tokenizer`, …), absolute paths; a missing file counts as absent. */
+  readonly files?: Readonly<Record<string, string>>
+  /** JSON settings that decide the output (sampling parameters, dtype, template, …). */
+  readonly settings?: unknown
+}
+
+/**
+ * The scorer id: a hex sha256 prefix of this package's version (a new release may read
+ * models differently), the identity's kind, settings and file digests (the paths
+ * themselves are not part of it: a copied model shares its entries).
+ */
+export async function scorerId(identity: CacheIdentity, dir: string | undefined, writeMemo = true): Promise<string> {
+  const files: Record<string, string> = {}
+  for (const [role, path] of Object.entries(identity.files ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)))
+    files[role] = await fileDigest(path, dir, writeMemo)
+  const text = canonicalJson({ format: 1, version: pkg.version, kind: identity.kind, settings: identity.settings ?? null, files })
+  return createHash('sha256').update(text).digest('hex').slice(0, SCORER_ID_BYTES * 2)
+}
+
+/**
+ * The request key: sha256 over the scorer id and the request's fields, each
+ * length-prefixed (unambiguous without escaping), as a latin1 string of 32 bytes.
+ */
+export function requestKey(scorer: string, request: ScoreRequest): string {
+  const n = request.criterion.options.length
+  // The whole criterion (key, question, option ids and texts in presented order): a scorer may read any of it.
+  const criterion = JSON.stringify(request.criterion)
+  const fields = [scorer, request.prompt, request.state, criterion, String(n), LETTERS.slice(0, n), String(request.epoch ?? 0)]
+  let text = ''
+  for (const field of fields) text += `${field.length}:${field}`
+  return createHash('sha256').update(text).digest().toString('latin1')
+}

@@ -1,0 +1,208 @@
+/**
+ * The score cache's store: append-only segment files, one per writing process
+ * (docs/cache.md, "Store"). Readers load every complete record of every segment;
+ * a writer appends one batch per scorer call in a single write and fsyncs it, so
+ * concurrent Vitest workers never write the same file and a SIGKILL loses at most
+ * the batch being written.
+ */
+import { close as closeFd, existsSync, truncateSync, fdatasync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, write, writeSync } from 'node:fs'
+import { promisify } from 'node:util'
+import { join } from 'node:path'
+import { compact } from './admin.ts'
+import { processAlive, writeFileAtomic } from './files.ts'
+import { newSegmentName, scorersDir, segmentPid, segmentsDir, SEGMENT_SUFFIX } from './layout.ts'
+import { decodeSegment, encodeHeader, encodeRecord, HEADER_BYTES, type CacheEntry, type DecodedSegment } from './segment.ts'
+
+/** How a cache is used: read and grow it (default), only read it (CI jobs that must not grow it), or not at all. */
+export type CacheMode = 'read-write' | 'read-only' | 'off'
+/** Every {@link CacheMode}. */
+export const CACHE_MODES: readonly CacheMode[] = ['read-write', 'read-only', 'off']
+
+/** What `cache stats` and `cache clear --model` know of a scorer id. Never holds a secret. */
+export interface ScorerInfo {
+  /** Scorer kind: `onnx`, `http`, `user`, … */
+  readonly kind: string
+  /** What it was: a model directory (absolute), a model name at a redacted URL, a module. */
+  readonly label: string
+}
+
+/** Options of {@link CacheStore}. */
+export interface CacheStoreOptions {
+  /** `read-write` (default) or `read-only`; an `off` cache is never opened. */
+  readonly mode?: Exclude<CacheMode, 'off'>
+  /** Where one-line warnings go (a bad segment, a failed write). Default `console.warn`. */
+  readonly onWarning?: (message: string) => void
+}
+
+const writeAsync = promisify(write)
+const fdatasyncAsync = promisify(fdatasync)
+const closeAsync = promisify(closeFd)
+
+/** Segments beyond which a read-write open first compacts the closed ones into one. */
+export const COMPACT_ABOVE = 64
+
+function countSegments(dir: string): number {
+  try {
+    return readdirSync(segmentsDir(dir)).filter((name) => name.endsWith(SEGMENT_SUFFIX)).length
+  } catch {
+    return 0
+  }
+}
+
+/**
+ * Cut a torn tail off a segment whose writer is gone (it was killed mid-write), so the
+ * next run does not warn again. Returns what to add to the warning. A segment of a
+ * live writer, a foreign file or a newer version's file is never changed.
+ */
+function repair(path: string, name: string, decoded: DecodedSegment, allowed: boolean): string {
+  const pid = segmentPid(name)
+  if (!allowed || !decoded.ours || decoded.end < HEADER_BYTES || (pid !== undefined && processAlive(pid))) return ''
+  try {
+    truncateSync(path, decoded.end)
+    return '; the torn tail was cut off'
+  } catch {
+    return ''
+  }
+}
+
+/** Read every segment in `dir`: complete entries, and one warning per bad file. */
+export function readSegments(dir: string, warn: (message: string) => void, options: { repair?: boolean } = {}): { entries: CacheEntry[]; files: string[] } {
+  const folder = segmentsDir(dir)
+  let names: string[]
+  try {
+    names = readdirSync(folder).filter((name) => name.endsWith(SEGMENT_SUFFIX)).sort()
+  } catch {
+    return { entries: [], files: [] }
+  }
+  const entries: CacheEntry[] = []
+  const files: string[] = []
+  for (const name of names) {
+    const path = join(folder, name)
+    let bytes: Buffer
+    try {
+      bytes = readFileSync(path)
+    } catch {
+      continue // removed by a compaction since the listing: its entries live in the compacted segment
+    }
+    const decoded = decodeSegment(bytes)
+    if (decoded.problem) warn(`vitest-sceptic cache: ${path}: ${decoded.problem}${repair(path, name, decoded, options.repair === true)}`)
+    for (const entry of decoded.entries) entries.push(entry)
+    files.push(path)
+  }
+  return { entries, files }
+}
+
+/** A cache directory opened by one process. Loads lazily; writes to its own segment. */
+export class CacheStore {
+  /** The cache directory (absolute). */
+  readonly dir: string
+  /** `read-write` or `read-only`. Becomes `read-only` after a failed write (warned once). */
+  mode: Exclude<CacheMode, 'off'>
+  private readonly warn: (message: string) => void
+  private entries: Map<string, CacheEntry> | undefined
+  private fd: number | undefined
+  private readonly scorersKnown = new Set<string>()
+  private pending: Promise<void> = Promise.resolve()
+
+  constructor(dir: string, options: CacheStoreOptions = {}) {
+    this.dir = dir
+    this.mode = options.mode ?? 'read-write'
+    this.warn = options.onWarning ?? ((message) => console.warn(message))
+  }
+
+  /** The entry under `key`, if any complete record holds it. */
+  get(key: string): CacheEntry | undefined {
+    return this.load().get(key)
+  }
+
+  /** Entries loaded (and added by this process). */
+  get size(): number {
+    return this.load().size
+  }
+
+  /**
+   * Add entries: served by this store at once, and appended to this process's segment
+   * in one write followed by an fsync, off the main thread (the scorer's next call is
+   * not held up by the disk). Writes are queued in order; the promise resolves when
+   * these entries are durable. Read-only: memory only. A failed write warns once and
+   * turns writing off; the promise never rejects.
+   */
+  put(entries: readonly CacheEntry[]): Promise<void> {
+    const map = this.load()
+    for (const entry of entries) if (!map.has(entry.key)) map.set(entry.key, entry)
+    if (this.mode !== 'read-write' || entries.length === 0) return this.pending
+    const bytes = Buffer.concat(entries.map(encodeRecord))
+    this.pending = this.pending.then(async () => {
+      if (this.mode !== 'read-write') return
+      try {
+        const fd = this.segment()
+        await writeAsync(fd, bytes, 0, bytes.length, null)
+        await fdatasyncAsync(fd)
+      } catch (error) {
+        this.disableWrites(error)
+      }
+    })
+    return this.pending
+  }
+
+  /** Resolves when every queued write is durable. */
+  flush(): Promise<void> {
+    return this.pending
+  }
+
+  /** Record what a scorer id stands for (once per id; atomic, so concurrent writers agree). */
+  registerScorer(id: string, info: ScorerInfo): void {
+    if (this.mode !== 'read-write' || this.scorersKnown.has(id)) return
+    this.scorersKnown.add(id)
+    const path = join(scorersDir(this.dir), `${id}.json`)
+    try {
+      if (existsSync(path)) return
+      mkdirSync(scorersDir(this.dir), { recursive: true })
+      writeFileAtomic(path, JSON.stringify({ kind: info.kind, label: info.label }) + '\n')
+    } catch (error) {
+      this.disableWrites(error)
+    }
+  }
+
+  /** Finish queued writes and close this process's segment. Later `put`s open a new one. */
+  close(): Promise<void> {
+    this.pending = this.pending.then(async () => {
+      if (this.fd === undefined) return
+      const fd = this.fd
+      this.fd = undefined
+      await closeAsync(fd).catch(() => undefined)
+    })
+    return this.pending
+  }
+
+  private load(): Map<string, CacheEntry> {
+    if (this.entries) return this.entries
+    // Every run of every worker adds a segment; past a bound, merge the closed ones first.
+    if (this.mode === 'read-write' && countSegments(this.dir) > COMPACT_ABOVE) {
+      try {
+        compact(this.dir)
+      } catch (error) {
+        this.warn(`vitest-sceptic cache: could not compact ${this.dir} (${(error as Error)?.message ?? String(error)}); reading it as it is`)
+      }
+    }
+    const map = new Map<string, CacheEntry>()
+    for (const entry of readSegments(this.dir, this.warn, { repair: this.mode === 'read-write' }).entries) if (!map.has(entry.key)) map.set(entry.key, entry)
+    this.entries = map
+    return map
+  }
+
+  private segment(): number {
+    if (this.fd !== undefined) return this.fd
+    mkdirSync(segmentsDir(this.dir), { recursive: true })
+    const fd = openSync(join(segmentsDir(this.dir), newSegmentName()), 'wx')
+    writeSync(fd, encodeHeader())
+    fsyncSync(fd)
+    this.fd = fd
+    return fd
+  }
+
+  private disableWrites(error: unknown): void {
+    this.mode = 'read-only'
+    this.warn(`vitest-sceptic cache: cannot write to ${this.dir} (${(error as Error)?.message ?? String(error)}); reading only from now on`)
+  }
+}

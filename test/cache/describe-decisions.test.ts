@@ -1,0 +1,47 @@
+// describeDecisions with `cache`: suites in one worker share the store; `false` turns it off.
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import type { EvalResult, ScoreRequest } from '../../src/core/index.ts'
+import { describeDecisions } from '../../src/vitest/describe-decisions.ts'
+import { decision } from '../helpers/decisions.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'sceptic-suite-cache-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+let requests = 0
+const scorer = Object.assign(
+  (batch: readonly ScoreRequest[]) => {
+    requests += batch.length
+    return batch.map((r) => r.criterion.options.map((o, slot) => (o.id === 'o1' ? 3 : 1) + slot))
+  },
+  { cacheKey: 'suite-test v1' },
+)
+const data = Array.from({ length: 10 }, (_, i) => decision(3, i % 3, { id: `d${i}`, state: `s${i}` }))
+const results: Record<string, EvalResult> = {}
+const seen: number[] = []
+
+describeDecisions('cold', { data, scorer, cache: { dir, mode: 'read-write' }, baseline: false }, (result) => {
+  results.cold = result
+  seen.push(requests)
+})
+describeDecisions('warm', { data, scorer, cache: { dir, mode: 'read-write' }, baseline: false }, (result) => {
+  results.warm = result
+  seen.push(requests)
+})
+describeDecisions('off', { data, scorer, cache: false, baseline: false }, (result) => {
+  results.off = result
+  seen.push(requests)
+})
+
+describe('describeDecisions and the cache', () => {
+  it('scores once, serves the second suite from the cache, and scores again with the cache off', () => {
+    expect(seen).toEqual([30, 30, 60])
+    expect(results.cold!.manifest.cache).toEqual({ hits: 0, misses: 30 })
+    expect(results.warm!.manifest.cache).toEqual({ hits: 30, misses: 0 })
+    expect(results.off!.manifest.cache).toBeUndefined()
+    expect(results.warm!.records).toEqual(results.off!.records)
+    expect(readdirSync(join(dir, 'segments'))).toHaveLength(1)
+  })
+})
