@@ -10,7 +10,7 @@ import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
 import { LETTERS, type Criterion } from '../../core/decisions.ts'
 import { ConfigError, ScorerError } from '../../core/errors.ts'
-import type { ScoreFn, ScoreRequest } from '../../core/score.ts'
+import type { ScoreContext, ScoreFn, ScoreRequest } from '../../core/score.ts'
 import { planBatches } from './batching.ts'
 import { assertOrtInstalled, locateModel, type ModelFiles } from './model-dir.ts'
 import type { InputPlan } from './model-io.ts'
@@ -208,9 +208,11 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
     })
   }
 
-  const score = async (requests: readonly ScoreRequest[]): Promise<number[][]> => {
+  const score = async (requests: readonly ScoreRequest[], context?: ScoreContext): Promise<number[][]> => {
     if (closed) throw new ScorerError('the ONNX scorer is closed; create a new one to score again')
+    const signal = context?.signal
     const { tokenizer, plan, pool: workers } = await ready()
+    signal?.throwIfAborted()
     if (requests.length === 0) return []
     const ids: Int32Array[] = []
     const letters: Int32Array[] = []
@@ -227,6 +229,9 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
       letters.push(letterIds)
     })
     const cancel = { cancelled: false }
+    // An abort drops this call's queued batches; a batch inside session.run finishes (stopping it would abort the process).
+    const onAbort = () => (cancel.cancelled = true)
+    signal?.addEventListener('abort', onAbort, { once: true })
     const results: number[][] = new Array(requests.length)
     const submit = async (rows: readonly number[], payload: Omit<RunMessage, 'type' | 'id'>): Promise<void> => {
       const probabilities = await workers.run({ payload, describe: () => describeRequests(requests, rows), cancel }).catch((error: unknown) => {
@@ -285,7 +290,11 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
           ...letterPayload(rows),
         }),
       )
-    await Promise.all(jobs)
+    try {
+      await Promise.all(jobs)
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
+    }
     return results
   }
 
