@@ -46,6 +46,8 @@ async function start(): Promise<void> {
   } catch (error) {
     return post({ type: 'init-error', kind: 'config', message: `${init.modelPath}: onnxruntime cannot load the model: ${firstLine(error)}` })
   }
+  // A close that arrived while the model was loading: release it and let the thread end.
+  if (closing) return shutdown()
   try {
     plan = planInputs(session.inputMetadata as never, session.outputMetadata as never, init.modelPath)
   } catch (error) {
