@@ -192,3 +192,163 @@ describe('cancellation reaches the scorer', () => {
     }
   })
 })
+
+describe('HTTP: no part of a key leaks, whatever the cut', () => {
+  // 164 characters, none of them in the rest of any message, so any leaked run shows up.
+  const KEY = 'sk-' + Array.from({ length: 161 }, (_, i) => 'QWXZJKVq'[i % 8]).join('')
+  const ENV = 'SCEPTIC_ADV_KEY'
+
+  /** Every 6-character piece of the key (the scrubber's MIN_FRAGMENT) that an artifact holds. */
+  function leaks(text: string): string[] {
+    const found: string[] = []
+    for (let start = 0; start + 6 <= KEY.length; start++) if (text.includes(KEY.slice(start, start + 6))) found.push(KEY.slice(start, start + 6))
+    return found
+  }
+
+  it('an error body echoing the Authorization header, cut at every offset of the key: nothing leaks', async () => {
+    expect(KEY).toHaveLength(164)
+    process.env[ENV] = KEY
+    // Decision i's padding puts the message's 200-character cut at offset i of the key.
+    const server = await startFakeOpenAI(() => ({ kind: 'ok' }))
+    const echo = createServer(async (req, res) => {
+      let raw = ''
+      for await (const chunk of req) raw += chunk
+      const cut = Number(/cut (\d+)/.exec(JSON.parse(raw).prompt)![1])
+      // "invalid key: " is 13 characters and "Bearer " 7: pad so the key starts at 200 - cut.
+      res.writeHead(401)
+      res.end('x'.repeat(200 - cut - 20) + `invalid key: ${req.headers.authorization}; plain ${KEY.slice(0, 80)}`)
+    })
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve))
+    try {
+      const baseURL = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/v1`
+      const score = openAIScorer({ baseURL, model: 'm', apiKeyEnv: ENV, retries: 0, concurrency: 8 })
+      const rows = [...decisions(KEY.length + 1, (i) => `cut ${i}`), ...decisions(1)]
+      const result = await evaluateWithScorer(rows, async (requests, context) => {
+        // The last decision goes to a healthy server, so the run completes with 165 counted failures.
+        const healthy = openAIScorer({ baseURL: server.baseURL, model: 'm', retries: 0 })
+        const bad = requests.filter((r) => r.state.startsWith('cut '))
+        const good = requests.filter((r) => !r.state.startsWith('cut '))
+        const [a, b] = (await Promise.all([score(bad, context), healthy(good, context)])).map((outcomes) => [...outcomes])
+        return requests.map((r) => (r.state.startsWith('cut ') ? a!.shift()! : b!.shift()!))
+      })
+      expect(result.failed).toBe(KEY.length + 1)
+      expect(result.failures.every((f) => f.reason === 'http_error')).toBe(true)
+      expect(result.failures.filter((f) => f.message.includes('Bearer [redacted]'))).toHaveLength(KEY.length - 9) // where the cut leaves room for the mark
+      const artifacts = [JSON.stringify(resultToJson(result)), recordsToJsonl(result.records), render(result, { color: false }), JSON.stringify(result.failures)]
+      for (const text of artifacts) expect(leaks(text)).toEqual([])
+    } finally {
+      delete process.env[ENV]
+      echo.closeAllConnections()
+      await new Promise((resolve) => echo.close(resolve))
+      await server.close()
+    }
+  })
+
+  it('the CLI: stderr and --json-out hold no part of the key; any Bearer token is redacted', async () => {
+    const echo = createServer((req, res) => {
+      res.writeHead(500)
+      res.end(`upstream saw authorization=${req.headers.authorization} and forwarded Bearer abc.def-OTHER-TOKEN`)
+    })
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve))
+    try {
+      const dir = temp()
+      const data = writeData(dir, decisions(2))
+      const baseURL = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/v1`
+      const scorer = writeScorer(
+        dir,
+        `import { openAIScorer } from ${distUrl('dist/http/index.js')}
+        export default openAIScorer({ baseURL: ${JSON.stringify(baseURL)}, model: 'm', apiKeyEnv: ${JSON.stringify(ENV)}, retries: 0 })\n`,
+      )
+      const json = join(dir, 'out.json')
+      const { code, stdout, stderr } = await sceptic(['evaluate', data, '--scorer', scorer, '--json-out', json], { env: { [ENV]: KEY }, timeoutMs: 20_000 })
+      expect(code).toBe(4) // every decision failed
+      expect(stderr).toMatch(/Bearer \[redacted\]/)
+      expect(stderr).not.toContain('OTHER-TOKEN')
+      for (const text of [stdout, stderr]) expect(leaks(text)).toEqual([])
+      expect(existsSync(json)).toBe(false)
+    } finally {
+      echo.closeAllConnections()
+      await new Promise((resolve) => echo.close(resolve))
+    }
+  })
+})
+
+describe('HTTP: response bodies are capped', () => {
+  /** A server whose body for the first call is `bytes` long (streamed in 64 KiB chunks unless `declare`), valid otherwise. */
+  async function bigBodyServer(bytes: number, declare = false) {
+    const ok = await startFakeOpenAI()
+    let sent = 0
+    const server = createServer(async (req, res) => {
+      let raw = ''
+      for await (const chunk of req) raw += chunk
+      const prompt: string = JSON.parse(raw).prompt
+      if (!prompt.startsWith('huge')) {
+        // Relay to the fake model for an ordinary answer.
+        const answer = await fetch(`${ok.baseURL}/completions`, { method: 'POST', body: raw, headers: { 'content-type': 'application/json' } })
+        res.writeHead(200, { 'content-type': 'application/json' })
+        return res.end(await answer.text())
+      }
+      res.writeHead(200, { 'content-type': 'application/json', ...(declare ? { 'content-length': String(bytes) } : {}) })
+      const chunk = Buffer.alloc(64 * 1024, 0x20)
+      const pump = () => {
+        while (sent < bytes && !res.destroyed) {
+          sent += chunk.length
+          if (!res.write(chunk)) return void res.once('drain', pump)
+        }
+        res.end()
+      }
+      res.on('close', () => res.destroy())
+      pump()
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    return {
+      baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+      sent: () => sent,
+      close: async () => {
+        server.closeAllConnections()
+        await new Promise((resolve) => server.close(resolve))
+        await ok.close()
+      },
+    }
+  }
+  const rows = () => [...decisions(1, () => 'huge body please'), ...decisions(2, (i) => `Ticket ${i} about Billing`).map((d, i) => ({ ...d, id: `ok${i}` }))]
+
+  it('a 256 MiB streamed body is a counted failure; reading stops near the 8 MiB cap', async () => {
+    const server = await bigBodyServer(256 * 1024 * 1024)
+    try {
+      const score = openAIScorer({ baseURL: server.baseURL, model: 'm', retries: 0 })
+      const result = await evaluateWithScorer(rows(), score)
+      expect(result.n).toBe(2)
+      expect(result.failures).toHaveLength(1)
+      expect(result.failures[0]).toMatchObject({ id: 'd0', reason: 'error', message: expect.stringMatching(/grew past the 8388608-byte cap \(maxResponseBytes\)/) })
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(server.sent()).toBeLessThan(64 * 1024 * 1024) // the server was cut off, not read to the end
+    } finally {
+      await server.close()
+    }
+  }, 30_000)
+
+  it('a declared content-length over the cap is refused before reading', async () => {
+    const server = await bigBodyServer(9 * 1024 * 1024, true)
+    try {
+      const result = await evaluateWithScorer(rows(), openAIScorer({ baseURL: server.baseURL, model: 'm', retries: 0 }))
+      expect(result.failures[0]).toMatchObject({ id: 'd0', reason: 'error', message: expect.stringMatching(/9437184 bytes is over the 8388608-byte cap/) })
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('maxResponseBytes raises the cap: the same 9 MiB body is read (and fails only as not JSON)', async () => {
+    const server = await bigBodyServer(9 * 1024 * 1024)
+    try {
+      const result = await evaluateWithScorer(rows(), openAIScorer({ baseURL: server.baseURL, model: 'm', retries: 0, maxResponseBytes: 16 * 1024 * 1024 }))
+      expect(result.failures[0]).toMatchObject({ id: 'd0', reason: 'parse_failure' })
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('maxResponseBytes must be an integer ≥ 1', () => {
+    expect(() => openAIScorer({ baseURL: 'http://127.0.0.1:9/v1', model: 'm', maxResponseBytes: 0 })).toThrow(/maxResponseBytes must be an integer ≥ 1, got 0/)
+  })
+})
