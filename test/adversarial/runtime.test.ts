@@ -352,3 +352,90 @@ describe('HTTP: response bodies are capped', () => {
     expect(() => openAIScorer({ baseURL: 'http://127.0.0.1:9/v1', model: 'm', maxResponseBytes: 0 })).toThrow(/maxResponseBytes must be an integer ≥ 1, got 0/)
   })
 })
+
+describe('output paths: checked before scoring, written all or nothing', () => {
+  /** A data file, a scorer that records each call in `calls.txt`, and the folder. */
+  function setup() {
+    const dir = temp()
+    const data = writeData(dir, decisions(4))
+    const calls = join(dir, 'calls.txt')
+    const scorer = writeScorer(
+      dir,
+      `import { appendFileSync } from 'node:fs'
+      export default (requests) => (appendFileSync(${JSON.stringify(calls)}, 'call\\n'), requests.map(() => [0.7, 0.3]))\n`,
+    )
+    return { dir, data, scorer, scored: () => existsSync(calls) }
+  }
+
+  it.each([
+    ['--json-out is the data file', (d: string, data: string) => ['--json-out', data], /--json-out .*: refusing to overwrite the input file/],
+    ['--records-out is a symlink to the data file', (d: string, data: string) => (symlinkSync(data, join(d, 'link.jsonl')), ['--records-out', join(d, 'link.jsonl')]), /--records-out .*link\.jsonl: refusing to overwrite the input file/],
+    ['--json-out is the scorer module', (d: string) => ['--json-out', join(d, 'scorer.mjs')], /refusing to overwrite the input file .*scorer\.mjs/],
+    ['both outputs are one file', (d: string) => ['--json-out', join(d, 'r.json'), '--records-out', join(d, '.', 'sub', '..', 'r.json')], /--records-out .* and --json-out .* are the same file/],
+    ['an output whose folder is a file', (d: string, data: string) => ['--json-out', join(data, 'r.json')], /--json-out .*: cannot create its folder \(EEXIST|ENOTDIR\)/],
+    ['an output that is a folder', (d: string) => ['--json-out', d], /--json-out .*: is a folder, not a file/],
+  ])('%s: exit 2 with one line, before any scoring, input untouched', async (_, args, message) => {
+    const { dir, data, scorer, scored } = setup()
+    mkdirSync(join(dir, 'sub'))
+    const before = readFileSync(data, 'utf8')
+    const { code, stderr } = await sceptic(['evaluate', data, '--scorer', scorer, ...args(dir, data)])
+    expect(code).toBe(2)
+    expect(oneLine(stderr)).toMatch(message)
+    expect(scored()).toBe(false)
+    expect(readFileSync(data, 'utf8')).toBe(before)
+  })
+
+  it('missing parent folders are created; no temporary file is left behind', async () => {
+    const { dir, data, scorer } = setup()
+    const json = join(dir, 'a', 'b', 'r.json')
+    const records = join(dir, 'c', 'r.jsonl')
+    const { code } = await sceptic(['evaluate', data, '--scorer', scorer, '--json-out', json, '--records-out', records])
+    expect(code).toBe(0)
+    expect(JSON.parse(readFileSync(json, 'utf8')).n).toBe(4)
+    expect(readFileSync(records, 'utf8').trim().split('\n')).toHaveLength(4)
+    expect([...readdirSync(join(dir, 'a', 'b')), ...readdirSync(join(dir, 'c'))].sort()).toEqual(['r.json', 'r.jsonl'])
+  })
+
+  it('a write that fails half way leaves no output at all (and no temporary file): a DataError, one line', async () => {
+    const dir = temp()
+    const planned = await planOutputs(
+      [
+        { flag: '--json-out', path: join(dir, 'one', 'r.json') },
+        { flag: '--records-out', path: join(dir, 'two', 'r.jsonl') },
+      ],
+      [],
+    )
+    // The second folder disappears between planning and writing.
+    await import('node:fs/promises').then(({ rm }) => rm(join(dir, 'two'), { recursive: true }))
+    const write = writeOutputs(planned.map((output) => ({ output, content: 'x' })))
+    await expect(write).rejects.toMatchObject({ name: 'DataError', exitCode: 3, message: expect.stringMatching(/r\.jsonl: cannot write --records-out \(ENOENT\); no output was written$/) })
+    expect(readdirSync(join(dir, 'one'))).toEqual([])
+  })
+
+  it.each([
+    ['split --out-train onto the data (through a symlink)', (d: string, data: string) => (symlinkSync(data, join(d, 'l.jsonl')), ['split', data, '--eval-fraction', '0.5', '--out-train', join(d, 'l.jsonl'), '--out-eval', join(d, 'e.jsonl')]), /--out-train .*l\.jsonl: refusing to overwrite the input file/],
+    ['split with both outputs one file', (d: string, data: string) => ['split', data, '--eval-fraction', '0.5', '--out-train', join(d, 't.jsonl'), '--out-eval', join(d, 'sub', '..', 't.jsonl')], /are the same file/],
+    ['compare --json-out onto input B', (d: string, data: string) => ['compare', data, join(d, 'b.jsonl'), '--json-out', join(d, 'b.jsonl')], /--json-out .*b\.jsonl: refusing to overwrite the input file/],
+    ['report -o onto the run JSON', (d: string) => ['report', join(d, 'run.json'), '-o', join(d, 'run.json')], /-o .*run\.json: refusing to overwrite the input file/],
+    ['report -o into a folder that is a file', (d: string, data: string) => ['report', join(d, 'run.json'), '-o', join(data, 'r.html')], /-o .*: cannot create its folder/],
+  ])('%s: exit 2 with one line, nothing written', async (_, args, message) => {
+    const { dir, data } = setup()
+    mkdirSync(join(dir, 'sub'))
+    writeFileSync(join(dir, 'b.jsonl'), readFileSync(data))
+    writeFileSync(join(dir, 'run.json'), '{}')
+    const argv = args(dir, data)
+    const before = readdirSync(dir).sort()
+    const { code, stderr } = await sceptic(argv)
+    expect(code).toBe(2)
+    expect(oneLine(stderr)).toMatch(message)
+    expect(readdirSync(dir).sort()).toEqual(before)
+  })
+
+  it('split creates missing folders for both sides', async () => {
+    const { dir, data } = setup()
+    const { code } = await sceptic(['split', data, '--eval-fraction', '0.5', '--out-train', join(dir, 'x', 't.jsonl'), '--out-eval', join(dir, 'y', 'e.jsonl')])
+    expect(code).toBe(0)
+    const lines = (file: string) => readFileSync(file, 'utf8').trim().split('\n').length
+    expect(lines(join(dir, 'x', 't.jsonl')) + lines(join(dir, 'y', 'e.jsonl'))).toBe(4)
+  })
+})
