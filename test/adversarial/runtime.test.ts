@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { evaluateWithScorer, recordsToJsonl, render, resultToJson } from '../../src/core/index.ts'
 import type { ScoreContext, ScoreRequest } from '../../src/core/score.ts'
 import { planOutputs, writeOutputs } from '../../src/cli/outputs.ts'
+import { cliProgress } from '../../src/cli/progress.ts'
 import { openAIScorer } from '../../src/scorers/http/index.ts'
 import { loadTokenizer } from '../../src/scorers/onnx/tokenizer.ts'
 import { startFakeOpenAI } from '../helpers/fake-openai.ts'
@@ -437,5 +438,50 @@ describe('output paths: checked before scoring, written all or nothing', () => {
     expect(code).toBe(0)
     const lines = (file: string) => readFileSync(file, 'utf8').trim().split('\n').length
     expect(lines(join(dir, 'x', 't.jsonl')) + lines(join(dir, 'y', 'e.jsonl'))).toBe(4)
+  })
+})
+
+describe('CLI progress on stderr', () => {
+  /** A stream stand-in and a clock the test moves. */
+  function fake(isTTY: boolean) {
+    const written: string[] = []
+    let t = 0
+    return { stream: { isTTY, write: (text: string) => written.push(text) }, written, now: () => t, advance: (ms: number) => (t += ms) }
+  }
+  const at = (scored: number) => ({ scored, total: 100, requestsScored: scored * 4, requestsTotal: 400 })
+
+  it('on a terminal: one line rewritten in place (scored, rate, ETA in the Vitest format), cleared at the end', () => {
+    const { stream, written, now, advance } = fake(true)
+    const progress = cliProgress('data.jsonl', stream, {}, now)
+    advance(500)
+    progress.update(at(10)) // too soon after the start: nothing
+    advance(1500)
+    progress.update(at(20))
+    advance(2000)
+    progress.update(at(40))
+    progress.update(at(100)) // the last one is never shown: the report follows
+    progress.done()
+    expect(written).toEqual([
+      '\r\x1b[2Kdata.jsonl: 20/100 decisions scored · 10.0/s · ETA 8s',
+      '\r\x1b[2Kdata.jsonl: 40/100 decisions scored · 10.0/s · ETA 6s',
+      '\r\x1b[2K',
+    ])
+  })
+
+  it('not a terminal: silent; SCEPTIC_PROGRESS=1 forces plain lines, SCEPTIC_PROGRESS=0 silences a terminal', () => {
+    for (const [isTTY, env, lines] of [
+      [false, {}, 0],
+      [false, { SCEPTIC_PROGRESS: '1' }, 1],
+      [true, { SCEPTIC_PROGRESS: '0' }, 0],
+      [true, { TERM: 'dumb' }, 0],
+    ] as const) {
+      const { stream, written, now, advance } = fake(isTTY)
+      const progress = cliProgress('d', stream, env, now)
+      advance(5000)
+      progress.update(at(50))
+      progress.done()
+      expect(written, JSON.stringify(env)).toHaveLength(lines)
+      if (lines) expect(written[0]).toBe('d: 50/100 decisions scored · 10.0/s · ETA 5s\n')
+    }
   })
 })
