@@ -485,3 +485,53 @@ describe('CLI progress on stderr', () => {
     }
   })
 })
+
+describe('ONNX: prompts longer than the model context', () => {
+  const LONG = 'The customer wrote a very long message about Billing and many other things. '.repeat(12)
+  const rows = () => [...decisions(3), ...decisions(1, () => LONG).map((d) => ({ ...d, id: 'long' }))]
+
+  it('config.json max_position_embeddings: the long prompt is a counted too_long failure, checked before inference', async () => {
+    const dir = makeModel({ tokenizer: 'bpe', decoder: { maxPositions: 64 } })
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ model_type: 'fixture', max_position_embeddings: 64 }))
+    const { onnxScorer } = await import('../../dist/onnx/index.js')
+    const score = onnxScorer({ model: dir, workers: 1 })
+    try {
+      expect(score.settings.contextLength).toBe(64)
+      const result = await evaluateWithScorer(rows(), score, { debias: 'cyclic' })
+      expect(result.n).toBe(3)
+      expect(result.failures).toHaveLength(1)
+      expect(result.failures[0]).toMatchObject({ id: 'long', reason: 'too_long', message: expect.stringMatching(/^the prompt is \d+ tokens; the model's context is 64 \(contextLength\)$/) })
+      expect(score.stats.requests).toBe(6) // 3 decisions × 2 rotations: the long one never reached a worker
+    } finally {
+      await score.close()
+    }
+  })
+
+  it('the contextLength option, through the CLI: exit 0, the failure counted in the JSON, no ORT log lines', async () => {
+    const dir = temp()
+    const model = makeModel({ tokenizer: 'bpe', decoder: { maxPositions: 64 } })
+    const data = writeData(dir, rows())
+    const scorer = writeScorer(
+      dir,
+      `import { onnxScorer } from ${distUrl('dist/onnx/index.js')}
+      const s = onnxScorer({ model: ${JSON.stringify(model)}, workers: 1, contextLength: 64 })
+      export default s
+      export const close = () => s.close()\n`,
+    )
+    const json = join(dir, 'r.json')
+    const { code, stderr } = await sceptic(['evaluate', data, '--scorer', scorer, '--json-out', json], { timeoutMs: 60_000 })
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(JSON.parse(readFileSync(json, 'utf8'))).toMatchObject({ n: 3, failed: 1 })
+  })
+
+  it('without a known context, ORT fails the batch: exit 4 with one line, and ORT writes no log line of its own', async () => {
+    const dir = temp()
+    const model = makeModel({ tokenizer: 'bpe', decoder: { maxPositions: 64 } })
+    const data = writeData(dir, rows())
+    const { code, stderr } = await sceptic(['evaluate', data, '--model', model, '--workers', '1'], { timeoutMs: 60_000, env: { NO_COLOR: '' } })
+    expect(code).toBe(4)
+    expect(oneLine(stderr)).toMatch(/^sceptic: ScorerError: onnxruntime failed on 4 requests: .*indices element out of data bounds/)
+    expect(stderr).not.toMatch(/\x1b\[|onnxruntime:/)
+  })
+})
