@@ -33,10 +33,12 @@ const EXIT_GRACE_MS = 2000
 let settled = false
 process.exitCode = INCOMPLETE_EXIT
 process.on('exit', () => {
-  if (!settled)
-    process.stderr.write(
-      'sceptic: error: the run ended before it completed (a promise never settled, e.g. a scorer that never answers); nothing more was written. Bound the run with --timeout SECONDS.\n',
-    )
+  if (settled) return
+  // Also when a scorer called process.exit(0) itself: the run did not complete.
+  process.exitCode = INCOMPLETE_EXIT
+  process.stderr.write(
+    'sceptic: error: the run ended before it completed (a promise never settled, e.g. a scorer that never answers, or a scorer ended the process); nothing more was written. Bound the run with --timeout SECONDS.\n',
+  )
 })
 
 main(process.argv.slice(2)).then(

@@ -82,6 +82,33 @@ describe('scorers that never finish or fail to close: never exit 0', () => {
     expect(oneLine(stderr)).toMatch(/^sceptic: ScorerError: the scorer threw on .*: model exploded$/)
   })
 
+  it('a scorer module whose top-level await never settles: bounded by --timeout, exit 4', async () => {
+    const dir = temp()
+    const data = writeData(dir, decisions(2))
+    const scorer = writeScorer(dir, 'setInterval(() => {}, 1000)\nawait new Promise(() => {})\nexport default () => []\n')
+    const { code, stderr } = await sceptic(['evaluate', data, '--scorer', scorer, '--timeout', '1'], { timeoutMs: 20_000 })
+    expect(code).toBe(4)
+    expect(oneLine(stderr)).toMatch(/timed out after 1 s \(--timeout\) with 0 of 2 decisions scored/)
+  })
+
+  it('a scorer that ends the process with exit code 0 mid-run: exit 4, not 0', async () => {
+    const dir = temp()
+    const data = writeData(dir, decisions(2))
+    const scorer = writeScorer(dir, 'export default () => process.exit(0)\n')
+    const { code, stderr } = await sceptic(['evaluate', data, '--scorer', scorer])
+    expect(code).toBe(4)
+    expect(oneLine(stderr)).toMatch(/the run ended before it completed/)
+  })
+
+  it('a scorer that throws a non-Error value: exit 4 with one line naming the request', async () => {
+    const dir = temp()
+    const data = writeData(dir, decisions(2))
+    const scorer = writeScorer(dir, 'export default () => Promise.reject(42)\n')
+    const { code, stderr } = await sceptic(['evaluate', data, '--scorer', scorer])
+    expect(code).toBe(4)
+    expect(oneLine(stderr)).toMatch(/^sceptic: ScorerError: the scorer threw on .*decision "d0".*: 42$/)
+  })
+
   it('--timeout must be a positive number of seconds', async () => {
     const { code, stderr } = await sceptic(['evaluate', 'examples/data/tickets.jsonl', '--scorer', 'examples/scorers/always-first.mjs', '--timeout', '0'])
     expect(code).toBe(2)
@@ -270,6 +297,43 @@ describe('HTTP: no part of a key leaks, whatever the cut', () => {
     } finally {
       echo.closeAllConnections()
       await new Promise((resolve) => echo.close(resolve))
+    }
+  })
+})
+
+describe('HTTP: connections that break or stall', () => {
+  /** A server that sends half a 200 body, then `then`s: 'reset' destroys the socket, 'stall' never finishes. */
+  async function halfBodyServer(then: 'reset' | 'stall') {
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.write('{"choices": [')
+      if (then === 'reset') setTimeout(() => res.socket?.destroy(), 20)
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    return {
+      baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+      close: async () => {
+        server.closeAllConnections()
+        await new Promise((resolve) => server.close(resolve))
+      },
+    }
+  }
+
+  it.each([
+    ['reset mid-body', 'reset', 'error', /body could not be read/],
+    ['stalled mid-body', 'stall', 'timeout', /body took longer than 300 ms/],
+  ] as const)('a connection %s (%s) is a counted failure after its retries, never a hang', async (_, then, reason, message) => {
+    const server = await halfBodyServer(then)
+    try {
+      const score = openAIScorer({ baseURL: server.baseURL, model: 'm', timeoutMs: 300, retries: 1, backoffMs: 10 })
+      const result = await evaluateWithScorer(decisions(2), score, { onWarning: () => {} }).catch((error: Error) => error)
+      // Every decision failed: the run is an error naming the bucket, not a result.
+      expect(result).toBeInstanceOf(Error)
+      expect((result as Error).message).toMatch(new RegExp(`every decision failed to score \\(${reason} 2\\)`))
+      expect((result as Error).message).toMatch(message)
+      expect(score.stats()).toMatchObject({ attempts: 4, retries: 2, failures: { [reason]: 2 } })
+    } finally {
+      await server.close()
     }
   })
 })
