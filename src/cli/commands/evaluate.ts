@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { isLabelled, loadDecisions } from '../../core/decisions.ts'
-import { deadline, raceAbort } from '../../core/abort.ts'
+import { deadline } from '../../core/abort.ts'
 import { ConfigError, DataError, ScorerError } from '../../core/errors.ts'
 import { evaluateWithScorer } from '../../core/evaluate.ts'
 import { assertDebiasMode, type AverageMode } from '../../core/orderings.ts'
@@ -10,7 +10,7 @@ import { colorEnabled, render } from '../../core/render.ts'
 import { recordsToJsonl, resultToJson } from '../../core/result.ts'
 import type { ScoreFn } from '../../core/score.ts'
 import { integer, parse } from '../args.ts'
-import { closeScorer, closeTimeoutMs } from '../close-scorer.ts'
+import { useScorer } from '../scorer-lifecycle.ts'
 import { UsageError, type Command } from '../commands.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 import { cliProgress } from '../progress.ts'
@@ -87,33 +87,32 @@ export const evaluateCommand: Command = {
           )
     const signal = limit?.signal
     const progress = cliProgress(data)
-    let scorer: LoadedScorer | undefined
     try {
-      scorer = await raceAbort(values.model !== undefined ? loadModel(values.model, { batchSize, workers }) : loadScorerModule(values.scorer!), signal)
-      const result = await evaluateWithScorer(decisions, scorer.score, {
-        debias,
-        seed,
-        scorer: scorer.description,
-        manifest: scorer.manifest,
-        epochs,
-        reducer,
-        ...(values.average !== undefined ? { average: values.average as AverageMode } : {}),
-        storePrompts: raw['store-prompts'] === true,
-        ...(signal ? { signal } : {}),
-        onProgress: (p) => {
-          scored = p.scored
-          progress.update(p)
-        },
-        onWarning: (message) => {
-          progress.done()
-          process.stderr.write(`${message}\n`)
-        },
-      })
+      const result = await useScorer(
+        () => (values.model !== undefined ? loadModel(values.model, { batchSize, workers }) : loadScorerModule(values.scorer!)),
+        (scorer) =>
+          evaluateWithScorer(decisions, scorer.score, {
+            debias,
+            seed,
+            scorer: scorer.description,
+            manifest: scorer.manifest,
+            epochs,
+            reducer,
+            ...(values.average !== undefined ? { average: values.average as AverageMode } : {}),
+            storePrompts: raw['store-prompts'] === true,
+            ...(signal ? { signal } : {}),
+            onProgress: (p) => {
+              scored = p.scored
+              progress.update(p)
+            },
+            onWarning: (message) => {
+              progress.done()
+              process.stderr.write(`${message}\n`)
+            },
+          }),
+        signal,
+      )
       progress.done()
-      const closing = closeScorer(scorer.close, closeTimeoutMs())
-      scorer = undefined
-      const closeError = await closing
-      if (closeError) throw closeError
       process.stdout.write(render(result, { color: colorEnabled(process.stdout) }) + '\n')
       await writeOutputs(
         outputs.map((output) => ({
@@ -121,12 +120,8 @@ export const evaluateCommand: Command = {
           content: output.flag === '--json-out' ? JSON.stringify(resultToJson(result), null, 2) + '\n' : recordsToJsonl(result.records),
         })),
       )
-    } catch (error) {
-      progress.done()
-      // The first error is the one reported; a close that fails or hangs after it is bounded and ignored.
-      if (scorer) await closeScorer(scorer.close, closeTimeoutMs())
-      throw error
     } finally {
+      progress.done()
       limit?.clear()
     }
     return 0

@@ -1,3 +1,4 @@
+import { raceAbort } from '../core/abort.ts'
 import { ScorerError } from '../core/errors.ts'
 
 /** Default bound on a scorer's `close()`, in ms: long enough for an ONNX batch in flight to finish. */
@@ -35,4 +36,29 @@ export async function closeScorer(close: (() => unknown) | undefined, ms: number
   } finally {
     clearTimeout(timer)
   }
+}
+
+/**
+ * Load a scorer, use it, close it. Loading and use stop waiting when `signal` aborts
+ * (rejecting with its reason); the close is bounded by {@link closeScorer}. A close
+ * that fails after a successful use is the error thrown; after a failed use, the use's
+ * error is thrown and the close's failure is dropped.
+ */
+export async function useScorer<S extends { readonly close?: () => unknown }, R>(
+  load: () => Promise<S>,
+  use: (scorer: S) => Promise<R>,
+  signal: AbortSignal | undefined,
+  ms: number = closeTimeoutMs(),
+): Promise<R> {
+  const scorer = await raceAbort(load(), signal)
+  let result: R
+  try {
+    result = await use(scorer)
+  } catch (error) {
+    await closeScorer(scorer.close, ms)
+    throw error
+  }
+  const closeError = await closeScorer(scorer.close, ms)
+  if (closeError) throw closeError
+  return result
 }
