@@ -22,6 +22,25 @@ async function main(argv: string[]): Promise<number> {
   return command.run(rest)
 }
 
+/** Exit code of a run that ended without `main()` settling: its event loop emptied while a promise never settled. */
+const INCOMPLETE_EXIT = 4
+/** After `main()` settles, a scorer's stray handle (timer, socket) may not keep the process alive longer than this, in ms. */
+const EXIT_GRACE_MS = 2000
+
+// Failing until proven otherwise: a promise that never settles (a scorer that never
+// answers) lets the event loop empty and Node exit with process.exitCode, which must
+// not be 0 for a run that did not complete.
+let settled = false
+process.exitCode = INCOMPLETE_EXIT
+process.on('exit', () => {
+  if (settled) return
+  // Also when a scorer called process.exit(0) itself: the run did not complete.
+  process.exitCode = INCOMPLETE_EXIT
+  process.stderr.write(
+    'sceptic: error: the run ended before it completed (a promise never settled, e.g. a scorer that never answers, or a scorer ended the process); nothing more was written. Bound the run with --timeout SECONDS.\n',
+  )
+})
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code
@@ -35,4 +54,8 @@ main(process.argv.slice(2)).then(
     process.stderr.write(`sceptic: unexpected error (a bug; please report it):\n${(error as Error)?.stack ?? String(error)}\n`)
     process.exitCode = 1
   },
-)
+).finally(() => {
+  settled = true
+  // Everything the command writes is written by now; a handle a scorer left open must not hang the exit.
+  setTimeout(() => process.exit(), EXIT_GRACE_MS).unref()
+})

@@ -21,6 +21,7 @@ import { buildPrompt } from './prompt.ts'
 import { circularChance, panelDecision, pinnedSlots, robustnessPanel } from './robustness.ts'
 import { resolveReducer, type ReducerLike } from './reducers.ts'
 import type { DecisionFailure, DecisionRecord, EvalResult, Manifest } from './result.ts'
+import { NEVER_ABORTS, raceAbort } from './abort.ts'
 import { freezeScore, runCustomMetrics, type CustomMetric, type SampleScore } from './sample-score.ts'
 import { isFlaggedScore, isScoreFailure, type FallibleScoreFn, type ScoreFailure, type ScoreFn, type ScoreRequest } from './score.ts'
 
@@ -88,7 +89,11 @@ export interface EvaluateOptions {
   onProgress?: (progress: EvaluateProgress) => void
   /** Called with warnings (unlabelled rows skipped). Default `console.warn`. */
   onWarning?: (message: string) => void
-  /** Stops between chunks; the promise rejects with the signal's reason. */
+  /**
+   * Cancels the run: it is passed to every scorer call (`ScoreContext.signal`), the
+   * evaluator stops waiting on a call the moment it aborts, and the promise rejects
+   * with the signal's reason.
+   */
   signal?: AbortSignal
   /**
    * Keep each decision's prompt text (as presented in the first ordering) in its
@@ -181,7 +186,7 @@ export async function evaluateWithScorer(
       signal?.throwIfAborted()
       const batch = nullJobs.slice(start, start + chunkSize)
       const requests = batch.map(({ criterion }) => makeRequest(NULL_STATE, criterion, template, 0))
-      const scored = await callScorer(score, requests, (i) =>
+      const scored = await callScorer(score, requests, signal, (i) =>
         `content-free request ${start + i} (criterion "${batch[i]!.criterion.key}", state "${NULL_STATE}")`,
       )
       // Without its prior no decision of that criterion could be calibrated: fail the run, naming it.
@@ -234,7 +239,7 @@ export async function evaluateWithScorer(
 
     const criteria = jobs.map((job) => reorderCriterion(rows[job.row]!.criterion, plan[job.row]![job.o]!))
     const requests = jobs.map((job, i) => makeRequest(rows[job.row]!.state, criteria[i]!, template, epochs > 1 ? job.epoch : undefined))
-    const scored = await callScorer(score, requests, (i) => describeRequest(requestsScored + i, jobs[i]!))
+    const scored = await callScorer(score, requests, signal, (i) => describeRequest(requestsScored + i, jobs[i]!))
     requestsScored += jobs.length
     if (phase) held.push({ jobs, criteria, scored })
     else {
@@ -517,13 +522,14 @@ interface Scored {
 async function callScorer(
   score: ScoreFn | FallibleScoreFn,
   requests: readonly ScoreRequest[],
+  signal: AbortSignal | undefined,
   describe: (index: number) => string,
 ): Promise<Scored> {
   let output: unknown
   try {
-    output = await score(requests)
+    output = await raceAbort(score(requests, { signal: signal ?? NEVER_ABORTS }), signal)
   } catch (error) {
-    if (error instanceof EvaluationError) throw error
+    if (error instanceof EvaluationError || (signal?.aborted && error === signal.reason)) throw error
     const span = requests.length === 1 ? describe(0) : `${describe(0)} … ${describe(requests.length - 1)}`
     throw new ScorerError(`the scorer threw on ${span}: ${(error as Error)?.message ?? String(error)}`, { cause: error })
   }

@@ -19,15 +19,29 @@ export interface ScoreRequest {
   readonly epoch?: number
 }
 
+/** What the evaluator passes to every scorer call beside the requests. */
+export interface ScoreContext {
+  /**
+   * Aborts when the run is cancelled or its timeout (`sceptic evaluate --timeout`,
+   * `describeDecisions`' `timeout`, `evaluateWithScorer`'s `signal`) expires. A scorer
+   * should stop its in-flight work (pass it to `fetch`, drop queued batches) and
+   * reject; the evaluator stops waiting on the call the moment it aborts either way.
+   * The evaluator always passes it (a signal that never aborts when its caller gave
+   * none); direct callers of a scorer may omit the context.
+   */
+  readonly signal: AbortSignal
+}
+
 /**
  * The one seam between evaluation and a model. Returns one probability vector per
  * request, in order, each as long as that request's options and indexed by slot.
  * Vectors need not sum to 1 (they are renormalised) but must be finite and ≥ 0.
+ * The second argument carries the run's {@link ScoreContext.signal}; a scorer may ignore it.
  */
-export type ScoreFn = (requests: readonly ScoreRequest[]) => number[][] | Promise<number[][]>
+export type ScoreFn = (requests: readonly ScoreRequest[], context?: ScoreContext) => number[][] | Promise<number[][]>
 
 /** Why one request could not be scored (recall_guard's failure buckets). */
-export const FAILURE_REASONS = ['timeout', 'no_logprobs', 'parse_failure', 'http_error', 'error'] as const
+export const FAILURE_REASONS = ['timeout', 'no_logprobs', 'parse_failure', 'http_error', 'too_long', 'error'] as const
 /** One of {@link FAILURE_REASONS}. */
 export type FailureReason = (typeof FAILURE_REASONS)[number]
 
@@ -58,7 +72,10 @@ export type ScoreOutcome = readonly number[] | ScoreFailure | FlaggedScore
  * vector, a {@link FlaggedScore} or a {@link ScoreFailure} for each request, in order.
  * Every {@link ScoreFn} is one.
  */
-export type FallibleScoreFn = (requests: readonly ScoreRequest[]) => readonly ScoreOutcome[] | Promise<readonly ScoreOutcome[]>
+export type FallibleScoreFn = (
+  requests: readonly ScoreRequest[],
+  context?: ScoreContext,
+) => readonly ScoreOutcome[] | Promise<readonly ScoreOutcome[]>
 
 /** Build a {@link ScoreFailure}. */
 export function scoreFailure(failure: FailureReason, message: string): ScoreFailure {

@@ -39,6 +39,7 @@ import { assertThreshold, formatThreshold, thresholdTestName } from '../core/ver
 import { formatValue, percent, summarise } from './format.ts'
 import { scepticMatchers } from './matchers.ts'
 import { META_RECORDS_LIMIT, THRESHOLD_KEYS, writeMeta, type ScepticSuiteMeta, type Thresholds } from './meta.ts'
+import { deadline } from '../core/abort.ts'
 import { progressEmitter } from './progress.ts'
 
 /** Default scoring timeout of a suite: 10 minutes (inference is slow; Vitest's 10 s hook default is not for this). */
@@ -267,9 +268,9 @@ function checkOptions(name: string, options: DescribeDecisionsOptions): void {
 }
 
 /**
- * Load and score, bounded by `timeout`. The timer aborts the evaluation (it stops
- * between chunks) and rejects at once, so a scorer stuck inside one call cannot hold
- * the suite past its timeout.
+ * Load and score, bounded by `timeout`. The timer aborts the run's signal, which the
+ * scorer receives with every call; the evaluation rejects at once, so a scorer stuck
+ * inside one call cannot hold the suite past its timeout.
  */
 async function scoreWithTimeout(
   name: string,
@@ -285,20 +286,17 @@ async function scoreWithTimeout(
     throw wrapFailure(name, error)
   }
   const handle = scorerHandle(options.scorer)
-  const controller = new AbortController()
   let progress = { scored: 0, total: decisions.filter(isLabelled).length }
   const emit = context?.progress ? progressEmitter(name) : undefined
-  let timer: NodeJS.Timeout | undefined
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new Error(
-        `"${name}": scoring timed out after ${formatMs(timeout)} (${progress.scored} of ${progress.total} decisions scored). ` +
-          'Raise the suite\'s `timeout` option, or score fewer decisions.',
-      )
-      error.name = 'ScoringTimeout'
-      controller.abort(error)
-      reject(error)
-    }, timeout)
+  // The deadline's signal reaches the scorer (ScoreContext.signal) and the evaluator stops
+  // waiting on a scorer call the moment it fires, so a stuck scorer cannot hold the suite.
+  const limit = deadline(timeout, () => {
+    const error = new Error(
+      `"${name}": scoring timed out after ${formatMs(timeout)} (${progress.scored} of ${progress.total} decisions scored). ` +
+        'Raise the suite\'s `timeout` option, or score fewer decisions.',
+    )
+    error.name = 'ScoringTimeout'
+    return error
   })
   const score = withCache(handle.score, {
     cache: options.cache ?? context?.cache,
@@ -317,7 +315,7 @@ async function scoreWithTimeout(
     ...(options.average !== undefined ? { average: options.average } : {}),
     ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
     ...(options.storePrompts ? { storePrompts: true } : {}),
-    signal: controller.signal,
+    signal: limit.signal,
     onWarning: () => {
       // Unlabelled rows are counted in the manifest and shown in the report; no console noise.
     },
@@ -326,15 +324,13 @@ async function scoreWithTimeout(
       emit?.(p)
     },
   })
-  // The losing promise of the race must not become an unhandled rejection.
-  evaluation.catch(() => {})
   try {
-    return await Promise.race([evaluation, timedOut])
+    return await evaluation
   } catch (error) {
     if ((error as Error)?.name === 'ScoringTimeout') throw error
     throw wrapFailure(name, error)
   } finally {
-    clearTimeout(timer)
+    limit.clear()
   }
 }
 

@@ -8,7 +8,8 @@
 import { inject } from 'vitest'
 import type { CacheIdentity } from '../cache/key.ts'
 import { ConfigError } from '../core/errors.ts'
-import type { ScoreFn, ScoreRequest } from '../core/score.ts'
+import type { FallibleScoreFn, ScoreContext, ScoreRequest } from '../core/score.ts'
+import type { RemoteScorer } from '../scorers/onnx/pool-server.ts'
 
 /** Per model name, the URL of its shared pool (provided by the models globalSetup). */
 export type SharedModelUrls = Record<string, { url: string; describe: string; cacheIdentity?: CacheIdentity }>
@@ -20,8 +21,8 @@ declare module 'vitest' {
   }
 }
 
-/** A ScoreFn scored by a shared pool, with the `describe`/`close` shape of the local ONNX scorer. */
-export type SharedModelScorer = ScoreFn & {
+/** A scorer backed by a shared pool (a prompt over the model's context comes back as a `too_long` failure), with the `describe`/`close` shape of the local ONNX scorer. */
+export type SharedModelScorer = FallibleScoreFn & {
   /** The pool's description (`onnx DIR (2 workers × 1 thread, batch ≤ 4)`), for the report. */
   readonly describe: string
   /** Release this file's connections; the pool keeps running for other files. */
@@ -53,10 +54,10 @@ export function sharedModel(name: string): SharedModelScorer {
     )
   }
   // The client (and the onnx chunk it lives in) loads on first use only.
-  let client: Promise<ScoreFn & { close(): Promise<void> }> | undefined
+  let client: Promise<RemoteScorer> | undefined
   const connect = () =>
     (client ??= import('../scorers/onnx/pool-server.ts').then((m) => m.connectScorer(entry.url, { describe: entry.describe })))
-  const score = async (requests: readonly ScoreRequest[]) => (await connect())(requests)
+  const score = async (requests: readonly ScoreRequest[], context?: ScoreContext) => (await connect())(requests, context)
   return Object.assign(score, {
     describe: entry.describe,
     cacheIdentity: entry.cacheIdentity,

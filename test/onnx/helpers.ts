@@ -75,9 +75,18 @@ export function request(state: string, criterion: Criterion = QUEUE): ScoreReque
   return { state, criterion, prompt: buildPrompt(state, criterion) }
 }
 
-export function maxAbsDiff(a: number[][], b: number[][]): number {
+/** The vectors of scorer outcomes; a `too_long` (or any) failure among them fails the test. */
+export function vectors(outcomes: readonly (readonly number[] | object)[]): number[][] {
+  return outcomes.map((outcome, i) => {
+    if (!Array.isArray(outcome)) throw new Error(`request #${i} was not scored: ${JSON.stringify(outcome)}`)
+    return outcome as number[]
+  })
+}
+
+export function maxAbsDiff(a: readonly (readonly number[] | object)[], b: readonly (readonly number[] | object)[]): number {
+  const [x, y] = [vectors(a), vectors(b)]
   let max = 0
-  a.forEach((row, i) => row.forEach((v, j) => (max = Math.max(max, Math.abs(v - b[i]![j]!)))))
+  x.forEach((row, i) => row.forEach((v, j) => (max = Math.max(max, Math.abs(v - y[i]![j]!)))))
   return max
 }
 

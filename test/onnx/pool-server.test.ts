@@ -7,7 +7,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError, ScorerError, connectScorer, onnxScorer, startScorerServer, type ScorerServer } from '../../dist/onnx/index.js'
 import * as poolServerEntry from '../../dist/onnx/pool-server.js'
-import { cleanupTemp, makeModel, maxAbsDiff, request, sampleRequests } from './helpers.ts'
+import { cleanupTemp, makeModel, maxAbsDiff, request, sampleRequests, vectors } from './helpers.ts'
 
 const run = promisify(execFile)
 const root = join(import.meta.dirname, '../..')
@@ -19,7 +19,7 @@ const twoOptionRequests = () => sampleRequests().filter((r) => r.criterion.optio
 beforeAll(async () => {
   server = await startScorerServer({ model: dir })
   const local = onnxScorer({ model: dir })
-  expected = await local(twoOptionRequests())
+  expected = vectors(await local(twoOptionRequests()))
   await local.close()
 })
 afterAll(async () => {

@@ -10,7 +10,7 @@ import { leftPad } from '../../src/scorers/onnx/feeds.ts'
 import { softmax } from '../../src/scorers/onnx/readout.ts'
 import { loadTokenizer } from '../../src/scorers/onnx/tokenizer.ts'
 import type { ModelDirOptions } from '../../src/scorers/onnx/fixture/index.ts'
-import { makeModel, maxAbsDiff, request, sampleRequests, SENTIMENT, scorerFactory } from './helpers.ts'
+import { makeModel, maxAbsDiff, request, sampleRequests, SENTIMENT, scorerFactory, vectors } from './helpers.ts'
 
 const scorer = scorerFactory()
 
@@ -64,7 +64,7 @@ describe.each(variants)('model: %s', (_, options, positionIds) => {
     expect(maxAbsDiff(batched, solo)).toBeLessThan(1e-5)
     if (!options.nested) expect(maxAbsDiff(batched, await reference(dir, requests, positionIds))).toBeLessThan(1e-5)
     // One vector per request, as long as its options, summing to 1.
-    batched.forEach((vector, i) => {
+    vectors(batched).forEach((vector, i) => {
       expect(vector).toHaveLength(requests[i]!.criterion.options.length)
       expect(vector.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9)
     })

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { z } from 'zod'
 import { compareResults, renderComparison, type Comparable } from '../../core/compare.ts'
@@ -8,6 +8,7 @@ import { colorEnabled } from '../../core/render.ts'
 import type { DecisionRecord } from '../../core/result.ts'
 import { integer, parse } from '../args.ts'
 import { UsageError, type Command } from '../commands.ts'
+import { planOutputs, writeOutputs } from '../outputs.ts'
 
 const USAGE = 'compare A B [--data DATA] [--seed N] [--resamples N] [--json-out FILE]'
 
@@ -51,6 +52,7 @@ export const compareCommand: Command = {
     const [pathA, pathB] = positionals as [string, string]
     const seed = integer(values.seed, 'seed') ?? 0
     const resamples = integer(values.resamples, 'resamples', 1)
+    const outputs = await planOutputs([{ flag: '--json-out', path: values['json-out'] }], [pathA, pathB, ...(values.data !== undefined ? [values.data] : [])])
     const [a, b] = await Promise.all([readComparable(pathA), readComparable(pathB)])
     const groups = values.data !== undefined ? await groupsById(values.data) : undefined
     const labels = distinctLabels(pathA, pathB)
@@ -61,7 +63,7 @@ export const compareCommand: Command = {
       ...(groups ? { groups } : {}),
     })
     process.stdout.write(renderComparison(comparison, { color: colorEnabled(process.stdout) }) + '\n')
-    if (values['json-out']) await writeFile(values['json-out'], JSON.stringify(comparison, null, 2) + '\n')
+    await writeOutputs(outputs.map((output) => ({ output, content: JSON.stringify(comparison, null, 2) + '\n' })))
     return 0
   },
 }

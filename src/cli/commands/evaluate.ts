@@ -1,8 +1,8 @@
-import { writeFile } from 'node:fs/promises'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { isLabelled, loadDecisions } from '../../core/decisions.ts'
-import { ConfigError, DataError } from '../../core/errors.ts'
+import { deadline } from '../../core/abort.ts'
+import { ConfigError, DataError, ScorerError } from '../../core/errors.ts'
 import { evaluateWithScorer } from '../../core/evaluate.ts'
 import { assertDebiasMode, type AverageMode } from '../../core/orderings.ts'
 import { resolveReducer, type ReducerLike } from '../../core/reducers.ts'
@@ -12,10 +12,13 @@ import type { ScoreFn } from '../../core/score.ts'
 import { cacheFromFlags, CACHE_FLAGS, integer, parse } from '../args.ts'
 import { cacheIdentityOf, withCache } from '../../cache/with-cache.ts'
 import type { CacheIdentity } from '../../cache/key.ts'
+import { useScorer } from '../scorer-lifecycle.ts'
 import { UsageError, type Command } from '../commands.ts'
+import { planOutputs, writeOutputs } from '../outputs.ts'
+import { cliProgress } from '../progress.ts'
 
 const USAGE =
-  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--batch-size N] [--workers N] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--json-out FILE] [--records-out FILE]'
+  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--batch-size N] [--workers N] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--json-out FILE] [--records-out FILE] [--timeout SECONDS]'
 
 /** A scorer the CLI loaded, with what to call when done. */
 interface LoadedScorer {
@@ -47,6 +50,7 @@ export const evaluateCommand: Command = {
         ...CACHE_FLAGS,
         'json-out': { type: 'string' },
         'records-out': { type: 'string' },
+        timeout: { type: 'string' },
       },
       USAGE,
     )
@@ -62,40 +66,92 @@ export const evaluateCommand: Command = {
     const epochs = integer(values.epochs, 'epochs', 1) ?? 1
     const reducer = resolveReducer((values.reducer ?? 'mean') as ReducerLike)
 
-    const decisions = await loadDecisions(positionals[0]!)
-    if (!decisions.some(isLabelled))
+    const timeoutSeconds = seconds(values.timeout, 'timeout')
+    const data = positionals[0]!
+    const outputs = await planOutputs(
+      [
+        { flag: '--json-out', path: values['json-out'] },
+        { flag: '--records-out', path: values['records-out'] },
+      ],
+      [data, ...(values.scorer !== undefined ? [values.scorer] : []), ...(values.model !== undefined ? modelFiles(values.model) : [])],
+    )
+    const decisions = await loadDecisions(data)
+    const total = decisions.filter(isLabelled).length
+    if (total === 0)
       throw new DataError(`none of the ${decisions.length} decisions has an answer_id, so there is nothing to score against`, {
-        file: positionals[0]!,
+        file: data,
       })
-    const scorer =
-      values.model !== undefined
-        ? await loadModel(values.model, { batchSize, workers })
-        : await loadScorerModule(values.scorer!)
-    const score = withCache(scorer.score, {
-      cache: cacheFromFlags(raw),
-      identity: scorer.identity ?? cacheIdentityOf(scorer.score, scorer.description),
-      onWarning: (message) => process.stderr.write(`${message}\n`),
-    })
+    // --timeout bounds everything from here: loading the scorer, scoring, closing it.
+    let scored = 0
+    const limit =
+      timeoutSeconds === undefined
+        ? undefined
+        : deadline(
+            timeoutSeconds * 1000,
+            () => new ScorerError(`the run timed out after ${timeoutSeconds} s (--timeout) with ${scored} of ${total} decisions scored; nothing was written`),
+          )
+    const signal = limit?.signal
+    const progress = cliProgress(data)
     try {
-      const result = await evaluateWithScorer(decisions, score, {
-        debias,
-        seed,
-        scorer: scorer.description,
-        manifest: scorer.manifest,
-        epochs,
-        reducer,
-        ...(values.average !== undefined ? { average: values.average as AverageMode } : {}),
-        storePrompts: raw['store-prompts'] === true,
-        onWarning: (message) => process.stderr.write(`${message}\n`),
-      })
+      const result = await useScorer(
+        () => (values.model !== undefined ? loadModel(values.model, { batchSize, workers }) : loadScorerModule(values.scorer!)),
+        (scorer) =>
+          evaluateWithScorer(
+            decisions,
+            withCache(scorer.score, {
+              cache: cacheFromFlags(raw),
+              identity: scorer.identity ?? cacheIdentityOf(scorer.score, scorer.description),
+              onWarning: (message) => process.stderr.write(`${message}\n`),
+            }),
+            {
+              debias,
+              seed,
+              scorer: scorer.description,
+              manifest: scorer.manifest,
+              epochs,
+              reducer,
+              ...(values.average !== undefined ? { average: values.average as AverageMode } : {}),
+              storePrompts: raw['store-prompts'] === true,
+              ...(signal ? { signal } : {}),
+              onProgress: (p) => {
+                scored = p.scored
+                progress.update(p)
+              },
+              onWarning: (message) => {
+                progress.done()
+                process.stderr.write(`${message}\n`)
+              },
+            },
+          ),
+        signal,
+      )
+      progress.done()
       process.stdout.write(render(result, { color: colorEnabled(process.stdout) }) + '\n')
-      if (values['json-out']) await writeFile(values['json-out'], JSON.stringify(resultToJson(result), null, 2) + '\n')
-      if (values['records-out']) await writeFile(values['records-out'], recordsToJsonl(result.records))
+      await writeOutputs(
+        outputs.map((output) => ({
+          output,
+          content: output.flag === '--json-out' ? JSON.stringify(resultToJson(result), null, 2) + '\n' : recordsToJsonl(result.records),
+        })),
+      )
     } finally {
-      await scorer.close?.()
+      progress.done()
+      limit?.clear()
     }
     return 0
   },
+}
+
+/** A positive number of seconds, or a UsageError naming the option. */
+function seconds(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined
+  const n = Number(value)
+  if (!(n > 0) || !Number.isFinite(n)) throw new UsageError(`--${name} must be a positive number of seconds, got "${value}"`)
+  return n
+}
+
+/** The files of a model directory an output must never replace. */
+function modelFiles(dir: string): string[] {
+  return ['model.onnx', join('onnx', 'model.onnx'), 'tokenizer.json'].map((file) => join(dir, file))
 }
 
 /** `--scorer MODULE`: a JS module whose default export is a ScoreFn (an optional `close` export is called at the end). */

@@ -1,10 +1,11 @@
-import { access, readFile, writeFile } from 'node:fs/promises'
+import { access, readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { DataError } from '../../core/errors.ts'
 import type { DecisionRecord } from '../../core/result.ts'
 import { parseRecordsJsonl, parseResultJson, renderHtmlReport, type ReportRun } from '../../report/html.ts'
 import { parse } from '../args.ts'
 import { UsageError, type Command } from '../commands.ts'
+import { planOutputs, writeOutputs } from '../outputs.ts'
 
 const USAGE = 'report RUN.json [RUN2.json] -o FILE.html [--records RUN.records.jsonl ...] [--no-records] [--title TEXT]'
 
@@ -42,6 +43,8 @@ export const reportCommand: Command = {
       )
 
     const runs: ReportRun[] = []
+    const inputs = [...positionals, ...given, ...(values['no-records'] ? [] : (await Promise.all(positionals.map(besideIfExists))).filter((f) => f !== undefined))]
+    const [planned] = await planOutputs([{ flag: '-o', path: output }], inputs)
     for (const [i, file] of positionals.entries()) {
       const result = parseResultJson(await readText(file), file)
       const recordsFile = given[i] ?? (values['no-records'] ? undefined : await besideIfExists(file))
@@ -62,11 +65,7 @@ export const reportCommand: Command = {
       ...(values.title !== undefined ? { title: values.title as string } : {}),
       generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     })
-    try {
-      await writeFile(output, html)
-    } catch (error) {
-      throw new DataError(`cannot write the report: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { file: output })
-    }
+    await writeOutputs([{ output: planned!, content: html }])
     const withRecords = runs.filter((run) => run.records).length
     process.stderr.write(
       `wrote ${output} (${runs.length} run${runs.length === 1 ? '' : 's'}, records for ${withRecords === runs.length ? (runs.length === 1 ? 'it' : 'both') : withRecords === 0 ? 'none' : 'one'})\n`,

@@ -1,9 +1,9 @@
-import { readFile, writeFile } from 'node:fs/promises'
-import { resolve } from 'node:path'
+import { readFile } from 'node:fs/promises'
 import { groupOf, groupSplit, validateDecision, type Decision } from '../../core/decisions.ts'
 import { DataError } from '../../core/errors.ts'
 import { integer, parse } from '../args.ts'
 import { UsageError, type Command } from '../commands.ts'
+import { planOutputs, writeOutputs } from '../outputs.ts'
 
 const USAGE = 'split DATA --eval-fraction F --out-train FILE --out-eval FILE [--seed N]'
 
@@ -39,10 +39,14 @@ export const splitCommand: Command = {
     const outEval = values['out-eval']
     if (outTrain === undefined || outEval === undefined)
       throw new UsageError(`--out-train and --out-eval are both required. Usage: sceptic ${USAGE}`)
-    if (resolve(outTrain) === resolve(outEval)) throw new UsageError('--out-train and --out-eval must be different files')
-    if ([outTrain, outEval].some((out) => resolve(out) === resolve(data)))
-      throw new UsageError(`refusing to overwrite the input file ${data}`)
     const seed = integer(values.seed, 'seed') ?? 0
+    const [trainOut, evalOut] = await planOutputs(
+      [
+        { flag: '--out-train', path: outTrain },
+        { flag: '--out-eval', path: outEval },
+      ],
+      [data],
+    )
 
     const { decisions, lines } = await readLines(data)
     const groupCount = new Set(decisions.map(groupOf)).size
@@ -52,8 +56,10 @@ export const splitCommand: Command = {
       })
     const { train, eval: evalSide } = groupSplit(decisions, { evalFraction, seed })
     const textOf = (side: readonly Decision[]) => side.map((d) => lines.get(d)! + '\n').join('')
-    await writeFile(outTrain, textOf(train))
-    await writeFile(outEval, textOf(evalSide))
+    await writeOutputs([
+      { output: trainOut!, content: textOf(train) },
+      { output: evalOut!, content: textOf(evalSide) },
+    ])
     const groups = (side: readonly Decision[]) => new Set(side.map(groupOf)).size
     process.stdout.write(
       `train  ${String(train.length).padStart(6)} decisions  ${String(groups(train)).padStart(5)} groups  → ${outTrain}\n` +

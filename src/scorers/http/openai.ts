@@ -1,8 +1,10 @@
 import type { CacheIdentity } from '../../cache/key.ts'
 import { ConfigError } from '../../core/errors.ts'
 import { scoreFailure, type FailureReason, type FallibleScoreFn, type ScoreOutcome, type ScoreRequest } from '../../core/score.ts'
+import { BodyTooLargeError, DEFAULT_MAX_RESPONSE_BYTES, readCappedText } from './body.ts'
 import { mapConcurrent, sleep } from './concurrency.ts'
 import { parseAnswerLetter, readLetters, type TokenLogprob } from './letters.ts'
+import { secretScrubber } from './scrub.ts'
 
 /** Options for {@link openAIScorer}. */
 export interface OpenAIScorerOptions {
@@ -38,6 +40,11 @@ export interface OpenAIScorerOptions {
   temperature?: number
   /** Tokens to generate in `generate` mode. Default 8. */
   maxTokens?: number
+  /**
+   * Largest response body read, in bytes. Default 8 MiB. A bigger body is not read
+   * past the cap: that request is a counted failure (`error`) and memory stays bounded.
+   */
+  maxResponseBytes?: number
   /** Extra request headers (not secrets: they are not scrubbed). */
   headers?: Record<string, string>
   /** `fetch` to use (for tests or proxies). Default the global `fetch`. */
@@ -89,6 +96,7 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
     topLogprobs = 20,
     temperature = 0,
     maxTokens = 8,
+    maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
   } = options
   const doFetch = options.fetch ?? globalThis.fetch
   let url: URL
@@ -101,13 +109,16 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
   }
   if (!model) throw new ConfigError('openAIScorer: `model` is required')
   if (!(concurrency >= 1)) throw new ConfigError(`openAIScorer: concurrency must be ≥ 1, got ${concurrency}`)
+  if (!(Number.isInteger(maxResponseBytes) && maxResponseBytes >= 1))
+    throw new ConfigError(`openAIScorer: maxResponseBytes must be an integer ≥ 1, got ${maxResponseBytes}`)
 
   let apiKey: string | undefined
   if (options.apiKeyEnv !== undefined) {
     apiKey = process.env[options.apiKeyEnv]
     if (!apiKey) throw new ConfigError(`openAIScorer: the environment variable ${options.apiKeyEnv} (apiKeyEnv) is not set`)
   }
-  const scrub = (text: string) => (apiKey ? text.split(apiKey).join('[redacted]') : text)
+  // Every message is scrubbed whole before it is cut, so no cut point can leave part of a key.
+  const { scrub, clip } = secretScrubber([apiKey])
   const endpoint = `POST ${url.pathname}`
   const stats: OpenAIScorerStats = { attempts: 0, retries: 0, failures: {}, missingLogprobs: 0 }
 
@@ -120,15 +131,16 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
   }
 
   /** One request, with retries; never throws for a per-request problem. */
-  const scoreOne = async (request: ScoreRequest): Promise<ScoreOutcome> => {
+  const scoreOne = async (request: ScoreRequest, signal: AbortSignal | undefined): Promise<ScoreOutcome> => {
     const optionCount = request.criterion.options.length
     let last: { reason: FailureReason; message: string } = { reason: 'error', message: 'not attempted' }
     let retryAfter: number | undefined
     for (let attempt = 0; attempt <= retries; attempt++) {
       if (attempt > 0) {
         stats.retries++
-        await sleep(retryAfter ?? backoffMs * 2 ** (attempt - 1))
+        await sleep(retryAfter ?? backoffMs * 2 ** (attempt - 1), signal)
       }
+      signal?.throwIfAborted()
       retryAfter = undefined
       stats.attempts++
       let response: Response
@@ -141,9 +153,11 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
             ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
           },
           body: body(request),
-          signal: AbortSignal.timeout(timeoutMs),
+          signal: signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]) : AbortSignal.timeout(timeoutMs),
         })
       } catch (error) {
+        // The run was cancelled: no failure to count, the evaluator reports the cancellation.
+        if (signal?.aborted) throw signal.reason
         const name = (error as Error)?.name
         last =
           name === 'TimeoutError' || name === 'AbortError'
@@ -153,16 +167,19 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
       }
       let text: string
       try {
-        text = await response.text()
+        text = await readCappedText(response, maxResponseBytes)
       } catch (error) {
+        if (signal?.aborted) throw signal.reason
         last =
-          (error as Error)?.name === 'TimeoutError'
+          error instanceof BodyTooLargeError
+            ? { reason: 'error', message: `${endpoint}: ${error.message}` }
+            : (error as Error)?.name === 'TimeoutError'
             ? { reason: 'timeout', message: `${endpoint} body took longer than ${timeoutMs} ms` }
             : { reason: 'error', message: `${endpoint} body could not be read: ${scrub(causeMessage(error))}` }
         continue
       }
       if (!response.ok) {
-        last = { reason: 'http_error', message: `HTTP ${response.status} from ${endpoint}: ${scrub(text.slice(0, 200))}` }
+        last = { reason: 'http_error', message: `HTTP ${response.status} from ${endpoint}: ${clip(text, 200)}` }
         if (response.status === 429 || response.status >= 500) {
           const seconds = Number(response.headers.get('retry-after'))
           if (Number.isFinite(seconds) && seconds >= 0 && seconds <= 30) retryAfter = seconds * 1000
@@ -174,10 +191,10 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
       try {
         json = JSON.parse(text)
       } catch {
-        last = { reason: 'parse_failure', message: `${endpoint} returned a body that is not JSON: ${scrub(text.slice(0, 120))}` }
+        last = { reason: 'parse_failure', message: `${endpoint} returned a body that is not JSON: ${clip(text, 120)}` }
         break
       }
-      const read = mode === 'generate' ? readGenerated(json, api, optionCount) : readLogprobs(json, api, optionCount)
+      const read = mode === 'generate' ? readGenerated(json, api, optionCount, clip) : readLogprobs(json, api, optionCount)
       if ('failure' in read) {
         last = { reason: read.failure, message: `${endpoint}: ${scrub(read.message)}` }
         break
@@ -192,7 +209,11 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
     return scoreFailure(last.reason, last.message)
   }
 
-  const score: FallibleScoreFn = (requests) => mapConcurrent(requests, concurrency, scoreOne)
+  const score: FallibleScoreFn = (requests, context) =>
+    mapConcurrent(requests, concurrency, (request) => {
+      context?.signal.throwIfAborted()
+      return scoreOne(request, context?.signal)
+    })
   return Object.assign(score, {
     describe: `openai ${model} ${api}${mode === 'generate' ? ' generate' : ''} at ${redactUrl(url.href)}`,
     stats: () => structuredClone(stats),
@@ -232,12 +253,12 @@ function readLogprobs(json: any, api: 'completions' | 'chat', optionCount: numbe
 }
 
 /** A one-hot vector from the letter a generated text answers with. */
-function readGenerated(json: any, api: 'completions' | 'chat', optionCount: number): Read {
+function readGenerated(json: any, api: 'completions' | 'chat', optionCount: number, clip: (text: string, max: number) => string): Read {
   const choice = json?.choices?.[0]
   const text = api === 'chat' ? choice?.message?.content : choice?.text
   if (typeof text !== 'string') return { failure: 'parse_failure', message: 'response has no generated text' }
   const index = parseAnswerLetter(text, optionCount)
-  if (index === null) return { failure: 'parse_failure', message: `no answer letter in ${JSON.stringify(text.slice(0, 60))}` }
+  if (index === null) return { failure: 'parse_failure', message: `no answer letter in ${JSON.stringify(clip(text, 60))}` }
   return { probabilities: Array.from({ length: optionCount }, (_, i) => (i === index ? 1 : 0)), missing: [] }
 }
 

@@ -10,10 +10,11 @@ import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
 import { LETTERS, type Criterion } from '../../core/decisions.ts'
 import { ConfigError, ScorerError } from '../../core/errors.ts'
-import type { ScoreFn, ScoreRequest } from '../../core/score.ts'
+import { scoreFailure, type ScoreContext, type ScoreFailure, type ScoreRequest } from '../../core/score.ts'
 import type { CacheIdentity } from '../../cache/key.ts'
 import { planBatches } from './batching.ts'
 import { onnxCacheIdentity } from './cache-identity.ts'
+import { readContextLength } from './context-length.ts'
 import { assertOrtInstalled, locateModel, type ModelFiles } from './model-dir.ts'
 import type { InputPlan } from './model-io.ts'
 import { groupByPrefix, type PrefixGroup, type PrefixPlan } from './prefix.ts'
@@ -23,7 +24,7 @@ import { READOUT_FILE, readReadoutFile } from './readout-file.ts'
 import { loadTokenizer, type LoadedTokenizer } from './tokenizer.ts'
 
 export { ConfigError, ScorerError } from '../../core/errors.ts'
-export type { ScoreFn, ScoreRequest } from '../../core/score.ts'
+export type { FallibleScoreFn, ScoreContext, ScoreFailure, ScoreFn, ScoreRequest } from '../../core/score.ts'
 export type { InputPlan, PastInput } from './model-io.ts'
 export type { ReadoutFile } from './readout-file.ts'
 export { startScorerServer, connectScorer } from './pool-server.ts'
@@ -80,6 +81,13 @@ export interface OnnxScorerOptions {
    * full-prompt scoring within float rounding (1e-5 in fp32, tested).
    */
   prefixSharing?: PrefixSharing
+  /**
+   * Longest prompt the model takes, in tokens. A longer prompt is not run: its request
+   * comes back as a `too_long` failure. Default: `max_position_embeddings` (or
+   * `n_positions`, `max_seq_len`, `n_ctx`) from `config.json` in the model directory,
+   * as Optimum exports it; no limit when there is none.
+   */
+  contextLength?: number
   /** @internal Test-only: a worker exits (as if it crashed) on a batch holding `tokenId`, `times` times in all. */
   faults?: { readonly tokenId: number; readonly times: number }
 }
@@ -108,6 +116,8 @@ export interface OnnxScorerSettings {
   readonly optimizedReadout: boolean
   /** Prefix sharing mode asked for (models that cannot continue from a cache score full prompts regardless). */
   readonly prefixSharing: PrefixSharing
+  /** Longest prompt run, in tokens (`contextLength` or config.json); `undefined`: no limit known. */
+  readonly contextLength: number | undefined
 }
 
 /** Running totals of an {@link OnnxScorer} (live object, updated as calls are scored). */
@@ -132,8 +142,20 @@ export interface OnnxModelInfo {
   readonly tokenizerVocab: number
 }
 
-/** A {@link ScoreFn} backed by a worker pool, with a lifecycle. */
-export interface OnnxScorer extends ScoreFn {
+/**
+ * What an ONNX scorer returns for one request: the letter probabilities, or a
+ * `too_long` {@link ScoreFailure} when the prompt does not fit the model's context.
+ */
+export type OnnxOutcome = number[] | ScoreFailure
+
+/** A scorer backed by a worker pool, with a lifecycle: a {@link FallibleScoreFn}. */
+export interface OnnxScorer {
+  /**
+   * Score requests: one outcome per request, in order. A request whose prompt is longer
+   * than {@link OnnxScorerSettings.contextLength} is not run; it comes back as a
+   * `too_long` failure (counted per decision by the evaluator, never a crash).
+   */
+  (requests: readonly ScoreRequest[], context?: ScoreContext): Promise<OnnxOutcome[]>
   /**
    * Load the tokenizer and start the workers (done on the first call anyway).
    * Rejects with a {@link ConfigError} naming the file for a bad tokenizer.json, a model
@@ -216,16 +238,24 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
     })
   }
 
-  const score = async (requests: readonly ScoreRequest[]): Promise<number[][]> => {
+  const score = async (requests: readonly ScoreRequest[], context?: ScoreContext): Promise<OnnxOutcome[]> => {
     if (closed) throw new ScorerError('the ONNX scorer is closed; create a new one to score again')
+    const signal = context?.signal
     const { tokenizer, plan, pool: workers } = await ready()
+    signal?.throwIfAborted()
     if (requests.length === 0) return []
     const ids: Int32Array[] = []
     const letters: Int32Array[] = []
+    const results: OnnxOutcome[] = new Array(requests.length)
     requests.forEach((request, index) => {
       const text = template ? template(request.state, request.criterion) : request.prompt
       const encoded = tokenizer.encode(text)
       if (encoded.length === 0) throw new ScorerError(`request #${index} encodes to no tokens; nothing to score`)
+      const limit = settings.contextLength
+      if (limit !== undefined && encoded.length > limit) {
+        // Checked before inference: ORT would fail the whole batch (an index past the position table) or read garbage.
+        results[index] = scoreFailure('too_long', `the prompt is ${encoded.length} tokens; the model's context is ${limit} (contextLength)`)
+      }
       ids.push(encoded)
       const letterIds = letterColumns(tokenizer, request.criterion.options.length)
       if (plan.vocab !== undefined)
@@ -234,8 +264,12 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
             throw new ConfigError(`${tokenizer.path}: letter token id ${id} is outside the model's vocabulary (${plan.vocab} logits); the tokenizer does not match ${files.modelPath}`)
       letters.push(letterIds)
     })
+    // Rows to run: every request but the ones already failed as too long.
+    const runnable = requests.map((_, r) => r).filter((r) => results[r] === undefined)
     const cancel = { cancelled: false }
-    const results: number[][] = new Array(requests.length)
+    // An abort drops this call's queued batches; a batch inside session.run finishes (stopping it would abort the process).
+    const onAbort = () => (cancel.cancelled = true)
+    signal?.addEventListener('abort', onAbort, { once: true })
     const submit = async (rows: readonly number[], payload: Omit<RunMessage, 'type' | 'id'>): Promise<void> => {
       const probabilities = await workers.run({ payload, describe: () => describeRequests(requests, rows), cancel }).catch((error: unknown) => {
         cancel.cancelled = true
@@ -252,7 +286,14 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
       letters: concat(rows.map((r) => letters[r]!)),
       letterCounts: Int32Array.from(rows, (r) => letters[r]!.length),
     })
-    const shared = settings.prefixSharing !== 'off' && plan.prefixCache ? splitForWorkers(groupByPrefix(ids), settings.workers) : { groups: [], singles: ids.map((_, i) => i) }
+    const runIds = runnable.map((r) => ids[r]!)
+    const local =
+      settings.prefixSharing !== 'off' && plan.prefixCache ? splitForWorkers(groupByPrefix(runIds), settings.workers) : { groups: [], singles: runIds.map((_, i) => i) }
+    // Back from positions in `runnable` to request indices.
+    const shared: PrefixPlan = {
+      groups: local.groups.map((group) => ({ ...group, rows: group.rows.map((i) => runnable[i]!) })),
+      singles: local.singles.map((i) => runnable[i]!),
+    }
     // Suffix runs obey the same logits cap as full batches: rows × longest suffix × vocab × 4 bytes.
     const suffixRows = (lengths: number[]): number =>
       Math.max(1, Math.min(settings.batchSize, Math.floor(settings.maxLogitsBytes / (Math.max(...lengths) * (plan.vocab ?? tokenizer.vocabSize) * 4))))
@@ -267,8 +308,8 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
       })
     })
     const singles = shared.singles
-    stats.requests += requests.length
-    for (const row of ids) stats.promptTokens += row.length
+    stats.requests += runnable.length
+    for (const r of runnable) stats.promptTokens += ids[r]!.length
     stats.tokensRun += singles.reduce((sum, r) => sum + ids[r]!.length, 0)
     for (const group of shared.groups) {
       stats.sharedGroups++
@@ -293,7 +334,11 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
           ...letterPayload(rows),
         }),
       )
-    await Promise.all(jobs)
+    try {
+      await Promise.all(jobs)
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
+    }
     return results
   }
 
@@ -334,7 +379,8 @@ function resolveSettings(options: OnnxScorerOptions, files: ModelFiles): OnnxSco
   if (!['batched', 'sequential', 'off'].includes(prefixSharing))
     throw new ConfigError(`onnxScorer: \`prefixSharing\` must be 'batched', 'sequential' or 'off', got ${JSON.stringify(prefixSharing)}`)
   const optimizedReadout = existsSync(join(dirname(files.modelPath), READOUT_FILE))
-  return { modelPath: files.modelPath, workers, threadsPerWorker, batchSize, maxLogitsBytes, executionProviders, optimizedReadout, prefixSharing }
+  const contextLength = positive('contextLength', options.contextLength) ?? readContextLength(files.dir)
+  return { modelPath: files.modelPath, workers, threadsPerWorker, batchSize, maxLogitsBytes, executionProviders, optimizedReadout, prefixSharing, contextLength }
 }
 
 /**

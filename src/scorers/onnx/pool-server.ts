@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto'
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { ConfigError, DataError, EvaluationError, ScorerError } from '../../core/errors.ts'
-import type { ScoreFn, ScoreRequest } from '../../core/score.ts'
-import { onnxScorer, type OnnxScorer, type OnnxScorerOptions } from './index.ts'
+import type { ScoreContext, ScoreRequest } from '../../core/score.ts'
+import { onnxScorer, type OnnxOutcome, type OnnxScorer, type OnnxScorerOptions } from './index.ts'
 
 /** Options of {@link startScorerServer}: the {@link onnxScorer} options plus where to listen. */
 export interface ScorerServerOptions extends OnnxScorerOptions {
@@ -38,8 +38,10 @@ export interface ConnectOptions {
   describe?: string
 }
 
-/** A client of a {@link ScorerServer}: a ScoreFn with the same `close`/`describe` shape as the local scorer. */
-export interface RemoteScorer extends ScoreFn {
+/** A client of a {@link ScorerServer}: a scorer with the same call, `close` and `describe` as the local one. */
+export interface RemoteScorer {
+  /** Score on the server: one vector (or `too_long` failure) per request; aborting `context.signal` drops the HTTP call. */
+  (requests: readonly ScoreRequest[], context?: ScoreContext): Promise<OnnxOutcome[]>
   /** Release the client's idle connections. The server keeps running. */
   close(): Promise<void>
   /** One-line description for reports. */
@@ -113,16 +115,16 @@ export function connectScorer(url: string, options: ConnectOptions = {}): Remote
   // Keep-alive, with idle sockets unref'd by Node's agent: no reconnect per call, no hang on exit.
   const agent = new Agent({ keepAlive: true })
   let closed = false
-  const score = (requests: readonly ScoreRequest[]): Promise<number[][]> => {
+  const score = (requests: readonly ScoreRequest[], context?: ScoreContext): Promise<OnnxOutcome[]> => {
     if (closed) return Promise.reject(new ScorerError('this shared-scorer client is closed'))
     const body = JSON.stringify({ requests: requests.map(({ state, criterion, prompt }) => ({ state, criterion, prompt })) })
-    return new Promise<number[][]>((resolve, reject) => {
+    return new Promise<OnnxOutcome[]>((resolve, reject) => {
       const req = httpRequest(
         new URL('score', base),
-        { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        { method: 'POST', agent, ...(context?.signal ? { signal: context.signal } : {}), headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
         (res) => {
           readBody(res).then((text) => {
-            let parsed: { vectors?: number[][]; error?: { name: string; message: string } }
+            let parsed: { vectors?: OnnxOutcome[]; error?: { name: string; message: string } }
             try {
               parsed = JSON.parse(text)
             } catch {
@@ -133,7 +135,7 @@ export function connectScorer(url: string, options: ConnectOptions = {}): Remote
           }, reject)
         },
       )
-      req.on('error', (error) => reject(new ScorerError(`cannot reach the shared scorer at ${base.origin}: ${error.message}`)))
+      req.on('error', (error) => context?.signal.aborted ? reject(context.signal.reason) : reject(new ScorerError(`cannot reach the shared scorer at ${base.origin}: ${error.message}`)))
       req.end(body)
     })
   }

@@ -125,7 +125,9 @@ export class WorkerPool {
       switch (message.type) {
         case 'ready':
           slot.ready = true
-          if (!slot.job) worker.unref()
+          // A worker that loaded while close() waits (a replacement after a crash) stays
+          // ref'd: unref'd, it would let the process exit mid-close with code 0.
+          if (!slot.job && !slot.stopping && this.accepting) worker.unref()
           settle?.resolve(message.plan)
           this.pump()
           return
@@ -137,8 +139,9 @@ export class WorkerPool {
           const job = slot.job
           if (!job || message.id !== slot.jobId) return
           slot.job = undefined
-          // Idle workers must not keep the process alive (a forgotten close() would hang the exit).
-          worker.unref()
+          // Idle workers must not keep the process alive (a forgotten close() would hang the exit);
+          // once close() is waiting, every worker holds the process until it has exited.
+          if (this.accepting) worker.unref()
           if (message.type === 'result') job.resolve(message.probabilities)
           else if (message.kind === 'config') job.reject(new ConfigError(message.message))
           else job.reject(new ScorerError(`onnxruntime failed on ${job.describe()}: ${message.message}`))

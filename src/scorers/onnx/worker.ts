@@ -31,6 +31,7 @@ async function start(): Promise<void> {
   try {
     // Dynamic: onnxruntime-node is an optional peer dependency.
     ort = (await import('onnxruntime-node')) as typeof Ort
+    ort.env.logLevel = 'fatal'
   } catch {
     return post({ type: 'init-error', kind: 'ort-missing', message: ORT_MISSING })
   }
@@ -41,11 +42,15 @@ async function start(): Promise<void> {
       // Explicit: ORT's default is one thread per core per session, which oversubscribes next to the other workers.
       interOpNumThreads: 1,
       executionMode: 'sequential',
-      logSeverityLevel: 3,
+      // Fatal only: ORT's own error lines (coloured, ignoring NO_COLOR) would duplicate the
+      // one-line ScorerError that reports every run failure with the requests it hit.
+      logSeverityLevel: 4,
     })
   } catch (error) {
     return post({ type: 'init-error', kind: 'config', message: `${init.modelPath}: onnxruntime cannot load the model: ${firstLine(error)}` })
   }
+  // A close that arrived while the model was loading: release it and let the thread end.
+  if (closing) return shutdown()
   try {
     plan = planInputs(session.inputMetadata as never, session.outputMetadata as never, init.modelPath)
   } catch (error) {

@@ -1,0 +1,124 @@
+/**
+ * Output files of every command, planned before any work and written all or nothing.
+ *
+ * Planning (before scoring): each output's real path (symlinks followed) must differ
+ * from every input and from every other output; its missing parent folders are
+ * created; a probe file proves the folder is writable. Writing (after the work): each
+ * output goes to a temporary file beside it, and only when every one is written are
+ * they renamed into place, so a failure never leaves half the artifacts.
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdir, open, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises'
+import { basename, dirname, join, resolve } from 'node:path'
+import { ConfigError, DataError } from '../core/errors.ts'
+
+/** One output a command was asked to write. */
+export interface OutputRequest {
+  /** The option that named it, for messages, e.g. `--json-out`. */
+  readonly flag: string
+  /** The path as given. */
+  readonly path: string
+}
+
+/** An output checked by {@link planOutputs}. */
+export interface PlannedOutput extends OutputRequest {
+  /** Absolute real path it will be written to (its folder's symlinks resolved). */
+  readonly target: string
+}
+
+/** The code of a Node fs error, or its first message line. */
+function why(error: unknown): string {
+  return (error as NodeJS.ErrnoException)?.code ?? String((error as Error)?.message ?? error).split('\n')[0]!
+}
+
+/** The real path of an existing file, or of its parent plus its name when it does not exist yet. */
+async function realTarget(path: string): Promise<string | undefined> {
+  try {
+    return await realpath(path)
+  } catch {
+    try {
+      return join(await realpath(dirname(resolve(path))), basename(path))
+    } catch {
+      return undefined
+    }
+  }
+}
+
+/**
+ * Check every output before any work is done. Refuses (a {@link ConfigError}, exit 2,
+ * one line naming the option and file) an output that is an input or another output
+ * after following symlinks, one that is a folder, and one whose folder cannot be
+ * created or written. Creates missing parent folders. Outputs not given (`path`
+ * undefined) are skipped.
+ */
+export async function planOutputs(
+  outputs: readonly { readonly flag: string; readonly path: string | undefined }[],
+  inputs: readonly string[],
+): Promise<PlannedOutput[]> {
+  const inputTargets = new Map<string, string>()
+  for (const input of inputs) {
+    const target = await realTarget(input)
+    if (target !== undefined) inputTargets.set(target, input)
+  }
+  const planned: PlannedOutput[] = []
+  for (const { flag, path } of outputs) {
+    if (path === undefined) continue
+    if (path === '') throw new ConfigError(`${flag} needs a file name`)
+    const folder = dirname(resolve(path))
+    try {
+      await mkdir(folder, { recursive: true })
+    } catch (error) {
+      throw new ConfigError(`${flag} ${path}: cannot create its folder (${why(error)})`)
+    }
+    const target = (await realTarget(path))!
+    const input = inputTargets.get(target)
+    if (input !== undefined) throw new ConfigError(`${flag} ${path}: refusing to overwrite the input file ${input}`)
+    const other = planned.find((output) => output.target === target)
+    if (other) throw new ConfigError(`${flag} ${path} and ${other.flag} ${other.path} are the same file; give each output its own`)
+    const existing = await stat(target).catch(() => undefined)
+    if (existing?.isDirectory()) throw new ConfigError(`${flag} ${path}: is a folder, not a file`)
+    await probe(dirname(target)).catch((error: unknown) => {
+      throw new ConfigError(`${flag} ${path}: cannot write there (${why(error)})`)
+    })
+    planned.push({ flag, path, target })
+  }
+  return planned
+}
+
+/** Create and remove a file in `folder`: the only check that holds for root and read-only mounts alike. */
+async function probe(folder: string): Promise<void> {
+  const file = join(folder, `.sceptic-probe-${process.pid}-${randomBytes(4).toString('hex')}`)
+  const handle = await open(file, 'wx')
+  await handle.close()
+  await unlink(file)
+}
+
+/**
+ * Write planned outputs all or nothing: each to a temporary file beside its target,
+ * then rename them all into place. On a failure the temporary files are removed, no
+ * target is touched, and a {@link DataError} names the file.
+ */
+export async function writeOutputs(outputs: readonly { readonly output: PlannedOutput; readonly content: string }[]): Promise<void> {
+  const temps: string[] = []
+  try {
+    for (const { output, content } of outputs) {
+      const temp = join(dirname(output.target), `.${basename(output.target)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`)
+      temps.push(temp)
+      try {
+        await writeFile(temp, content, { flag: 'wx' })
+      } catch (error) {
+        throw new DataError(`cannot write ${output.flag} (${why(error)}); no output was written`, { file: output.path })
+      }
+    }
+    for (const [i, { output }] of outputs.entries()) {
+      try {
+        await rename(temps[i]!, output.target)
+      } catch (error) {
+        throw new DataError(`cannot move ${output.flag} into place (${why(error)})`, { file: output.path })
+      }
+    }
+  } catch (error) {
+    await Promise.all(temps.map((temp) => unlink(temp).catch(() => {})))
+    throw error
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Cancellation helpers: one home for "stop waiting when the signal aborts" and
+ * "abort after a deadline". The evaluator passes its signal to every scorer call
+ * and stops waiting on a scorer the moment the signal aborts, so a scorer that
+ * never answers cannot outlive a timeout.
+ */
+
+/** A signal that never aborts, for calls made without one. */
+export const NEVER_ABORTS: AbortSignal = new AbortController().signal
+
+/**
+ * Settle like `value`, or reject with `signal.reason` as soon as the signal aborts,
+ * whichever comes first. The losing promise is left to settle on its own (its
+ * rejection is observed, so it never becomes an unhandled rejection).
+ */
+export function raceAbort<T>(value: T | PromiseLike<T>, signal: AbortSignal | undefined): Promise<T> {
+  const promise = Promise.resolve(value)
+  if (!signal) return promise
+  if (signal.aborted) {
+    promise.catch(() => {})
+    return Promise.reject(signal.reason)
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      promise.catch(() => {})
+      reject(signal.reason)
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (result) => (signal.removeEventListener('abort', onAbort), resolve(result)),
+      (error: unknown) => (signal.removeEventListener('abort', onAbort), reject(error)),
+    )
+  })
+}
+
+/** An abort controller that aborts by itself after a time, with a reason built at that moment. */
+export interface Deadline {
+  /** Aborts when the time is up (or when `parent` aborts). */
+  readonly signal: AbortSignal
+  /** Stop the timer (call when the work finished first). */
+  clear(): void
+}
+
+/**
+ * Abort after `ms` milliseconds with the error `reason()` returns then (so it can say
+ * how far the work got). The timer holds the process alive until it fires or is
+ * cleared: a run waiting on a scorer that never answers still ends on time.
+ */
+export function deadline(ms: number, reason: () => Error, parent?: AbortSignal): Deadline {
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(reason()), ms)
+  const onParent = () => controller.abort(parent!.reason)
+  parent?.addEventListener('abort', onParent, { once: true })
+  return {
+    signal: controller.signal,
+    clear: () => {
+      clearTimeout(timer)
+      parent?.removeEventListener('abort', onParent)
+    },
+  }
+}
