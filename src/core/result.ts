@@ -18,6 +18,12 @@ export interface Manifest {
   unlabelledSkipped: number
   /** Hash of the scored rows' canonical JSON (16 hex digits); equal fingerprints mean identical data. */
   fingerprint: string
+  /**
+   * Hash of the records' ids, criteria and gold answers in order (`recordsFingerprint`,
+   * 16 hex digits): what `sceptic report` checks a records file against. Absent in
+   * results written before it existed.
+   */
+  recordsFingerprint?: string
   /** Mean of 1/options over the labelled rows: what a uniform guesser scores on average. */
   chance: number
   /** Seed recorded for anything random (bootstrap, splits). */

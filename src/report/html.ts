@@ -9,6 +9,7 @@
  */
 import { compareResults, type Comparison } from '../core/compare.ts'
 import { DataError } from '../core/errors.ts'
+import { dict, own } from '../core/dict.ts'
 import { binOf, ECE_BINS } from '../core/metrics.ts'
 import type { DecisionRecord, EvalResultJson } from '../core/result.ts'
 import { barRows, columnChart, escapeXml, niceMax, percent, reliabilityChart, type ReliabilityBinView } from './svg.ts'
@@ -178,7 +179,7 @@ export function chanceByCriterion(records: readonly DecisionRecord[]): Record<st
     entry[1]++
     sums.set(record.criterion, entry)
   }
-  return Object.fromEntries([...sums].map(([key, [sum, count]]) => [key, sum / count]))
+  return dict([...sums].map(([key, [sum, count]]) => [key, sum / count]))
 }
 
 /**
@@ -382,7 +383,7 @@ function criteriaBlock(run: ReportRun, records: readonly DecisionRecord[] | null
   const keys = Object.keys(run.result.perCriterion).sort()
   if (keys.length === 0) return ''
   const chance = records ? chanceByCriterion(records) : {}
-  const rows = keys.map((key) => ({ label: key, value: run.result.perCriterion[key]!, reference: chance[key] }))
+  const rows = keys.map((key) => ({ label: key, value: run.result.perCriterion[key]!, reference: own(chance, key) }))
   const chart = barRows(rows, {
     title: 'Balanced accuracy per criterion',
     desc: rows.map((row) => `${row.label} ${row.value.toFixed(3)}${row.reference !== undefined ? ` (chance ${row.reference.toFixed(3)})` : ''}`).join(', '),

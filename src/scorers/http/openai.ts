@@ -1,7 +1,7 @@
 import { ConfigError } from '../../core/errors.ts'
 import { scoreFailure, type FailureReason, type FallibleScoreFn, type ScoreOutcome, type ScoreRequest } from '../../core/score.ts'
 import { mapConcurrent, sleep } from './concurrency.ts'
-import { parseAnswerLetter, readLetters, type TokenLogprob } from './letters.ts'
+import { absurdLogprob, parseAnswerLetter, readLetters, type TokenLogprob } from './letters.ts'
 
 /** Options for {@link openAIScorer}. */
 export interface OpenAIScorerOptions {
@@ -208,6 +208,8 @@ function readLogprobs(json: any, api: 'completions' | 'chat', optionCount: numbe
     if (first && typeof first === 'object') top = Object.entries(first).map(([token, logprob]) => ({ token, logprob: Number(logprob) }))
   }
   if (!top || top.length === 0) return { failure: 'no_logprobs', message: 'response carries no top log-probabilities (does the server support logprobs?)' }
+  const absurd = absurdLogprob(top)
+  if (absurd) return { failure: 'parse_failure', message: absurd }
   const read = readLetters(top, optionCount)
   if (!read) return { failure: 'parse_failure', message: `none of the letters A-${String.fromCharCode(64 + optionCount)} is among the top ${top.length} tokens` }
   return read
