@@ -8,9 +8,10 @@
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
 import {
   ConfigError,
@@ -38,6 +39,7 @@ import { githubSummary, thresholdChecks } from '../../src/report/github.ts'
 import { openAIScorer } from '../../src/scorers/http/index.ts'
 import { toHavePerCriterionBalancedAccuracy } from '../../src/vitest/matchers.ts'
 import { decision } from '../helpers/decisions.ts'
+import { sceptic } from '../helpers/run.ts'
 import { PROTO_NAMES, protoDecisions, protoReader } from './names.ts'
 
 type Verdict = 'error' | 'counted' | 'correct'
@@ -610,7 +612,132 @@ const wordingCases: Case[] = [
   },
 ]
 
-const groups = { protoCases, vectorCases, boundaryCases, dataCases, escapeCases, wordingCases }
+// ---------------------------------------------------------------------------
+// The built CLI, every command, on the names data (npm test builds dist first)
+
+const READER = fileURLToPath(new URL('./data/proto-reader.mjs', import.meta.url))
+/** The names data as a file, evaluated once to --json-out and --records-out. */
+async function protoRun(): Promise<{ data: string; json: string; records: string }> {
+  const data = await file('names.jsonl', protoDecisions().map(line).join('\n') + '\n')
+  const [json, records] = [join(dir, 'names.json'), join(dir, 'names.records.jsonl')]
+  const { code, stderr } = await sceptic(['evaluate', data, '--scorer', READER, '--debias', 'cyclic', '--json-out', json, '--records-out', records])
+  expect(code, stderr).toBe(0)
+  return { data, json, records }
+}
+let cliRun: Promise<{ data: string; json: string; records: string }> | undefined
+const named = () => (cliRun ??= protoRun())
+
+const cliCases: Case[] = [
+  {
+    verdict: 'correct',
+    name: 'evaluate: the __proto__ criterion in the report and the JSON, every option id in the records',
+    run: async () => {
+      const { json, records } = await named()
+      const result = JSON.parse(await readFile(json, 'utf8'))
+      expect(result.perCriterion['__proto__']).toBe(0)
+      expect(Object.keys(result.perCriterion)).toHaveLength(6)
+      const lines = (await readFile(records, 'utf8')).trim().split('\n').map((l) => JSON.parse(l))
+      for (const record of lines) expect(Object.keys(record.probabilities).sort()).toEqual([...PROTO_NAMES].sort())
+    },
+  },
+  {
+    verdict: 'correct',
+    name: 'compare: the records against themselves, with group ids named like prototype members',
+    run: async () => {
+      const { data, records } = await named()
+      const out = join(dir, 'names-compare.json')
+      const { code, stdout, stderr } = await sceptic(['compare', records, records, '--data', data, '--resamples', '50', '--json-out', out])
+      expect(code, stderr).toBe(0)
+      expect(stdout).toMatch(/^decisions {10}30 paired/m)
+      // Five groups (the gold ids), resampled as groups.
+      expect(JSON.parse(await readFile(out, 'utf8')).balancedAccuracy.interval).toMatchObject({ unit: 'groups', units: 5 })
+    },
+  },
+  {
+    verdict: 'correct',
+    name: 'split: every line lands on exactly one side, groups named like prototype members kept whole',
+    run: async () => {
+      const { data } = await named()
+      const [train, evalSide] = [join(dir, 'names-train.jsonl'), join(dir, 'names-eval.jsonl')]
+      const { code, stderr } = await sceptic(['split', data, '--eval-fraction', '0.4', '--out-train', train, '--out-eval', evalSide])
+      expect(code, stderr).toBe(0)
+      const read = async (path: string) => (await readFile(path, 'utf8')).trim().split('\n')
+      const [a, b] = [await read(train), await read(evalSide)]
+      expect([...a, ...b].sort()).toEqual((await readFile(data, 'utf8')).trim().split('\n').sort())
+      const groupsOf = (lines: string[]) => new Set(lines.map((l) => JSON.parse(l).group_id))
+      for (const group of groupsOf(a)) expect(groupsOf(b).has(group)).toBe(false)
+    },
+  },
+  {
+    verdict: 'correct',
+    name: 'report: with records and with --no-records, every named criterion on the page',
+    run: async () => {
+      const { json } = await named()
+      for (const flag of [[], ['--no-records']]) {
+        const out = join(dir, `names${flag.length}.html`)
+        const { code, stderr } = await sceptic(['report', json, '-o', out, ...flag])
+        expect(code, stderr).toBe(0)
+        const html = await readFile(out, 'utf8')
+        expect(html).toContain('__proto__ 0.000')
+        expect(html).toContain('hasOwnProperty 1.000')
+      }
+    },
+  },
+  {
+    verdict: 'error',
+    name: 'report --records from another run with the same count is refused (exit 3), not drawn',
+    run: async () => {
+      const { json, records } = await named()
+      const text = await readFile(records, 'utf8')
+      // Same 30 records, ids renamed: the count matches, the decisions do not.
+      const other = await file('other.records.jsonl', text.replace(/"id":"plain\//g, '"id":"other/'))
+      const { code, stderr } = await sceptic(['report', json, '-o', join(dir, 'x.html'), '--records', other])
+      expect(code).toBe(3)
+      expect(stderr).toMatch(/^sceptic: DataError: .*other\.records\.jsonl: holds other decisions .* so it is not from the same run as/)
+      expect(stderr.trim().split('\n')).toHaveLength(1)
+    },
+  },
+  {
+    verdict: 'error',
+    name: 'a command named constructor is an unknown command (exit 2), not a crash',
+    run: async () => {
+      for (const name of ['constructor', '__proto__', 'toString']) {
+        const { code, stderr } = await sceptic([name])
+        expect(code).toBe(2)
+        expect(stderr).toMatch(/^sceptic: UsageError: unknown command/)
+      }
+    },
+  },
+  {
+    verdict: 'error',
+    name: 'evaluate: duplicate ids exit 3 naming both lines; ESC in the data is escaped on stderr',
+    run: async () => {
+      const dup = await file('cli-dup.jsonl', [line(labelled('same')), line(labelled('same'))].join('\n'))
+      const first = await sceptic(['evaluate', dup, '--scorer', READER])
+      expect(first.code).toBe(3)
+      expect(first.stderr).toContain(`${dup}:2, field "id": duplicate decision id "same" (first on line 1)`)
+      const esc = await file('cli-esc.jsonl', line({ ...labelled('e'), answer_id: `x${ESC}]8;;http://x${ESC}\\` }))
+      const second = await sceptic(['evaluate', esc, '--scorer', READER])
+      expect(second.code).toBe(3)
+      expect(second.stderr).not.toContain(ESC)
+      expect(second.stderr).toContain('"x\\x1b]8;;http://x\\x1b\\" is not one of the option ids')
+    },
+  },
+  {
+    verdict: 'error',
+    name: 'split: invalid UTF-8 exits 3 naming the line, and writes nothing',
+    run: async () => {
+      const bad = await file('cli-latin1.jsonl', Buffer.concat([Buffer.from(line(labelled('l1')) + '\n{"id": "l2", "state": "'), Buffer.from([0xff]), Buffer.from('"}\n')]))
+      const train = join(dir, 'never-train.jsonl')
+      const { code, stderr } = await sceptic(['split', bad, '--eval-fraction', '0.5', '--out-train', train, '--out-eval', join(dir, 'never-eval.jsonl')])
+      expect(code).toBe(3)
+      expect(stderr).toContain(`${bad}:2: is not valid UTF-8`)
+      await expect(readFile(train)).rejects.toThrow(/ENOENT/)
+    },
+  },
+]
+
+const groups = { protoCases, vectorCases, boundaryCases, dataCases, escapeCases, wordingCases, cliCases }
 for (const [group, cases] of Object.entries(groups))
   describe(group, () => {
     it.each(cases.map((c) => [c.verdict, c.name, c] as const))('%s: %s', async (_verdict, _name, c) => {
