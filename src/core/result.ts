@@ -12,7 +12,11 @@ export interface Manifest {
   orderingsScored: number
   /** Scorer requests made: one per (decision, ordering), plus calibrated mode's content-free requests. */
   forwardPasses: number
-  /** Labelled decisions scored (equals `n`). */
+  /**
+   * Labelled decisions evaluated: `n` scored plus `failed` (a request failed after the
+   * scorer's retries). Unlabelled rows are not included (see `unlabelledSkipped`), so
+   * `decisions + unlabelledSkipped` = rows given.
+   */
   decisions: number
   /** Rows read without `answer_id`, skipped with a warning. */
   unlabelledSkipped: number
