@@ -6,7 +6,6 @@
  */
 import { createHash } from 'node:crypto'
 import pc from 'picocolors'
-import { canonicalJson } from './decisions.ts'
 import { own } from './dict.ts'
 import { escapeControl } from './escape.ts'
 import { DataError } from './errors.ts'
@@ -99,7 +98,8 @@ export interface Comparison {
  */
 export function recordsFingerprint(records: readonly DecisionRecord[]): string {
   const hash = createHash('sha256')
-  for (const r of records) hash.update(canonicalJson({ id: r.id, criterion: r.criterion, gold: r.gold }) + '\n')
+  // canonicalJson of { id, criterion, gold } (three strings, keys sorted), written out: 10^5 records in a blink.
+  for (const r of records) hash.update(JSON.stringify({ criterion: r.criterion, gold: r.gold, id: r.id }) + '\n')
   return hash.digest('hex').slice(0, 16)
 }
 
