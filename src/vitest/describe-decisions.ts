@@ -3,6 +3,7 @@
  * issue 3). Scores once in `beforeAll` with its own timeout, then one named test per
  * threshold, one for the baseline gate, and the callback as its own test.
  */
+import { escapeControl } from '../core/escape.ts'
 import { isAbsolute, relative, resolve } from 'node:path'
 import type { TestContext } from 'vitest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -449,7 +450,7 @@ function checkFailureRate(name: string, result: EvalResult, maxFailureRate: numb
   const labelled = result.n + failed
   if (failed / labelled <= maxFailureRate + 1e-12) return
   const reasons = Object.entries(result.manifest.failedByReason ?? {})
-    .map(([reason, count]) => `${reason} ${count}`)
+    .map(([reason, count]) => `${escapeControl(reason)} ${count}`)
     .join(', ')
   expect.fail(
     `"${name}": ${failed} of ${labelled} labelled decisions failed to score (${reasons}); maxFailureRate is ${maxFailureRate}. ` +
