@@ -150,7 +150,7 @@ export function eceFromBins(bins: readonly ReliabilityBin[]): number | null {
  * mixed counts the late letters get less, as they must. Without records: 1/letters.
  */
 export function expectedLetterShares(letters: readonly string[], records?: readonly DecisionRecord[] | null): Record<string, number> {
-  const out: Record<string, number> = {}
+  const out = dict<number>()
   if (!records || records.length === 0) {
     for (const letter of letters) out[letter] = letters.length === 0 ? 0 : 1 / letters.length
     return out
@@ -322,7 +322,7 @@ function lettersBlock(run: ReportRun, records: readonly DecisionRecord[] | null,
   const r = run.result
   const letters = sortedLetters(r)
   const expected = expectedLetterShares(letters, records)
-  const columns = letters.map((letter) => ({ label: letter, value: r.letterDistribution[letter] ?? 0, expected: expected[letter] }))
+  const columns = letters.map((letter) => ({ label: letter, value: own(r.letterDistribution, letter) ?? 0, expected: own(expected, letter) }))
   const words = columns.map((c) => `${c.label} ${percent(c.value, 0)} (expected ${percent(c.expected ?? 0, 0)})`).join(', ')
   const chart = columnChart(columns, {
     title: 'Letters picked',

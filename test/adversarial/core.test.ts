@@ -161,6 +161,19 @@ const protoCases: Case[] = [
   },
   {
     verdict: 'correct',
+    name: 'the HTML letters chart of a result whose letter keys are __proto__ and constructor shows both, with numbers',
+    run: () => {
+      const json = JSON.parse(JSON.stringify(resultToJson(protoResult)))
+      json.letterDistribution = JSON.parse('{"__proto__": 0.75, "constructor": 0.25}')
+      const html = renderHtmlReport({ result: parseResultJson(JSON.stringify(json), 'run.json'), records: null })
+      const block = html.slice(html.indexOf('data-block="letters"'), html.indexOf('</figure>', html.indexOf('data-block="letters"')))
+      expect(block).toContain('__proto__ 75% (expected 50%)')
+      expect(block).toContain('constructor 25% (expected 50%)')
+      expect(block).not.toContain('NaN')
+    },
+  },
+  {
+    verdict: 'correct',
     name: 'flags named __proto__ and constructor are counted, not lost or turned into text',
     run: async () => {
       const flagging: FallibleScoreFn = (requests) => requests.map(() => ({ probabilities: [0.5, 0.3, 0.2], flags: ['__proto__', 'constructor'] }))
