@@ -318,7 +318,54 @@ const vectorCases: Case[] = [
       }
     },
   },
+  {
+    verdict: 'counted',
+    name: 'HTTP: a null log-prob (Number(null) is 0, probability 1) is a counted parse_failure, not a certain answer',
+    run: async () => {
+      const server = await rawServer('{"choices": [{"index": 0, "text": " B", "logprobs": {"top_logprobs": [{" A": -0.1, " B": null}]}}]}')
+      try {
+        const score = openAIScorer({ baseURL: server.baseURL, model: 'm', retries: 0 })
+        const criterion = { key: 'k', options: [{ id: 'a', text: 'x' }, { id: 'b', text: 'y' }] }
+        const [outcome] = await score([{ state: 's', criterion, prompt: 'p' }])
+        expect(outcome).toMatchObject({ failure: 'parse_failure', message: expect.stringMatching(/log-probability NaN for token " B"/) })
+      } finally {
+        await server.close()
+      }
+    },
+  },
+  {
+    verdict: 'counted',
+    name: 'HTTP: every letter at log-prob -Infinity (as -1e400 in the body) is a counted parse_failure; the run completes',
+    run: async () => {
+      const sane = '{"choices": [{"index": 0, "text": " A", "logprobs": {"top_logprobs": [{" A": -0.1, " B": -3}]}}]}'
+      const server = await rawServer(sane, '{"choices": [{"index": 0, "text": " A", "logprobs": {"top_logprobs": [{" A": -1e400, " B": -1e400}]}}]}')
+      try {
+        const score = openAIScorer({ baseURL: server.baseURL, model: 'm', retries: 0, concurrency: 1 })
+        const result = await evaluateWithScorer([decision(2, 0, { id: 'inf1' }), decision(2, 0, { id: 'inf2' })], score, quiet)
+        expect(result.n).toBe(1)
+        expect(result.failures).toEqual([expect.objectContaining({ id: 'inf2', reason: 'parse_failure' })])
+      } finally {
+        await server.close()
+      }
+    },
+  },
 ]
+
+/** A server that answers call k with `bodies[k % bodies.length]` as is (200, JSON). */
+async function rawServer(...bodies: string[]) {
+  let call = 0
+  const server = createServer(async (req, res) => {
+    for await (const _ of req);
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(bodies[call++ % bodies.length])
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())),
+  }
+}
 
 // ---------------------------------------------------------------------------
 // Boundaries: decisions in code, options, the manifest, scorers that write

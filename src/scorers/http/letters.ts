@@ -50,6 +50,15 @@ export function readLetters(top: readonly TokenLogprob[], optionCount: number): 
 }
 
 /**
+ * A log-probability as the response gives it: a JSON number, else NaN (which
+ * {@link absurdLogprob} reports). `null`, `""` or `"-1.2"` are not read as numbers:
+ * `Number(null)` is 0, which would be probability 1.
+ */
+export function asLogprob(value: unknown): number {
+  return typeof value === 'number' ? value : Number.NaN
+}
+
+/**
  * Why a top log-probability list is not one, or `null` when it is: every entry must
  * be a number ≤ 0 or `-Infinity` (a log-probability above 0 is a probability above 1).
  */

@@ -1,7 +1,7 @@
 import { ConfigError } from '../../core/errors.ts'
 import { scoreFailure, type FailureReason, type FallibleScoreFn, type ScoreOutcome, type ScoreRequest } from '../../core/score.ts'
 import { mapConcurrent, sleep } from './concurrency.ts'
-import { absurdLogprob, parseAnswerLetter, readLetters, type TokenLogprob } from './letters.ts'
+import { absurdLogprob, asLogprob, parseAnswerLetter, readLetters, type TokenLogprob } from './letters.ts'
 
 /** Options for {@link openAIScorer}. */
 export interface OpenAIScorerOptions {
@@ -202,10 +202,10 @@ function readLogprobs(json: any, api: 'completions' | 'chat', optionCount: numbe
   let top: TokenLogprob[] | undefined
   if (api === 'chat') {
     const first = logprobs?.content?.[0]?.top_logprobs
-    if (Array.isArray(first)) top = first.filter((t: any) => typeof t?.token === 'string').map((t: any) => ({ token: t.token, logprob: Number(t.logprob) }))
+    if (Array.isArray(first)) top = first.filter((t: any) => typeof t?.token === 'string').map((t: any) => ({ token: t.token, logprob: asLogprob(t.logprob) }))
   } else {
     const first = logprobs?.top_logprobs?.[0]
-    if (first && typeof first === 'object') top = Object.entries(first).map(([token, logprob]) => ({ token, logprob: Number(logprob) }))
+    if (first && typeof first === 'object') top = Object.entries(first).map(([token, logprob]) => ({ token, logprob: asLogprob(logprob) }))
   }
   if (!top || top.length === 0) return { failure: 'no_logprobs', message: 'response carries no top log-probabilities (does the server support logprobs?)' }
   const absurd = absurdLogprob(top)
