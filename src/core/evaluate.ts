@@ -21,7 +21,7 @@ import {
 import { assertAverageMode, assertDebiasMode, LOG_FLOOR, orderings, type AverageMode, type DebiasMode, type Ordering } from './orderings.ts'
 import { honestNumbers, type HonestNumbersOptions } from './intervals.ts'
 import { buildPrompt } from './prompt.ts'
-import { scaledByMax } from './renormalise.ts'
+import { renormalise, scaledByMax } from './renormalise.ts'
 import { resolveReducer, type ReducerLike } from './reducers.ts'
 import type { DecisionFailure, DecisionRecord, EvalResult, Manifest } from './result.ts'
 import { freezeScore, runCustomMetrics, type CustomMetric, type SampleScore } from './sample-score.ts'
@@ -575,7 +575,8 @@ function checkVector(vector: unknown, length: number, describe: () => string): n
  * zero prior is floored at 1e-12 so the division stays finite.
  */
 export function divideOut(vector: readonly number[], prior: readonly number[]): number[] {
-  return normalise(vector.map((p, i) => p / Math.max(prior[i]!, 1e-12)))
+  // Scaled by its maximum first, so that neither the division nor the sum overflows.
+  return renormalise(scaledByMax(vector).vector.map((p, i) => p / Math.max(prior[i]!, 1e-12)))
 }
 
 /** Default share of decisions `pride` samples to estimate the slot prior: 0.05 (PriDe's α). */

@@ -12,6 +12,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import {
   ConfigError,
@@ -281,6 +282,33 @@ const vectorCases: Case[] = [
         for (const v of Object.values(p)) expect(Number.isFinite(v)).toBe(true)
         expect(result.balancedAccuracy).toBe(1)
       }
+    },
+  },
+  {
+    verdict: 'correct',
+    name: 'property: any vector that passes the contract (extremes, subnormals, zeros) gives finite probabilities summing to 1, in every mode',
+    run: async () => {
+      const extreme = fc.oneof(fc.constantFrom(0, 5e-324, 1e-310, 1.7e308, Number.MAX_VALUE), fc.double({ min: 0, max: Number.MAX_VALUE, noNaN: true }))
+      const vector = fc.array(extreme, { minLength: 3, maxLength: 3 }).filter((v) => v.some((x) => x > 0))
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(vector, { minLength: 1, maxLength: 4 }),
+          fc.constantFrom('none', 'cyclic', 'calibrated', 'pride'),
+          fc.constantFrom('probability', 'log'),
+          async (vectors, debias, average) => {
+            let call = 0
+            const scorer: ScoreFn = (requests) => requests.map(() => vectors[call++ % vectors.length]!)
+            const rows = [labelled('p1', 0), labelled('p2', 1)]
+            const result = await evaluateWithScorer(rows, scorer, { debias: debias as never, average: average as never, statistics: false, ...quiet })
+            for (const record of result.records) {
+              const p = Object.values(record.probabilities)
+              for (const v of p) expect(Number.isFinite(v)).toBe(true)
+              expect(p.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9)
+            }
+          },
+        ),
+        { numRuns: 150, seed: 11 },
+      )
     },
   },
   {
