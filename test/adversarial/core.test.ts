@@ -218,6 +218,31 @@ const protoCases: Case[] = [
     },
   },
   {
+    verdict: 'correct',
+    name: 'property: for any keys and ids (prototype names among them), perCriterion has every key and records every option id',
+    run: async () => {
+      const name = fc.oneof(fc.constantFrom(...PROTO_NAMES, '__defineGetter__', 'isPrototypeOf', 'toLocaleString'), fc.string({ minLength: 1, maxLength: 4 }))
+      const row = fc.record({ key: name, ids: fc.uniqueArray(name, { minLength: 2, maxLength: 4 }), gold: fc.nat() })
+      await fc.assert(
+        fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 6 }), async (rows) => {
+          const decisions = rows.map(({ key, ids, gold }, i) => ({
+            id: `r${i}`,
+            state: 's',
+            criterion: { key, options: ids.map((id) => ({ id, text: id })) },
+            answer_id: ids[gold % ids.length]!,
+          }))
+          const bySlot: ScoreFn = (requests) => requests.map((r) => r.criterion.options.map((_, k) => 1 / (k + 1)))
+          const result = await evaluateWithScorer(decisions, bySlot, { statistics: false, ...quiet })
+          expect(Object.keys(result.perCriterion).sort()).toEqual([...new Set(rows.map((r) => r.key))].sort())
+          for (const value of Object.values(result.perCriterion)) expect(typeof value).toBe('number')
+          result.records.forEach((record, i) => expect(Object.keys(record.probabilities).sort()).toEqual([...rows[i]!.ids].sort()))
+          expect(JSON.parse(JSON.stringify(resultToJson(result))).perCriterion).toEqual(JSON.parse(JSON.stringify(result.perCriterion)))
+        }),
+        { numRuns: 100, seed: 5 },
+      )
+    },
+  },
+  {
     verdict: 'error',
     name: 'a reducer named constructor or toString is an unknown reducer, not a function found on the prototype',
     run: () => {
