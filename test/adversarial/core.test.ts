@@ -37,6 +37,7 @@ import {
 import { escapeControl } from '../../src/core/escape.ts'
 import { parseRecordsJsonl, parseResultJson, renderHtmlReport } from '../../src/report/html.ts'
 import { githubSummary, thresholdChecks } from '../../src/report/github.ts'
+import { checkRecordsMatch } from '../../src/report/records-match.ts'
 import { openAIScorer } from '../../src/scorers/http/index.ts'
 import { toHavePerCriterionBalancedAccuracy } from '../../src/vitest/matchers.ts'
 import { decision } from '../helpers/decisions.ts'
@@ -530,6 +531,21 @@ const boundaryCases: Case[] = [
       expect(after.accuracy).toBe(1)
       expect(after.manifest.fingerprint).toBe(clean.manifest.fingerprint)
       expect(after.records.map((r) => r.probabilities)).toEqual(clean.records.map((r) => r.probabilities))
+    },
+  },
+
+  {
+    verdict: 'error',
+    name: 'records checked against a result without recordsFingerprint (an older run): same ids, other predictions are refused',
+    run: () => {
+      const json = parseResultJson(JSON.stringify(resultToJson(protoResult)), 'old.json')
+      delete (json.manifest as Record<string, unknown>).recordsFingerprint
+      expect(() => checkRecordsMatch(json, protoResult.records, 'old.json', 'r.jsonl')).not.toThrow()
+      // Same ids, criteria and gold; the __proto__ criterion's predictions made right.
+      const edited = protoResult.records.map((r) => (r.criterion === '__proto__' ? { ...r, prediction: r.gold } : r))
+      expect(() => checkRecordsMatch(json, edited, 'old.json', 'r.jsonl')).toThrow(/^r\.jsonl: gives another accuracy, so it is not from the same run as old\.json$/)
+      const renamed = protoResult.records.map((r, i) => (i === 0 ? { ...r, id: 'renamed' } : r))
+      expect(() => checkRecordsMatch(parseResultJson(JSON.stringify(resultToJson(protoResult)), 'new.json'), renamed, 'new.json', 'r.jsonl')).toThrow(/holds other decisions/)
     },
   },
 ]
