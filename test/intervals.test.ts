@@ -42,7 +42,9 @@ describe('honestNumbers', () => {
     expect(h.verdicts.accuracy.message).toBe('not better than chance')
     expect(h.verdicts.balancedAccuracy.message).toBe('not better than chance')
     expect(h.verdicts.orderConsistency!.message).toBe('not better than a random guesser')
-    expect(h.intervals.orderConsistency).toMatchObject({ lower: 0, upper: 0 })
+    // No decision is consistent: the bootstrap collapses to [0, 0]; Clopper–Pearson 0/40 has upper 1 − 0.025^(1/40).
+    expect(h.intervals.orderConsistency).toMatchObject({ lower: 0, method: 'clopper-pearson' })
+    expect(h.intervals.orderConsistency!.upper).toBeCloseTo(1 - 0.025 ** (1 / 40), 6)
     expect(h.rstd).toBeCloseTo(43.3013, 4)
   })
 
@@ -158,8 +160,10 @@ describe('statistics on EvalResult and in the report', () => {
   it('the report prints each interval after its value and the verdicts, and warns about ECE at small n', async () => {
     const good = render(await evaluateWithScorer(decisions, reader, { debias: 'cyclic' }), { color: false })
     expect(good).toMatch(/^accuracy {11}100\.0% {2}\[91\.2, 100\.0\] {3}\(chance 25\.0%\)$/m)
-    expect(good).toMatch(/^balanced accuracy {2}100\.0% {2}\[100\.0, 100\.0\]$/m)
-    expect(good).toMatch(/^order consistency {2}100\.0% {2}\[100\.0, 100\.0\] {3}same answer under every ordering$/m)
+    // All right: the bootstrap would collapse to [100, 100]. Exact bounds instead: four classes of 10,
+    // each recall's Clopper–Pearson lower bound at 1 − 0.05/4 is 0.00625^(1/10) = 0.602; 40/40 consistent: 0.025^(1/40) = 0.912.
+    expect(good).toMatch(/^balanced accuracy {2}100\.0% {2}\[60\.2, 100\.0\]$/m)
+    expect(good).toMatch(/^order consistency {2}100\.0% {2}\[91\.2, 100\.0\] {3}same answer under every ordering$/m)
     expect(good).toMatch(/^ece {16}[\d.]+ {3}unreliable at n = 40 \(< 300; perfect calibration scores [\d.]+ here\): read the Brier score$/m)
     expect(good).toMatch(/^majority baseline  25\.0% {2}\[\d+\.\d, \d+\.\d\]/m)
     expect(good).toMatch(/^detectable change  ±\d+\.\d pp/m)
@@ -168,19 +172,19 @@ describe('statistics on EvalResult and in the report', () => {
     const bad = render(await evaluateWithScorer(decisions, firstSlot, { debias: 'cyclic' }), { color: false })
     expect(bad).toMatch(/^accuracy .*not better than chance$/m)
     expect(bad).toMatch(/^balanced accuracy .*not better than chance$/m)
-    expect(bad).toMatch(/^order consistency  0\.0% {2}\[0\.0, 0\.0\] .*not better than a random guesser$/m)
+    expect(bad).toMatch(/^order consistency  0\.0% {2}\[0\.0, 8\.8\] .*not better than a random guesser$/m)
     expect(bad).toMatch(/^rstd {15}43\.3 /m)
   })
 
   it('threshold marks stay right after the value, the interval after them', async () => {
     const result = await evaluateWithScorer(decisions, reader, { debias: 'cyclic' })
-    expect(render(result, { color: false, marks: { balancedAccuracy: '✓ ≥ 0.70' } })).toMatch(/^balanced accuracy  100\.0% {3}✓ ≥ 0\.70 {2}\[100\.0, 100\.0\]$/m)
+    expect(render(result, { color: false, marks: { balancedAccuracy: '✓ ≥ 0.70' } })).toMatch(/^balanced accuracy  100\.0% {3}✓ ≥ 0\.70 {2}\[60\.2, 100\.0\]$/m)
   })
 
   it('under pride the order-consistency interval is over the sampled decisions, and says so', async () => {
     const result = await evaluateWithScorer(decisions, reader, { debias: 'pride', prideFraction: 0.25 })
     expect(result.statistics!.orderConsistencyDecisions).toBe(10)
-    expect(render(result, { color: false })).toMatch(/^order consistency  100\.0% {2}\[100\.0, 100\.0\] {3}same answer under every ordering \(over the 10 sampled decisions\)$/m)
+    expect(render(result, { color: false })).toMatch(/^order consistency  100\.0% {2}\[69\.2, 100\.0\] {3}same answer under every ordering \(over the 10 sampled decisions\)$/m)
   })
 
   it('a majority-only model gets "not better than the majority baseline"', async () => {

@@ -1,4 +1,5 @@
 import { cacheCommand } from './commands/cache.ts'
+import { escapeControl } from '../core/escape.ts'
 import { compareCommand } from './commands/compare.ts'
 import { evaluateCommand } from './commands/evaluate.ts'
 import { optimizeModelCommand } from './commands/optimize-model.ts'
@@ -19,6 +20,11 @@ export interface Command {
 export class UsageError extends Error {
   override name = 'UsageError'
   readonly exitCode = 2
+
+  /** The message may quote the command line: control characters in it are escaped. */
+  constructor(message: string) {
+    super(escapeControl(message))
+  }
 }
 
 /** Every subcommand, by name. Add a command by adding a module under commands/ and a line here. */

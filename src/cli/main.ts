@@ -17,7 +17,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${pkg.version}\n`)
     return 0
   }
-  const command = commands[name]
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined
   if (!command) throw new UsageError(`unknown command "${name}". Commands: ${Object.keys(commands).join(', ')}.`)
   return command.run(rest)
 }

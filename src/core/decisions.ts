@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
 import { z } from 'zod'
 import { DataError } from './errors.ts'
+import { readJsonlLines, type JsonlReadOptions } from './jsonl.ts'
 
 /** Option letters, in slot order. Slot 0 is "A". At most 20 options per criterion. */
 export const LETTERS = 'ABCDEFGHIJKLMNOPQRST'
@@ -77,45 +77,104 @@ export function isLabelled(decision: Decision): decision is LabelledDecision {
 
 /**
  * Parse JSONL text into decisions. Blank lines, a UTF-8 BOM and CRLF endings are
- * accepted; anything else that is not a valid decision is a {@link DataError} naming
- * `source:line` and the field.
+ * accepted; anything else that is not a valid decision (or that repeats an earlier
+ * decision's `id`) is a {@link DataError} naming `source:line` and the field.
  */
 export function parseDecisions(text: string, source = '<inline>'): Decision[] {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/)
+  const ids = uniqueIds()
   const decisions: Decision[] = []
-  lines.forEach((raw, index) => {
-    if (raw.trim() === '') return
-    let json: unknown
-    try {
-      json = JSON.parse(raw)
-    } catch (error) {
-      throw new DataError(`not valid JSON (${(error as Error).message}). Each line must hold one JSON object.`, {
-        file: source,
-        line: index + 1,
-      })
-    }
-    decisions.push(validateDecision(json, { file: source, line: index + 1 }))
-  })
+  text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .forEach((raw, index) => {
+      const decision = parseDecisionLine(raw, { file: source, line: index + 1 })
+      if (decision) decisions.push(ids.check(decision, { file: source, line: index + 1 }))
+    })
   return decisions
 }
 
-/** Read and validate a JSONL decision file. */
-export async function loadDecisions(path: string): Promise<Decision[]> {
-  let text: string
-  try {
-    text = await readFile(path, 'utf8')
-  } catch (error) {
-    throw new DataError(`cannot read decision file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
-      file: path,
-    })
-  }
-  return parseDecisions(text, path)
+/** One decision line as read from a file: the validated decision, its line number and its original text. */
+export interface DecisionLine {
+  /** The validated (frozen) decision. */
+  readonly decision: Decision
+  /** 1-based line number in the file. */
+  readonly line: number
+  /** The line's text as written (no line ending). */
+  readonly text: string
 }
 
-/** Validate one decision object (an array element, a parsed line) against {@link DecisionSchema}. */
+/**
+ * Read and validate a JSONL decision file, keeping each line's text (for tools that
+ * rewrite files, like `split`). Strict UTF-8, unique ids, streaming above 512 MiB:
+ * see {@link readJsonlLines}.
+ */
+export async function loadDecisionLines(path: string, options: JsonlReadOptions = {}): Promise<DecisionLine[]> {
+  const ids = uniqueIds()
+  const out: DecisionLine[] = []
+  for await (const { line, text } of readJsonlLines(path, options)) {
+    const decision = parseDecisionLine(text, { file: path, line })
+    if (decision) out.push({ decision: ids.check(decision, { file: path, line }), line, text })
+  }
+  return out
+}
+
+/** Read and validate a JSONL decision file. */
+export async function loadDecisions(path: string, options: JsonlReadOptions = {}): Promise<Decision[]> {
+  return (await loadDecisionLines(path, options)).map((entry) => entry.decision)
+}
+
+/** A line's decision, `undefined` for a blank line; bad JSON or a bad decision is a DataError at `location`. */
+function parseDecisionLine(raw: string, location: { file: string; line: number }): Decision | undefined {
+  if (raw.trim() === '') return undefined
+  let json: unknown
+  try {
+    json = JSON.parse(raw)
+  } catch (error) {
+    throw new DataError(`not valid JSON (${(error as Error).message}). Each line must hold one JSON object.`, location)
+  }
+  return validateDecision(json, location)
+}
+
+/**
+ * The duplicate-id rule: a decision `id` may appear once per set (baselines and
+ * `compare` pair decisions by id). The second occurrence is a DataError naming both lines.
+ */
+function uniqueIds() {
+  const seen = new Map<string, number | undefined>()
+  return {
+    check(decision: Decision, location: { file?: string; line?: number }): Decision {
+      const id = decision.id
+      if (id == null) return decision
+      if (seen.has(id)) {
+        const first = seen.get(id)
+        throw new DataError(
+          `duplicate decision id ${JSON.stringify(id)}${first === undefined ? '' : ` (first on line ${first})`}; ids must be unique, since baselines and compare pair decisions by id`,
+          { ...location, field: 'id' },
+        )
+      }
+      seen.set(id, location.line)
+      return decision
+    },
+  }
+}
+
+/** Decisions this module validated (and froze): evaluation need not check them again. */
+const validated = new WeakSet<object>()
+
+/** Whether `value` is a decision returned by {@link validateDecision} (frozen, so unchanged since). */
+export function isValidatedDecision(value: unknown): value is Decision {
+  return typeof value === 'object' && value !== null && validated.has(value)
+}
+
+/**
+ * Validate one decision object (an array element, a parsed line) against
+ * {@link DecisionSchema}. Returns a deep-frozen copy (unknown keys dropped): no
+ * scorer or caller can change a decision after it was checked.
+ */
 export function validateDecision(value: unknown, location: { file?: string; line?: number } = {}): Decision {
+  if (isValidatedDecision(value)) return value
   const parsed = DecisionSchema.safeParse(value)
-  if (parsed.success) return parsed.data
+  if (parsed.success) return freezeDecision(parsed.data)
   const issue = parsed.error.issues[0]!
   const field = fieldPath(issue.path)
   // zod says "Invalid input: expected string, received undefined"; say what to do instead.
@@ -126,9 +185,19 @@ export function validateDecision(value: unknown, location: { file?: string; line
   throw new DataError(message, { ...location, ...(field ? { field } : {}) })
 }
 
-/** Validate an in-memory array, naming the element index as the "line". */
+/** Validate an in-memory array, naming the element index as the "line"; ids must be unique as in a file. */
 export function validateDecisions(values: readonly unknown[], source = '<array>'): Decision[] {
-  return values.map((value, index) => validateDecision(value, { file: source, line: index + 1 }))
+  if (!Array.isArray(values)) throw new DataError(`decisions must be an array, got ${values === null ? 'null' : typeof values}`, { file: source })
+  const ids = uniqueIds()
+  return values.map((value, index) => ids.check(validateDecision(value, { file: source, line: index + 1 }), { file: source, line: index + 1 }))
+}
+
+function freezeDecision(decision: Decision): Decision {
+  for (const option of decision.criterion.options) Object.freeze(option)
+  Object.freeze(decision.criterion.options)
+  Object.freeze(decision.criterion)
+  validated.add(Object.freeze(decision))
+  return decision
 }
 
 function fieldPath(path: readonly PropertyKey[]): string {

@@ -3,12 +3,19 @@
  * caller (the CLI, a Vitest hook) can tell "your input is wrong" from "we have a bug"
  * and print one line instead of a stack trace.
  */
+import { escapeControl } from './escape.ts'
+
 
 /** Base class of every error this library raises on purpose. */
 export class EvaluationError extends Error {
   override name = 'EvaluationError'
   /** Process exit code the `sceptic` CLI uses for this kind of error. */
   readonly exitCode: number = 1
+
+  /** The message may quote user strings (keys, ids, file names): control characters in it are escaped. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(escapeControl(message), options)
+  }
 }
 
 /** An option or setting that cannot work (unknown debias mode, too many permutations, missing model file). */

@@ -2,6 +2,10 @@ import { createHash } from 'node:crypto'
 import { cacheCountsSince, readCacheCounts } from './cache-counts.ts'
 import pkg from '../../package.json' with { type: 'json' }
 import { fingerprint, isLabelled, LETTERS, mulberry32, reorderCriterion, type Criterion, type Decision, type LabelledDecision } from './decisions.ts'
+import { recordsFingerprint } from './compare.ts'
+import { countBy, dict } from './dict.ts'
+import { checkEvaluateInput } from './evaluate-input.ts'
+import { withManifestExtras } from './manifest-extras.ts'
 import { ConfigError, DataError, EvaluationError, ScorerError } from './errors.ts'
 import {
   accuracy,
@@ -19,6 +23,7 @@ import { assertAverageMode, assertDebiasMode, LOG_FLOOR, orderings, type Average
 import { honestNumbers, type HonestNumbersOptions } from './intervals.ts'
 import { buildPrompt } from './prompt.ts'
 import { circularChance, panelDecision, pinnedSlots, robustnessPanel } from './robustness.ts'
+import { renormalise, scaledByMax } from './renormalise.ts'
 import { resolveReducer, type ReducerLike } from './reducers.ts'
 import type { DecisionFailure, DecisionRecord, EvalResult, Manifest } from './result.ts'
 import { NEVER_ABORTS, raceAbort } from './abort.ts'
@@ -121,10 +126,11 @@ interface Job {
  * (counted and skipped) or failed (counted by reason): nothing is dropped.
  */
 export async function evaluateWithScorer(
-  decisions: readonly Decision[],
+  input: readonly Decision[],
   score: ScoreFn | FallibleScoreFn,
   options: EvaluateOptions = {},
 ): Promise<EvalResult> {
+  const decisions = checkEvaluateInput(input, options)
   const { debias = 'none', seed = 0, chunkSize = 1024, template = buildPrompt, signal, epochs = 1 } = options
   const { average = 'probability', prideFraction = DEFAULT_PRIDE_FRACTION } = options
   assertDebiasMode(debias)
@@ -384,7 +390,7 @@ export async function evaluateWithScorer(
           value,
           epochValues,
           confidence: p[best]!,
-          probabilities: { ...record.probabilities },
+          probabilities: dict(Object.entries(record.probabilities)),
           consistent: plan[r]!.length > 1 ? isConsistent(picks[r]!) : null,
           flags: rowFlags,
         }),
@@ -397,15 +403,14 @@ export async function evaluateWithScorer(
     reason: failure.failure,
     message: failure.message,
   }))
-  const flaggedCounts: Record<string, number> = {}
-  for (const record of records) for (const flag of record.flags ?? []) flaggedCounts[flag] = (flaggedCounts[flag] ?? 0) + 1
+  const flaggedCounts = countBy(records.flatMap((record) => record.flags ?? []))
 
   const scoredDecisions = scoredRows.map((r) => rows[r]!)
   const panelInput = scoredRows.map((r, i) => panelDecision(rows[r]!.criterion, goldIndex[i]!, plan[r]!, pickedLetters[r]!, epochPicks?.[r]))
   // Cramér's V's interval is a bootstrap: skipped, like the others, with `statistics: false`.
   const panel = robustnessPanel(panelInput, { seed, ...(options.statistics === false ? { resamples: 0 } : {}) })
   const widest = Math.max(...scoredDecisions.map((row) => row.criterion.options.length))
-  const manifest: Manifest = {
+  const manifest: Manifest = withManifestExtras({
     debias,
     orderingsScored: Math.max(...plan.map((set) => set.length)),
     forwardPasses: requestsTotal + priors.size,
@@ -417,6 +422,7 @@ export async function evaluateWithScorer(
     epochs,
     reducer: reducer.name,
     fingerprint: fingerprint(rows),
+    recordsFingerprint: recordsFingerprint(records),
     chance: chanceAccuracy(scoredDecisions.map((row) => row.criterion.options.length)),
     circularChance: circularChance(panelInput),
     seed,
@@ -427,8 +433,7 @@ export async function evaluateWithScorer(
     average,
     ...(cacheBefore ? { cache: cacheCountsSince(score, cacheBefore) } : {}),
     ...(sampled ? { pride: prideManifest(rows, sampled, slotPriors, prideFraction, requestsTotal / epochs) } : {}),
-    ...options.manifest,
-  }
+  }, options.manifest)
 
   const statistics =
     options.statistics === false
@@ -471,7 +476,7 @@ const NO_FLAGS: readonly string[] = Object.freeze([])
 
 /** `{ [ids[k]]: values[k] }`, built with a plain loop (10^5 records: no intermediate pair arrays). */
 function byId(ids: readonly string[], values: readonly number[]): Record<string, number> {
-  const out: Record<string, number> = {}
+  const out = dict<number>()
   for (let k = 0; k < ids.length; k++) out[ids[k]!] = values[k]!
   return out
 }
@@ -498,7 +503,7 @@ export function argmaxFirst(values: ArrayLike<number>, tolerance = 0): number {
  * still see the text; scorers that never read it (cached logits, keyword scorers)
  * do not pay for hundreds of thousands of prompt strings.
  */
-function makeRequest(state: string, criterion: Criterion, template: EvaluateOptions['template'] & {}, epoch: number | undefined): ScoreRequest {
+function makeRequest(state: string, criterion: Readonly<Criterion>, template: EvaluateOptions['template'] & {}, epoch: number | undefined): ScoreRequest {
   let prompt: string | undefined
   const request = {
     state,
@@ -507,7 +512,9 @@ function makeRequest(state: string, criterion: Criterion, template: EvaluateOpti
       return (prompt ??= template(state, criterion))
     },
   }
-  return epoch === undefined ? request : Object.assign(request, { epoch })
+  // Frozen, options array and criterion included: a scorer cannot rewrite what is being evaluated.
+  Object.freeze(Object.freeze(criterion).options)
+  return Object.freeze(epoch === undefined ? request : Object.assign(request, { epoch }))
 }
 
 /** What one scorer call gave back, checked: per request a vector (with its sum) or a failure. */
@@ -550,8 +557,11 @@ async function callScorer(
       scored.flags[i] = outcome.flags
       outcome = outcome.probabilities
     }
-    scored.sums[i] = checkVector(outcome, requests[i]!.criterion.options.length, () => describe(i))
-    scored.vectors[i] = outcome as ArrayLike<number>
+    const sum = checkVector(outcome, requests[i]!.criterion.options.length, () => describe(i))
+    // A sum that overflows (entries near 1.7e308) or whose inverse does (subnormals) is rescaled by the maximum first.
+    const safe = Number.isFinite(sum) && Number.isFinite(1 / sum) ? { vector: outcome as ArrayLike<number>, sum } : scaledByMax(outcome as ArrayLike<number>)
+    scored.sums[i] = safe.sum
+    scored.vectors[i] = safe.vector
   }
   return scored
 }
@@ -586,7 +596,8 @@ function checkVector(vector: unknown, length: number, describe: () => string): n
  * zero prior is floored at 1e-12 so the division stays finite.
  */
 export function divideOut(vector: readonly number[], prior: readonly number[]): number[] {
-  return normalise(vector.map((p, i) => p / Math.max(prior[i]!, 1e-12)))
+  // Scaled by its maximum first, so that neither the division nor the sum overflows.
+  return renormalise(scaledByMax(vector).vector.map((p, i) => p / Math.max(prior[i]!, 1e-12)))
 }
 
 /** Default share of decisions `pride` samples to estimate the slot prior: 0.05 (PriDe's α). */
@@ -718,12 +729,6 @@ function decisionId(row: LabelledDecision, index: number): string {
 function describeScorer(score: unknown): string {
   const text = (score as { describe?: unknown }).describe
   return typeof text === 'string' ? text : '(injected scorer)'
-}
-
-function countBy(values: readonly string[]): Record<string, number> {
-  const out: Record<string, number> = {}
-  for (const v of values) out[v] = (out[v] ?? 0) + 1
-  return out
 }
 
 /** `timeout 2, http_error 1`, most frequent first. */

@@ -4,12 +4,15 @@
  * Computed from the records alone (plus optional group ids and gold slot letters),
  * so it works on a live result and on a `--records-out` file alike.
  */
+import { balancedAccuracyBoundsExact, unlessCollapsed } from './boundary-intervals.ts'
+import { own } from './dict.ts'
 import { expectedCalibrationError, isConsistent } from './metrics.ts'
 import type { DecisionRecord } from './result.ts'
 import {
   chanceBalancedAccuracy,
   chanceOrderConsistency,
   classIndices,
+  clopperPearsonInterval,
   DEFAULT_LEVEL,
   defaultResamples,
   designEffect,
@@ -59,9 +62,16 @@ export interface HonestNumbers {
   intervals: {
     /** Wilson score interval of accuracy. */
     accuracy: Interval
-    /** Percentile bootstrap of balanced accuracy, resampling groups when group ids are given, else decisions. */
+    /**
+     * Percentile bootstrap of balanced accuracy, resampling groups when group ids are
+     * given, else decisions; where it collapses to a point (every decision wrong, or
+     * every one right) the Bonferroni–Clopper–Pearson bounds instead (`method` says which).
+     */
     balancedAccuracy: BootstrapInterval
-    /** Percentile bootstrap of order consistency over the decisions scored under more than one ordering; `null` if none was. */
+    /**
+     * Percentile bootstrap of order consistency over the decisions scored under more than
+     * one ordering (`null` if none was); where it collapses, Clopper–Pearson instead.
+     */
     orderConsistency: BootstrapInterval | null
   }
   /** What a uniform random guesser scores on these rows. */
@@ -94,6 +104,13 @@ export interface HonestNumbers {
   minimumDetectableDifference: number
   /** PriDe's RStd in percent over the gold answer's original slot letter; `null` without `goldLetters`. */
   rstd: number | null
+  /**
+   * What RStd can say here: `'ok'`; `'one-letter'` when every gold answer sits on one
+   * letter (a spread over one value is 0 whatever the model does); `'all-wrong'` when
+   * every recall is 0 (0 then means nothing was answered right, not that no letter is
+   * favoured); `null` without `goldLetters`.
+   */
+  rstdReading: 'ok' | 'one-letter' | 'all-wrong' | null
   /** Whether binned ECE can be trusted here (n ≥ 300 and above the perfect-calibration noise floor). */
   eceReliable: boolean
   /** The ECE rule's details: why not, and the simulated floor (mean and 95th percentile). */
@@ -141,7 +158,9 @@ export function honestNumbers(
   const { classOf, classes } = classIndices(gold)
   const hitBytes = Uint8Array.from(hits, Number)
   const scratch = new Float64Array(2 * classes)
-  const baInterval = percentileBootstrapCounts(n, (w) => weightedBalancedAccuracy(classOf, hitBytes, classes, w, scratch), bootstrap) ?? {
+  const baBootstrap = percentileBootstrapCounts(n, (w) => weightedBalancedAccuracy(classOf, hitBytes, classes, w, scratch), bootstrap)
+  // Where the bootstrap collapses (all wrong, all right), the exact per-class interval instead.
+  const baInterval = (baBootstrap && unlessCollapsed(baBootstrap, () => balancedAccuracyBoundsExact(classCounts(classOf, hitBytes, classes), level), 'clopper-pearson-bonferroni')) ?? {
     estimate: 0,
     lower: 0,
     upper: 1,
@@ -156,7 +175,7 @@ export function honestNumbers(
   // Order consistency only means something for decisions scored under several orderings.
   const multi = records.map((r, i) => [r, i] as const).filter(([r]) => r.picks.length > 1)
   const consistent = Uint8Array.from(multi, ([r]) => (isConsistent(r.picks) ? 1 : 0))
-  const ocInterval =
+  const ocBootstrap =
     multi.length === 0
       ? null
       : percentileBootstrapCounts(
@@ -172,6 +191,8 @@ export function honestNumbers(
           },
           { ...bootstrap, ...(clusters ? { groups: multi.map(([, i]) => clusters[i]) } : {}) },
         )
+  const consistentCount = consistent.reduce((s, v) => s + v, 0)
+  const ocInterval = ocBootstrap && unlessCollapsed(ocBootstrap, () => clopperPearsonInterval(consistentCount, multi.length, level), 'clopper-pearson')
 
   const chance = {
     accuracy: optionCounts.reduce((s, k) => s + 1 / k, 0) / Math.max(1, n),
@@ -196,7 +217,7 @@ export function honestNumbers(
   const deff = clusters ? designEffect(hits.map(Number), clusters) : 1
   const mdd = minimumDetectableDifference(n, { accuracy: centre, designEffect: deff })
 
-  const confidences = records.map((r) => r.probabilities[r.prediction] ?? 0)
+  const confidences = records.map((r) => own(r.probabilities, r.prediction) ?? 0)
   const ece = expectedCalibrationError(confidences, hits) ?? 0
   const eceRule = eceReliability(ece, confidences, { seed, simulations: 500 })
 
@@ -226,6 +247,7 @@ export function honestNumbers(
     },
     minimumDetectableDifference: mdd,
     rstd: goldLetters ? rstd(goldLetters, goldLetters.map((letter, i) => (hits[i] ? letter : `not ${letter}`))) : null,
+    rstdReading: !goldLetters || n === 0 ? null : new Set(goldLetters).size < 2 ? 'one-letter' : successes === 0 ? 'all-wrong' : 'ok',
     eceReliable: eceRule.reliable,
     eceNote: { reason: eceRule.reason, floorMean: eceRule.floor.mean, floorP95: eceRule.floor.p95 },
     verdicts: {
@@ -239,6 +261,17 @@ export function honestNumbers(
     orderConsistencyDecisions: multi.length,
     settings: { seed, resamples, level },
   }
+}
+
+/** `[hits, total]` per class index, for the exact balanced-accuracy bounds. */
+function classCounts(classOf: Int32Array, hit: Uint8Array, classes: number): [number, number][] {
+  const counts = Array.from({ length: classes }, (): [number, number] => [0, 0])
+  for (let i = 0; i < classOf.length; i++) {
+    const entry = counts[classOf[i]!]!
+    entry[1]++
+    entry[0] += hit[i]!
+  }
+  return counts
 }
 
 /** `[62.0, 79.8]`: an interval's bounds in percent, one decimal. */

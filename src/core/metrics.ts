@@ -1,3 +1,5 @@
+import { dict } from './dict.ts'
+
 /**
  * Metrics, one small function each, over plain arrays. They read values and never
  * write them, and none of them knows about orderings or scorers.
@@ -61,7 +63,7 @@ export function balancedAccuracyByGroup(
     entry[1].push(predictions[i]!)
     byGroup.set(group, entry)
   })
-  const out: Record<string, number> = {}
+  const out = dict<number>()
   for (const group of [...byGroup.keys()].sort()) {
     const [g, p] = byGroup.get(group)!
     out[group] = balancedAccuracy(g, p)
@@ -100,7 +102,7 @@ export function letterDistribution(
   letters: readonly string[],
 ): Record<string, number> {
   const total = counts.reduce((sum, c) => sum + c, 0)
-  const out: Record<string, number> = {}
+  const out = dict<number>()
   letters.forEach((letter, i) => {
     out[letter] = total === 0 ? 0 : (counts[i] ?? 0) / total
   })

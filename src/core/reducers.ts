@@ -1,3 +1,4 @@
+import { own } from './dict.ts'
 import { ConfigError } from './errors.ts'
 
 /**
@@ -90,7 +91,7 @@ export type ReducerLike = Reducer | keyof typeof REDUCERS
 /** Resolve a {@link ReducerLike}; an unknown name is a ConfigError listing the choices. */
 export function resolveReducer(reducer: ReducerLike = 'mean'): Reducer {
   if (typeof reducer === 'object' && typeof reducer.reduce === 'function') return reducer
-  const found = REDUCERS[reducer as keyof typeof REDUCERS]
+  const found = typeof reducer === 'string' ? own<Reducer>(REDUCERS, reducer) : undefined
   if (!found)
     throw new ConfigError(`reducer ${JSON.stringify(reducer)} is not known. Choose one of: ${Object.keys(REDUCERS).join(', ')}, or atLeast(k), passAt(k).`)
   return found

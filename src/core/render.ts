@@ -3,6 +3,7 @@ import pc from 'picocolors'
 import type { Verdict } from './intervals.ts'
 import { eceNote } from './ece-note.ts'
 import { robustnessLines } from './render-robustness.ts'
+import { escapeControl } from './escape.ts'
 import type { EvalResult } from './result.ts'
 
 /** Options for {@link render}. */
@@ -54,7 +55,7 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
     interval ? `  ${c.dim(`[${(interval.lower * 100).toFixed(1)}, ${(interval.upper * 100).toFixed(1)}]`)}` : ''
   const verdict = (v: Verdict | null | undefined) => (v?.message ? '   ' + c.yellow(v.message) : '')
   const lines = [
-    `${label('model')}${modelLine(m)}`,
+    `${label('model')}${escapeControl(modelLine(m))}`,
     `${label('decisions')}${result.n}${skipped}`,
     ...failureLines(result, c),
     `${label('debias')}${m.debias}   ${m.orderingsScored} ordering${m.orderingsScored === 1 ? '' : 's'} scored`,
@@ -88,7 +89,7 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
       `${label('detectable change')}±${(st.minimumDetectableDifference * 100).toFixed(1)} pp   ` +
         c.dim(`smallest accuracy change a paired comparison on ${result.n} decisions detects (80% power, α = 0.05)`),
     )
-    if (st.rstd !== null) lines.push(`${label('rstd')}${st.rstd.toFixed(1)}   ${c.dim('std of recall across gold letters, in points (PriDe); 0 = no letter favoured')}`)
+    if (st.rstd !== null) lines.push(`${label('rstd')}${st.rstd.toFixed(1)}   ${c.dim(RSTD_NOTES[st.rstdReading ?? 'ok'])}`)
   }
   lines.push(...robustnessLines(result, c, (key) => mark(key).replace(/^ {3}/, ' ')))
   const letters = Object.entries(result.letterDistribution)
@@ -96,14 +97,21 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
     .map(([letter, share]) => `${letter}:${pct0(share)}`)
     .join('  ')
   lines.push(`${label('letters picked')}${letters}`)
-  for (const [name, value] of Object.entries(result.metrics ?? {})) lines.push(`${label(name)}${formatMetric(value)}`)
+  for (const [name, value] of Object.entries(result.metrics ?? {})) lines.push(`${label(escapeControl(name))}${formatMetric(value)}`)
   const criteria = Object.keys(result.perCriterion).sort()
   if (criteria.length > 0) {
     lines.push('', 'per criterion (balanced accuracy):')
-    for (const key of criteria) lines.push(`  ${key.padEnd(20)} ${result.perCriterion[key]!.toFixed(3)}`)
+    for (const key of criteria) lines.push(`  ${escapeControl(key).padEnd(20)} ${result.perCriterion[key]!.toFixed(3)}`)
   }
   return lines.join('\n')
 }
+
+/** What the RStd line says beside the number, by what RStd can say on this set. */
+const RSTD_NOTES = {
+  ok: 'std of recall across gold letters, in points (PriDe); 0 = no letter favoured',
+  'one-letter': 'every gold answer sits on one letter, so there is no spread to measure: says nothing about letter bias',
+  'all-wrong': 'every recall is 0 (nothing answered right), so 0 here says nothing about letter bias',
+} as const
 
 /** `failed` and `flagged` lines: how many decisions did not count, and why. Nothing when none. */
 function failureLines(result: EvalResult, c: ReturnType<typeof pc.createColors>): string[] {
@@ -112,7 +120,7 @@ function failureLines(result: EvalResult, c: ReturnType<typeof pc.createColors>)
   const summary = (counts: Record<string, number>) =>
     Object.entries(counts)
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-      .map(([reason, count]) => `${reason} ${count}`)
+      .map(([reason, count]) => `${escapeControl(reason)} ${count}`)
       .join(', ')
   if ((result.failed ?? 0) > 0)
     lines.push(`${label('failed')}${c.red(String(result.failed))}   (${summary(m.failedByReason ?? {})}; metrics are over the ${result.n} scored)`)

@@ -15,12 +15,22 @@ export interface Manifest {
   orderingsScored: number
   /** Scorer requests made: one per (decision, ordering), plus calibrated mode's content-free requests. */
   forwardPasses: number
-  /** Labelled decisions scored (equals `n`). */
+  /**
+   * Labelled decisions evaluated: `n` scored plus `failed` (a request failed after the
+   * scorer's retries). Unlabelled rows are not included (see `unlabelledSkipped`), so
+   * `decisions + unlabelledSkipped` = rows given.
+   */
   decisions: number
   /** Rows read without `answer_id`, skipped with a warning. */
   unlabelledSkipped: number
   /** Hash of the scored rows' canonical JSON (16 hex digits); equal fingerprints mean identical data. */
   fingerprint: string
+  /**
+   * Hash of the records' ids, criteria and gold answers in order (`recordsFingerprint`,
+   * 16 hex digits): what `sceptic report` checks a records file against. Absent in
+   * results written before it existed.
+   */
+  recordsFingerprint?: string
   /** Mean of 1/options over the labelled rows: what a uniform guesser scores on average. */
   chance: number
   /**

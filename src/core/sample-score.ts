@@ -1,3 +1,4 @@
+import { dict } from './dict.ts'
 import { ConfigError } from './errors.ts'
 
 /**
@@ -52,7 +53,7 @@ export function runCustomMetrics(
   metrics: Readonly<Record<string, CustomMetric>> | undefined,
   scores: readonly SampleScore[],
 ): Record<string, number> {
-  const out: Record<string, number> = {}
+  const out = dict<number>()
   if (!metrics) return out
   const frozen = Object.freeze([...scores])
   for (const [name, metric] of Object.entries(metrics)) {

@@ -6,6 +6,7 @@
  * Fagerland et al. 2013; Efron 1987; Zheng et al. ICLR 2024).
  */
 import { mulberry32 } from './decisions.ts'
+import { dict, own } from './dict.ts'
 import { binOf, ECE_BINS, recallByClass } from './metrics.ts'
 
 /** Default confidence level of every interval: 0.95. */
@@ -35,12 +36,17 @@ export interface Interval {
   /** Confidence level in (0, 1), e.g. 0.95. */
   level: number
   /** How it was computed. */
-  method: 'wilson' | 'clopper-pearson' | 'percentile-bootstrap'
+  method: 'wilson' | 'clopper-pearson' | 'percentile-bootstrap' | 'clopper-pearson-bonferroni'
 }
 
 /** A percentile-bootstrap interval, with what was resampled. */
 export interface BootstrapInterval extends Interval {
-  method: 'percentile-bootstrap'
+  /**
+   * `percentile-bootstrap`; where the bootstrap collapsed to a point (every decision
+   * wrong, right or consistent), the exact interval put in its place:
+   * `clopper-pearson` (a proportion) or `clopper-pearson-bonferroni` (balanced accuracy).
+   */
+  method: 'percentile-bootstrap' | 'clopper-pearson' | 'clopper-pearson-bonferroni'
   /** Replicates drawn (replicates where the statistic is undefined are dropped and not counted). */
   resamples: number
   /** What was resampled with replacement: whole groups (cluster bootstrap) or single items. */
@@ -535,7 +541,7 @@ export function majorityBaseline(
     byLabel.set(label, (byLabel.get(label) ?? 0) + 1)
     counts.set(group, byLabel)
   })
-  const answers: Record<string, string> = {}
+  const answers = dict<string>()
   for (const group of [...counts.keys()].sort()) {
     let best = ''
     let bestCount = -1
@@ -543,7 +549,7 @@ export function majorityBaseline(
       if (count > bestCount) [best, bestCount] = [label, count]
     answers[group] = best
   }
-  const predictions = gold.map((_, i) => answers[groupOfRow(i)]!)
+  const predictions = gold.map((_, i) => own(answers, groupOfRow(i))!)
   const hits = gold.map((label, i) => predictions[i] === label)
   const successes = hits.filter(Boolean).length
   const recalls = [...recallByClass(gold, predictions).values()]

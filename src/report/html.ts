@@ -10,6 +10,7 @@
 import { compareResults, type Comparison } from '../core/compare.ts'
 import { eceNote } from '../core/ece-note.ts'
 import { DataError } from '../core/errors.ts'
+import { dict, own } from '../core/dict.ts'
 import { binOf, ECE_BINS } from '../core/metrics.ts'
 import { ECE_MIN_ROWS } from '../core/stats.ts'
 import type { DecisionRecord, EvalResultJson } from '../core/result.ts'
@@ -152,7 +153,7 @@ export function eceFromBins(bins: readonly ReliabilityBin[]): number | null {
  * mixed counts the late letters get less, as they must. Without records: 1/letters.
  */
 export function expectedLetterShares(letters: readonly string[], records?: readonly DecisionRecord[] | null): Record<string, number> {
-  const out: Record<string, number> = {}
+  const out = dict<number>()
   if (!records || records.length === 0) {
     for (const letter of letters) out[letter] = letters.length === 0 ? 0 : 1 / letters.length
     return out
@@ -181,7 +182,7 @@ export function chanceByCriterion(records: readonly DecisionRecord[]): Record<st
     entry[1]++
     sums.set(record.criterion, entry)
   }
-  return Object.fromEntries([...sums].map(([key, [sum, count]]) => [key, sum / count]))
+  return dict([...sums].map(([key, [sum, count]]) => [key, sum / count]))
 }
 
 /**
@@ -325,7 +326,7 @@ function lettersBlock(run: ReportRun, records: readonly DecisionRecord[] | null,
   const r = run.result
   const letters = sortedLetters(r)
   const expected = expectedLetterShares(letters, records)
-  const columns = letters.map((letter) => ({ label: letter, value: r.letterDistribution[letter] ?? 0, expected: expected[letter] }))
+  const columns = letters.map((letter) => ({ label: letter, value: own(r.letterDistribution, letter) ?? 0, expected: own(expected, letter) }))
   const words = columns.map((c) => `${c.label} ${percent(c.value, 0)} (expected ${percent(c.expected ?? 0, 0)})`).join(', ')
   const chart = columnChart(columns, {
     title: 'Letters picked',
@@ -393,7 +394,7 @@ function criteriaBlock(run: ReportRun, records: readonly DecisionRecord[] | null
   const keys = Object.keys(run.result.perCriterion).sort()
   if (keys.length === 0) return ''
   const chance = records ? chanceByCriterion(records) : {}
-  const rows = keys.map((key) => ({ label: key, value: run.result.perCriterion[key]!, reference: chance[key] }))
+  const rows = keys.map((key) => ({ label: key, value: run.result.perCriterion[key]!, reference: own(chance, key) }))
   const chart = barRows(rows, {
     title: 'Balanced accuracy per criterion',
     desc: rows.map((row) => `${row.label} ${row.value.toFixed(3)}${row.reference !== undefined ? ` (chance ${row.reference.toFixed(3)})` : ''}`).join(', '),

@@ -5,6 +5,7 @@
  */
 import type { CacheOptions } from '../cache/config.ts'
 import { cacheIdentityOf, withCache } from '../cache/with-cache.ts'
+import { escapeControl } from '../core/escape.ts'
 import { isAbsolute, relative, resolve } from 'node:path'
 import type { TestContext } from 'vitest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -453,7 +454,7 @@ function checkFailureRate(name: string, result: EvalResult, maxFailureRate: numb
   const labelled = result.n + failed
   if (failed / labelled <= maxFailureRate + 1e-12) return
   const reasons = Object.entries(result.manifest.failedByReason ?? {})
-    .map(([reason, count]) => `${reason} ${count}`)
+    .map(([reason, count]) => `${escapeControl(reason)} ${count}`)
     .join(', ')
   expect.fail(
     `"${name}": ${failed} of ${labelled} labelled decisions failed to score (${reasons}); maxFailureRate is ${maxFailureRate}. ` +

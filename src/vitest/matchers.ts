@@ -7,6 +7,7 @@ import type {} from 'vitest'
 import type { MatcherResult as ExpectationResult, MatcherState } from 'vitest'
 import { Snapshots } from 'vitest'
 import type { EvalResult, EvalResultJson } from '../core/index.ts'
+import { escapeControl } from '../core/escape.ts'
 import { formatBound, formatLetters, formatValue, meets, worstCriterion } from './format.ts'
 import { DEFAULT_LETTER_TOLERANCE, letterDistributionAdapter, type LetterDistribution } from './snapshot.ts'
 
@@ -154,7 +155,7 @@ export const toHavePerCriterionBalancedAccuracy: Matcher = function (received, o
     .filter((key) => !meets(result.perCriterion[key], bound))
   const all = Object.keys(result.perCriterion)
     .sort()
-    .map((key) => `${key} ${formatValue(result.perCriterion[key])}`)
+    .map((key) => `${escapeControl(key)} ${formatValue(result.perCriterion[key])}`)
     .join(', ')
   return {
     pass: worst !== undefined && failing.length === 0,
@@ -162,9 +163,9 @@ export const toHavePerCriterionBalancedAccuracy: Matcher = function (received, o
       worst === undefined
         ? `expected per-criterion balanced accuracy ≥ ${formatBound(bound)}, but the result has no criterion (${evidence(result)})`
         : this.isNot
-          ? `expected some criterion's balanced accuracy below ${formatBound(bound)}, but the worst, "${worst[0]}", measured ${formatValue(worst[1])} (${all}; ${evidence(result)})`
-          : `expected every criterion's balanced accuracy ≥ ${formatBound(bound)}; worst is "${worst[0]}" at ${formatValue(worst[1])}` +
-            `${failing.length > 1 ? ` (${failing.length} criteria below: ${failing.join(', ')})` : ''} (${all}; ${evidence(result)})`,
+          ? `expected some criterion's balanced accuracy below ${formatBound(bound)}, but the worst, "${escapeControl(worst[0])}", measured ${formatValue(worst[1])} (${all}; ${evidence(result)})`
+          : `expected every criterion's balanced accuracy ≥ ${formatBound(bound)}; worst is "${escapeControl(worst[0])}" at ${formatValue(worst[1])}` +
+            `${failing.length > 1 ? ` (${failing.length} criteria below: ${failing.map(escapeControl).join(', ')})` : ''} (${all}; ${evidence(result)})`,
   }
 }
 

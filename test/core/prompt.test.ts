@@ -15,7 +15,7 @@ describe('prompt (DESIGN.md "Prompt")', () => {
 
   it('each request carries the prompt of its ordering, and it survives structuredClone and JSON', async () => {
     const seen: ScoreRequest[] = []
-    await evaluateWithScorer([{ ...decision(2, 0), state: 'Charged twice.', criterion }], (requests) => {
+    await evaluateWithScorer([{ ...decision(2, 0), state: 'Charged twice.', criterion, answer_id: 'b' }], (requests) => {
       seen.push(...requests)
       return requests.map(() => [1, 1])
     }, { debias: 'cyclic', onWarning: () => {} })

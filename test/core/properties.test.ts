@@ -12,7 +12,7 @@ import {
 // Invariants that must hold for any data and any scorer of the right shape.
 const quiet = { onWarning: () => {} }
 
-/** Arbitrary labelled decision with 2–5 options and a gold answer among them. */
+/** Arbitrary labelled decision with 2–5 options and a gold answer among them (sets use uniqueArray: ids are unique per set). */
 const decisionArb: fc.Arbitrary<Decision> = fc
   .record({
     k: fc.integer({ min: 2, max: 5 }),
@@ -68,7 +68,7 @@ describe('properties', () => {
   it('final probabilities renormalise to 1 under every mode', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(decisionArb, { minLength: 1, maxLength: 8 }),
+        fc.uniqueArray(decisionArb, { minLength: 1, maxLength: 8, selector: (d) => d.id }),
         fc.constantFrom('none', 'cyclic', 'permutation', 'calibrated' as const),
         fc.integer(),
         async (rows, debias, seed) => {
@@ -87,7 +87,7 @@ describe('properties', () => {
 
   it('under permutation, reordering a decision\'s input options changes no metric', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(decisionArb, { minLength: 1, maxLength: 6 }), fc.integer(), fc.integer(), async (rows, seed, shuffle) => {
+      fc.asyncProperty(fc.uniqueArray(decisionArb, { minLength: 1, maxLength: 6, selector: (d) => d.id }), fc.integer(), fc.integer(), async (rows, seed, shuffle) => {
         // Even a scorer with a strong multiplicative slot prior: permutation visits every arrangement.
         const scorer = contentScorer(seed, [5, 1, 2, 0.5, 3])
         const a = await evaluateWithScorer(rows, scorer, { debias: 'permutation', ...quiet })
@@ -108,7 +108,7 @@ describe('properties', () => {
   it('order consistency is 1 for a scorer that ignores position', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(decisionArb, { minLength: 1, maxLength: 8 }),
+        fc.uniqueArray(decisionArb, { minLength: 1, maxLength: 8, selector: (d) => d.id }),
         fc.constantFrom('cyclic', 'permutation', 'calibrated' as const),
         fc.integer(),
         async (rows, debias, seed) => {
@@ -133,7 +133,7 @@ describe('properties', () => {
     ]
     fc.assert(
       fc.property(
-        fc.array(decisionArb, { minLength: 1, maxLength: 5 }),
+        fc.uniqueArray(decisionArb, { minLength: 1, maxLength: 5, selector: (d) => d.id }),
         fc.nat(),
         fc.integer({ min: 0, max: fieldEdits.length - 1 }),
         (rows, at, edit) => {

@@ -112,7 +112,8 @@ describe('render', () => {
     const result = await evaluateWithScorer(rows, alwaysFirst, { debias: 'cyclic', ...quiet })
     const text = render(result, { color: false })
     expect(text).toMatch(/^balanced accuracy  33\.3%  \[[\d.]+, [\d.]+\]   not better than chance$/m)
-    expect(text).toMatch(/^order consistency  0\.0%  \[0\.0, 0\.0\]   same answer under every ordering   not better than a random guesser$/m)
+    // 0 of 30 consistent: Clopper–Pearson upper 1 − 0.025^(1/30) = 0.116, not a collapsed [0.0, 0.0].
+    expect(text).toMatch(/^order consistency  0\.0%  \[0\.0, 11\.6\]   same answer under every ordering   not better than a random guesser$/m)
     expect(text).toMatch(/^ece {16}[\d.]+   unreliable at n = 30/m)
     for (const line of ['majority baseline', 'detectable change', 'rstd']) expect(text).toMatch(new RegExp(`^${line} +`, 'm'))
   })

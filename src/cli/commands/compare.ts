@@ -3,6 +3,7 @@ import { basename } from 'node:path'
 import { z } from 'zod'
 import { compareResults, renderComparison, type Comparable } from '../../core/compare.ts'
 import { isLabelled, loadDecisions } from '../../core/decisions.ts'
+import { dict, dictSchema } from '../../core/dict.ts'
 import { DataError } from '../../core/errors.ts'
 import { colorEnabled } from '../../core/render.ts'
 import type { DecisionRecord } from '../../core/result.ts'
@@ -18,7 +19,7 @@ const RecordSchema = z.object({
   criterion: z.string(),
   gold: z.string(),
   prediction: z.string(),
-  probabilities: z.record(z.string(), z.number()),
+  probabilities: dictSchema(z.number()),
   picks: z.array(z.string()),
   letters: z.array(z.string()),
 })
@@ -123,7 +124,7 @@ function checkRecord(value: unknown, file: string, line: number, arrayName?: str
 /** Record id → group_id, using the evaluator's ids (`id`, else `#k` among labelled rows). */
 async function groupsById(path: string): Promise<Record<string, string | null>> {
   const decisions = (await loadDecisions(path)).filter(isLabelled)
-  return Object.fromEntries(decisions.map((d, i) => [d.id ?? `#${i + 1}`, d.group_id ?? null]))
+  return dict(decisions.map((d, i) => [d.id ?? `#${i + 1}`, d.group_id ?? null]))
 }
 
 function distinctLabels(a: string, b: string): [string, string] {

@@ -3,6 +3,7 @@ import { basename } from 'node:path'
 import { DataError } from '../../core/errors.ts'
 import type { DecisionRecord } from '../../core/result.ts'
 import { parseRecordsJsonl, parseResultJson, renderHtmlReport, type ReportRun } from '../../report/html.ts'
+import { checkRecordsMatch } from '../../report/records-match.ts'
 import { parse } from '../args.ts'
 import { UsageError, type Command } from '../commands.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
@@ -52,8 +53,7 @@ export const reportCommand: Command = {
       if (recordsFile !== undefined) {
         records = parseRecordsJsonl(await readText(recordsFile), recordsFile)
         // A records file from another run would silently redraw the charts from the wrong data.
-        if (records.length !== result.n)
-          throw new DataError(`has ${records.length} records but ${file} has n = ${result.n}: they are not from the same run`, { file: recordsFile })
+        checkRecordsMatch(result, records, file, recordsFile)
       }
       runs.push({ result, records, label: basename(file) })
     }

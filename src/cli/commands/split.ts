@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises'
-import { groupOf, groupSplit, validateDecision, type Decision } from '../../core/decisions.ts'
+import { groupOf, groupSplit, loadDecisionLines, type Decision } from '../../core/decisions.ts'
 import { DataError } from '../../core/errors.ts'
 import { integer, parse } from '../args.ts'
 import { UsageError, type Command } from '../commands.ts'
@@ -70,31 +69,9 @@ export const splitCommand: Command = {
   },
 }
 
-/** Validate each line (as `loadDecisions` does) and remember its original text. */
+/** Validate each line (with `loadDecisionLines`, the loader's own rules) and remember its original text. */
 async function readLines(path: string): Promise<{ decisions: Decision[]; lines: Map<Decision, string> }> {
-  let text: string
-  try {
-    text = await readFile(path, 'utf8')
-  } catch (error) {
-    throw new DataError(`cannot read decision file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { file: path })
-  }
-  const decisions: Decision[] = []
-  const lines = new Map<Decision, string>()
-  text
-    .replace(/^\uFEFF/, '')
-    .split(/\r?\n/)
-    .forEach((line, index) => {
-      if (line.trim() === '') return
-      let json: unknown
-      try {
-        json = JSON.parse(line)
-      } catch (error) {
-        throw new DataError(`not valid JSON (${(error as Error).message}). Each line must hold one JSON object.`, { file: path, line: index + 1 })
-      }
-      const decision = validateDecision(json, { file: path, line: index + 1 })
-      decisions.push(decision)
-      lines.set(decision, line)
-    })
-  if (decisions.length === 0) throw new DataError('holds no decisions', { file: path })
-  return { decisions, lines }
+  const entries = await loadDecisionLines(path)
+  if (entries.length === 0) throw new DataError('holds no decisions', { file: path })
+  return { decisions: entries.map((entry) => entry.decision), lines: new Map(entries.map((entry) => [entry.decision, entry.text])) }
 }

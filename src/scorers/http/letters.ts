@@ -1,4 +1,5 @@
 import { LETTERS } from '../../core/decisions.ts'
+import { expShifted, renormalise } from '../../core/renormalise.ts'
 
 /** A token and its log-probability, as endpoints return the top alternatives. */
 export interface TokenLogprob {
@@ -24,15 +25,18 @@ export interface LetterReadout {
 export function readLetters(top: readonly TokenLogprob[], optionCount: number): LetterReadout | null {
   const letters = LETTERS.slice(0, optionCount)
   const mass = new Array<number>(optionCount).fill(0)
+  // Relative to the largest log-prob listed (log-sum-exp): no exp underflows to 0 or overflows.
+  const weights = expShifted(top.map((t) => t.logprob))
+  if (!weights) return null
   let smallest = Infinity
-  for (const { token, logprob } of top) {
-    if (!Number.isFinite(logprob)) continue
-    const p = Math.exp(logprob)
+  top.forEach(({ token }, k) => {
+    const p = weights[k]!
+    if (p === 0) return
     smallest = Math.min(smallest, p)
     const letter = token.trim()
     const index = letter.length === 1 ? letters.indexOf(letter) : -1
     if (index >= 0 && (token === letter || token === ' ' + letter)) mass[index]! += p
-  }
+  })
   if (mass.every((m) => m === 0)) return null
   const floor = (Number.isFinite(smallest) ? smallest : 1e-6) / 2
   const missing: string[] = []
@@ -42,8 +46,25 @@ export function readLetters(top: readonly TokenLogprob[], optionCount: number): 
       missing.push(letters[i]!)
     }
   })
-  const sum = mass.reduce((a, b) => a + b, 0)
-  return { probabilities: mass.map((m) => m / sum), missing }
+  return { probabilities: renormalise(mass), missing }
+}
+
+/**
+ * A log-probability as the response gives it: a JSON number, else NaN (which
+ * {@link absurdLogprob} reports). `null`, `""` or `"-1.2"` are not read as numbers:
+ * `Number(null)` is 0, which would be probability 1.
+ */
+export function asLogprob(value: unknown): number {
+  return typeof value === 'number' ? value : Number.NaN
+}
+
+/**
+ * Why a top log-probability list is not one, or `null` when it is: every entry must
+ * be a number ≤ 0 or `-Infinity` (a log-probability above 0 is a probability above 1).
+ */
+export function absurdLogprob(top: readonly TokenLogprob[]): string | null {
+  const bad = top.find((t) => Number.isNaN(t.logprob) || t.logprob > 1e-6)
+  return bad ? `log-probability ${String(bad.logprob)} for token ${JSON.stringify(bad.token)} is not a log-probability (must be ≤ 0)` : null
 }
 
 /**

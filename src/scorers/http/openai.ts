@@ -3,8 +3,8 @@ import { ConfigError } from '../../core/errors.ts'
 import { scoreFailure, type FailureReason, type FallibleScoreFn, type ScoreOutcome, type ScoreRequest } from '../../core/score.ts'
 import { BodyTooLargeError, DEFAULT_MAX_RESPONSE_BYTES, readCappedText } from './body.ts'
 import { mapConcurrent, sleep } from './concurrency.ts'
-import { parseAnswerLetter, readLetters, type TokenLogprob } from './letters.ts'
 import { secretScrubber } from './scrub.ts'
+import { absurdLogprob, asLogprob, parseAnswerLetter, readLetters, type TokenLogprob } from './letters.ts'
 
 /** Options for {@link openAIScorer}. */
 export interface OpenAIScorerOptions {
@@ -241,12 +241,14 @@ function readLogprobs(json: any, api: 'completions' | 'chat', optionCount: numbe
   let top: TokenLogprob[] | undefined
   if (api === 'chat') {
     const first = logprobs?.content?.[0]?.top_logprobs
-    if (Array.isArray(first)) top = first.filter((t: any) => typeof t?.token === 'string').map((t: any) => ({ token: t.token, logprob: Number(t.logprob) }))
+    if (Array.isArray(first)) top = first.filter((t: any) => typeof t?.token === 'string').map((t: any) => ({ token: t.token, logprob: asLogprob(t.logprob) }))
   } else {
     const first = logprobs?.top_logprobs?.[0]
-    if (first && typeof first === 'object') top = Object.entries(first).map(([token, logprob]) => ({ token, logprob: Number(logprob) }))
+    if (first && typeof first === 'object') top = Object.entries(first).map(([token, logprob]) => ({ token, logprob: asLogprob(logprob) }))
   }
   if (!top || top.length === 0) return { failure: 'no_logprobs', message: 'response carries no top log-probabilities (does the server support logprobs?)' }
+  const absurd = absurdLogprob(top)
+  if (absurd) return { failure: 'parse_failure', message: absurd }
   const read = readLetters(top, optionCount)
   if (!read) return { failure: 'parse_failure', message: `none of the letters A-${String.fromCharCode(64 + optionCount)} is among the top ${top.length} tokens` }
   return read

@@ -1,0 +1,56 @@
+/**
+ * Objects keyed by user strings (criterion keys, option ids, failure reasons,
+ * flags, metric names). A plain `{}` has `Object.prototype` behind it: writing
+ * `out['__proto__'] = v` replaces the prototype instead of adding a key (the key
+ * vanishes from every output), and reading `out['constructor']` finds a function
+ * that was never written. Every such object is built with {@link dict} (no
+ * prototype, so every key is data) and read with {@link own} (own properties only,
+ * so a plain object parsed from JSON is read just as safely).
+ */
+import { z } from 'zod'
+
+/** An object keyed by user strings: no prototype, every key an own data property. */
+export type Dict<T> = Record<string, T>
+
+/** A null-prototype object holding `entries` (later entries win on repeated keys). */
+export function dict<T>(entries: Iterable<readonly [string, T]> = []): Dict<T> {
+  const out = Object.create(null) as Dict<T>
+  for (const [key, value] of entries) out[key] = value
+  return out
+}
+
+/** `object[key]` when `key` is the object's own property, else `undefined` (never an inherited member). */
+export function own<T>(object: Readonly<Record<string, T>> | null | undefined, key: string): T | undefined {
+  return object != null && Object.hasOwn(object, key) ? object[key] : undefined
+}
+
+/** `dict` of how often each value occurs, in first-seen order. */
+export function countBy(values: Iterable<string>): Dict<number> {
+  const out = dict<number>()
+  for (const value of values) out[value] = (own(out, value) ?? 0) + 1
+  return out
+}
+
+/**
+ * A zod schema for an object of `value`s keyed by user strings. Unlike
+ * `z.record`, which rebuilds the object with assignments and so drops a
+ * `__proto__` key, it keeps every own key and returns a {@link dict}.
+ */
+export function dictSchema<T extends z.ZodType>(value: T) {
+  return z
+    .custom<Record<string, unknown>>((input) => typeof input === 'object' && input !== null && !Array.isArray(input), {
+      message: 'must be an object',
+    })
+    .transform((input, ctx) => {
+      const out = dict<z.output<T>>()
+      for (const key of Object.keys(input)) {
+        const parsed = value.safeParse(input[key])
+        if (!parsed.success) {
+          ctx.addIssue({ code: 'custom', path: [key], message: parsed.error.issues[0]?.message ?? 'invalid value' })
+          return z.NEVER
+        }
+        out[key] = parsed.data
+      }
+      return out
+    })
+}
