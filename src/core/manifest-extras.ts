@@ -28,6 +28,8 @@ export const COMPUTED_MANIFEST_KEYS: readonly string[] = Object.freeze([
   'scorer',
   'average',
   'pride',
+  'circularChance',
+  'cache',
 ])
 
 /** Refuse, before any scoring, extra manifest entries that name a computed one. */
