@@ -250,7 +250,7 @@ describe('HTTP: no part of a key leaks, whatever the cut', () => {
     try {
       const baseURL = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/v1`
       const score = openAIScorer({ baseURL, model: 'm', apiKeyEnv: ENV, retries: 0, concurrency: 8 })
-      const rows = [...decisions(KEY.length + 1, (i) => `cut ${i}`), ...decisions(1)]
+      const rows = [...decisions(KEY.length + 1, (i) => `cut ${i}`), ...decisions(1).map((row) => ({ ...row, id: 'healthy' }))]
       const result = await evaluateWithScorer(rows, async (requests, context) => {
         // The last decision goes to a healthy server, so the run completes with 165 counted failures.
         const healthy = openAIScorer({ baseURL: server.baseURL, model: 'm', retries: 0 })

@@ -56,9 +56,10 @@ function comparable(result: EvalResult): unknown {
   return json
 }
 
-const decisionsArb = fc.array(
+// Decision ids are unique (the loader's rule); states may repeat.
+const decisionsArb = fc.uniqueArray(
   fc.tuple(fc.integer({ min: 2, max: 5 }), fc.nat(), fc.string({ maxLength: 8 })).map(([k, a, s]) => decision(k, a % k, { id: `d${s}`, state: `state ${s}` })),
-  { minLength: 1, maxLength: 12 },
+  { minLength: 1, maxLength: 12, selector: (d) => d.id },
 )
 
 describe('cachedScorer', () => {
