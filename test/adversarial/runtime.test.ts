@@ -6,12 +6,14 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
 import { evaluateWithScorer, recordsToJsonl, render, resultToJson } from '../../src/core/index.ts'
 import type { ScoreContext, ScoreRequest } from '../../src/core/score.ts'
 import { planOutputs, writeOutputs } from '../../src/cli/outputs.ts'
 import { cliProgress } from '../../src/cli/progress.ts'
 import { openAIScorer } from '../../src/scorers/http/index.ts'
+import { MIN_FRAGMENT, secretScrubber } from '../../src/scorers/http/scrub.ts'
 import { loadTokenizer } from '../../src/scorers/onnx/tokenizer.ts'
 import { startFakeOpenAI } from '../helpers/fake-openai.ts'
 import { sceptic } from '../helpers/run.ts'
@@ -270,6 +272,19 @@ describe('HTTP: no part of a key leaks, whatever the cut', () => {
       await new Promise((resolve) => echo.close(resolve))
       await server.close()
     }
+  })
+
+  it('property: whatever surrounds the key, whole or shortened, and wherever the cut falls, no piece of it survives', () => {
+    const { clip, scrub } = secretScrubber([KEY])
+    const piece = fc.tuple(fc.nat(KEY.length), fc.nat(KEY.length)).map(([a, b]) => KEY.slice(Math.min(a, b), Math.max(a, b)))
+    fc.assert(
+      fc.property(fc.string(), fc.oneof(fc.constant(KEY), piece), fc.string(), fc.nat(400), fc.boolean(), (before, secret, after, max, bearer) => {
+        const text = before + (bearer ? 'Bearer ' : '') + secret + after
+        for (const out of [clip(text, max), scrub(text)])
+          for (let start = 0; start + MIN_FRAGMENT <= KEY.length; start++) expect(out.includes(KEY.slice(start, start + MIN_FRAGMENT))).toBe(false)
+      }),
+      { numRuns: 100 },
+    )
   })
 
   it('the CLI: stderr and --json-out hold no part of the key; any Bearer token is redacted', async () => {
