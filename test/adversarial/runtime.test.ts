@@ -16,7 +16,7 @@ import { openAIScorer } from '../../src/scorers/http/index.ts'
 import { MIN_FRAGMENT, secretScrubber } from '../../src/scorers/http/scrub.ts'
 import { loadTokenizer } from '../../src/scorers/onnx/tokenizer.ts'
 import { startFakeOpenAI } from '../helpers/fake-openai.ts'
-import { sceptic } from '../helpers/run.ts'
+import { CLI, run, sceptic } from '../helpers/run.ts'
 import { makeModel } from '../onnx/helpers.ts'
 import { FIRST_SCORER, cleanup, decisions, distUrl, temp, writeData, writeScorer } from './helpers.ts'
 
@@ -553,6 +553,19 @@ describe('CLI progress on stderr', () => {
       '\r\x1b[2Kdata.jsonl: 40/100 decisions scored · 10.0/s · ETA 6s',
       '\r\x1b[2K',
     ])
+  })
+
+  it.runIf(process.platform === 'linux' && existsSync('/usr/bin/script'))('sceptic evaluate on a real terminal (a pty): progress on stderr, cleared before the report', async () => {
+    const dir = temp()
+    // 600 two-option decisions under cyclic: 1200 requests, two scorer calls of at most 1024.
+    const data = writeData(dir, decisions(600))
+    const scorer = writeScorer(dir, 'export default async (requests) => (await new Promise((r) => setTimeout(r, 2100)), requests.map(() => [0.7, 0.3]))\n')
+    const command = [process.execPath, CLI, 'evaluate', data, '--scorer', scorer, '--debias', 'cyclic'].map((arg) => `'${arg}'`).join(' ')
+    const { code, stdout } = await run('/usr/bin/script', ['-qec', command, '/dev/null'], { timeoutMs: 30_000, env: { SCEPTIC_PROGRESS: undefined, CI: undefined, GITHUB_ACTIONS: undefined, TERM: 'xterm' } })
+    expect(code).toBe(0)
+    // Through the pty, stderr and stdout arrive together: the progress line, then its clearing, then the report.
+    expect(stdout).toMatch(/\r\x1b\[2K.*data\.jsonl: 512\/600 decisions scored · \d+\.\d\/s · ETA \d+s\r\x1b\[2K/)
+    expect(stdout).toMatch(/order consistency/)
   })
 
   it('not a terminal: silent; SCEPTIC_PROGRESS=1 forces plain lines, SCEPTIC_PROGRESS=0 silences a terminal', () => {
