@@ -66,7 +66,7 @@ export async function planOutputs(
     if (path === '') throw new ConfigError(`${flag} needs a file name`)
     const folder = dirname(resolve(path))
     try {
-      await mkdir(folder, { recursive: true })
+      await makeFolders(folder)
     } catch (error) {
       throw new ConfigError(`${flag} ${path}: cannot create its folder (${why(error)})`)
     }
@@ -83,6 +83,27 @@ export async function planOutputs(
     planned.push({ flag, path, target })
   }
   return planned
+}
+
+/**
+ * `mkdir -p`, one level at a time from the nearest existing ancestor. Node's own
+ * recursive mkdir never settles under some pseudo file systems (`/proc/x`), so it is
+ * not used: every step here is a plain mkdir that fails or succeeds.
+ */
+async function makeFolders(folder: string): Promise<void> {
+  const missing: string[] = []
+  let current = folder
+  let found = await stat(current).catch(() => undefined)
+  while (!found && dirname(current) !== current) {
+    missing.push(current)
+    current = dirname(current)
+    found = await stat(current).catch(() => undefined)
+  }
+  if (found && !found.isDirectory()) throw Object.assign(new Error(`${current} is a file`), { code: 'ENOTDIR' })
+  for (const dir of missing.reverse())
+    await mkdir(dir).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error
+    })
 }
 
 /** Create and remove a file in `folder`: the only check that holds for root and read-only mounts alike. */

@@ -3,7 +3,9 @@ import { formatProgress, PROGRESS_INTERVAL_MS } from '../vitest/progress.ts'
 
 /** Where progress goes: stderr, or a stand-in with the same shape in tests. */
 export interface ProgressStream {
+  /** True on an interactive terminal (Node sets it on `process.stderr`). */
   readonly isTTY?: boolean
+  /** Write text as is. */
   write(text: string): unknown
 }
 

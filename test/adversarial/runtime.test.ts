@@ -6,15 +6,17 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
 import { evaluateWithScorer, recordsToJsonl, render, resultToJson } from '../../src/core/index.ts'
 import type { ScoreContext, ScoreRequest } from '../../src/core/score.ts'
 import { planOutputs, writeOutputs } from '../../src/cli/outputs.ts'
 import { cliProgress } from '../../src/cli/progress.ts'
 import { openAIScorer } from '../../src/scorers/http/index.ts'
+import { MIN_FRAGMENT, secretScrubber } from '../../src/scorers/http/scrub.ts'
 import { loadTokenizer } from '../../src/scorers/onnx/tokenizer.ts'
 import { startFakeOpenAI } from '../helpers/fake-openai.ts'
-import { sceptic } from '../helpers/run.ts'
+import { CLI, run, sceptic } from '../helpers/run.ts'
 import { makeModel } from '../onnx/helpers.ts'
 import { FIRST_SCORER, cleanup, decisions, distUrl, temp, writeData, writeScorer } from './helpers.ts'
 
@@ -272,6 +274,19 @@ describe('HTTP: no part of a key leaks, whatever the cut', () => {
     }
   })
 
+  it('property: whatever surrounds the key, whole or shortened, and wherever the cut falls, no piece of it survives', () => {
+    const { clip, scrub } = secretScrubber([KEY])
+    const piece = fc.tuple(fc.nat(KEY.length), fc.nat(KEY.length)).map(([a, b]) => KEY.slice(Math.min(a, b), Math.max(a, b)))
+    fc.assert(
+      fc.property(fc.string(), fc.oneof(fc.constant(KEY), piece), fc.string(), fc.nat(400), fc.boolean(), (before, secret, after, max, bearer) => {
+        const text = before + (bearer ? 'Bearer ' : '') + secret + after
+        for (const out of [clip(text, max), scrub(text)])
+          for (let start = 0; start + MIN_FRAGMENT <= KEY.length; start++) expect(out.includes(KEY.slice(start, start + MIN_FRAGMENT))).toBe(false)
+      }),
+      { numRuns: 100 },
+    )
+  })
+
   it('the CLI: stderr and --json-out hold no part of the key; any Bearer token is redacted', async () => {
     const echo = createServer((req, res) => {
       res.writeHead(500)
@@ -437,7 +452,7 @@ describe('output paths: checked before scoring, written all or nothing', () => {
     ['--records-out is a symlink to the data file', (d: string, data: string) => (symlinkSync(data, join(d, 'link.jsonl')), ['--records-out', join(d, 'link.jsonl')]), /--records-out .*link\.jsonl: refusing to overwrite the input file/],
     ['--json-out is the scorer module', (d: string) => ['--json-out', join(d, 'scorer.mjs')], /refusing to overwrite the input file .*scorer\.mjs/],
     ['both outputs are one file', (d: string) => ['--json-out', join(d, 'r.json'), '--records-out', join(d, '.', 'sub', '..', 'r.json')], /--records-out .* and --json-out .* are the same file/],
-    ['an output whose folder is a file', (d: string, data: string) => ['--json-out', join(data, 'r.json')], /--json-out .*: cannot create its folder \(EEXIST|ENOTDIR\)/],
+    ['an output whose folder is a file', (d: string, data: string) => ['--json-out', join(data, 'r.json')], /--json-out .*: cannot create its folder \(ENOTDIR\)$/],
     ['an output that is a folder', (d: string) => ['--json-out', d], /--json-out .*: is a folder, not a file/],
   ])('%s: exit 2 with one line, before any scoring, input untouched', async (_, args, message) => {
     const { dir, data, scorer, scored } = setup()
@@ -448,6 +463,14 @@ describe('output paths: checked before scoring, written all or nothing', () => {
     expect(oneLine(stderr)).toMatch(message)
     expect(scored()).toBe(false)
     expect(readFileSync(data, 'utf8')).toBe(before)
+  })
+
+  it.runIf(process.platform === 'linux')('an output under /proc, where Node\'s recursive mkdir never settles: exit 2 with one line, no hang', async () => {
+    const { data, scorer, scored } = setup()
+    const { code, stderr } = await sceptic(['evaluate', data, '--scorer', scorer, '--json-out', '/proc/sceptic-no-such/r.json'], { timeoutMs: 20_000 })
+    expect(code).toBe(2)
+    expect(oneLine(stderr)).toMatch(/--json-out \/proc\/sceptic-no-such\/r\.json: cannot create its folder \(ENOENT\)/)
+    expect(scored()).toBe(false)
   })
 
   it('missing parent folders are created; no temporary file is left behind', async () => {
@@ -482,7 +505,7 @@ describe('output paths: checked before scoring, written all or nothing', () => {
     ['split with both outputs one file', (d: string, data: string) => ['split', data, '--eval-fraction', '0.5', '--out-train', join(d, 't.jsonl'), '--out-eval', join(d, 'sub', '..', 't.jsonl')], /are the same file/],
     ['compare --json-out onto input B', (d: string, data: string) => ['compare', data, join(d, 'b.jsonl'), '--json-out', join(d, 'b.jsonl')], /--json-out .*b\.jsonl: refusing to overwrite the input file/],
     ['report -o onto the run JSON', (d: string) => ['report', join(d, 'run.json'), '-o', join(d, 'run.json')], /-o .*run\.json: refusing to overwrite the input file/],
-    ['report -o into a folder that is a file', (d: string, data: string) => ['report', join(d, 'run.json'), '-o', join(data, 'r.html')], /-o .*: cannot create its folder/],
+    ['report -o into a folder that is a file', (d: string, data: string) => ['report', join(d, 'run.json'), '-o', join(data, 'r.html')], /-o .*: cannot create its folder \(ENOTDIR\)$/],
   ])('%s: exit 2 with one line, nothing written', async (_, args, message) => {
     const { dir, data } = setup()
     mkdirSync(join(dir, 'sub'))
@@ -530,6 +553,19 @@ describe('CLI progress on stderr', () => {
       '\r\x1b[2Kdata.jsonl: 40/100 decisions scored · 10.0/s · ETA 6s',
       '\r\x1b[2K',
     ])
+  })
+
+  it.runIf(process.platform === 'linux' && existsSync('/usr/bin/script'))('sceptic evaluate on a real terminal (a pty): progress on stderr, cleared before the report', async () => {
+    const dir = temp()
+    // 600 two-option decisions under cyclic: 1200 requests, two scorer calls of at most 1024.
+    const data = writeData(dir, decisions(600))
+    const scorer = writeScorer(dir, 'export default async (requests) => (await new Promise((r) => setTimeout(r, 2100)), requests.map(() => [0.7, 0.3]))\n')
+    const command = [process.execPath, CLI, 'evaluate', data, '--scorer', scorer, '--debias', 'cyclic'].map((arg) => `'${arg}'`).join(' ')
+    const { code, stdout } = await run('/usr/bin/script', ['-qec', command, '/dev/null'], { timeoutMs: 30_000, env: { SCEPTIC_PROGRESS: undefined, CI: undefined, GITHUB_ACTIONS: undefined, TERM: 'xterm' } })
+    expect(code).toBe(0)
+    // Through the pty, stderr and stdout arrive together: the progress line, then its clearing, then the report.
+    expect(stdout).toMatch(/\r\x1b\[2K.*data\.jsonl: 512\/600 decisions scored · \d+\.\d\/s · ETA \d+s\r\x1b\[2K/)
+    expect(stdout).toMatch(/order consistency/)
   })
 
   it('not a terminal: silent; SCEPTIC_PROGRESS=1 forces plain lines, SCEPTIC_PROGRESS=0 silences a terminal', () => {
