@@ -1,3 +1,4 @@
+import type { OptionTable } from './args.ts'
 import { compareCommand } from './commands/compare.ts'
 import { evaluateCommand } from './commands/evaluate.ts'
 import { optimizeModelCommand } from './commands/optimize-model.ts'
@@ -11,6 +12,8 @@ export interface Command {
   readonly usage: string
   /** One sentence on what it does. */
   readonly summary: string
+  /** Its options, declared once: the parser, `--help` and "did you mean" read this table. */
+  readonly options: OptionTable
   run(argv: string[]): Promise<number>
 }
 
@@ -33,5 +36,6 @@ export const commands: Record<string, Command> = {
 export function usage(): string {
   const lines = ['usage: sceptic COMMAND [options]', '']
   for (const [name, command] of Object.entries(commands)) lines.push(`  sceptic ${command.usage}`, `      ${command.summary}`)
+  lines.push('', '`sceptic COMMAND --help` lists its options with their defaults; `sceptic --version` prints the version.')
   return lines.join('\n') + '\n'
 }

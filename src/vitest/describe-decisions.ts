@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
   ConfigError,
   DEBIAS_MODES,
+  DEFAULT_DEBIAS,
   evaluateWithScorer,
   isLabelled,
   loadDecisions,
@@ -144,7 +145,7 @@ export function describeDecisions(name: string, options: DescribeDecisionsOption
   expect.extend(scepticMatchers)
 
   const thresholds = options.thresholds ?? {}
-  const debias = options.debias ?? 'cyclic'
+  const debias = options.debias ?? DEFAULT_DEBIAS
   const timeout = options.timeout ?? DEFAULT_SCORING_TIMEOUT_MS
   const suiteFn = options.skip ? describe.skip : describe
 
@@ -236,7 +237,7 @@ function checkOptions(name: string, options: DescribeDecisionsOptions): void {
   const scorer = options.scorer
   if (typeof scorer !== 'function' && typeof (scorer as ScorerHandle | undefined)?.score !== 'function')
     throw new ConfigError(`describeDecisions("${name}"): \`scorer\` must be a ScoreFn or an object with a \`score\` function`)
-  const debias = options.debias ?? 'cyclic'
+  const debias = options.debias ?? DEFAULT_DEBIAS
   if (!(DEBIAS_MODES as readonly string[]).includes(debias))
     throw new ConfigError(`describeDecisions("${name}"): unknown debias mode "${debias}"; use one of ${DEBIAS_MODES.join(', ')}`)
   for (const [key, bound] of Object.entries(options.thresholds ?? {})) {

@@ -1,5 +1,6 @@
 // In-process tests of the Vitest layer's pure parts and of the matchers.
 import { describe, expect, test } from 'vitest'
+import { configDefaults } from 'vitest/config'
 import type { EvalResult } from '../../src/core/index.ts'
 import { baselineFromResult, compareWithBaseline, consistencyFlags, formatP, type BaselineFile } from '../../src/vitest/baseline.ts'
 import { formatBound, meets, slug, thresholdMark, worstCriterion } from '../../src/vitest/format.ts'
@@ -246,10 +247,14 @@ describe('helpers', () => {
     expect(scorerHandle(() => [[1]]).description).toBeUndefined()
   })
 
-  test('plugin: default include only when unset; vm pools refused', () => {
-    const plugin = sceptic() as unknown as { config: (c: object) => unknown }
-    expect(plugin.config({})).toEqual({ test: { include: ['evals/**/*.eval.ts'] } })
-    expect(plugin.config({ test: { include: ['x/*.ts'] } })).toBeUndefined()
+  test('plugin: the eval include is added to the project\'s (or to Vitest\'s default); vm pools refused', () => {
+    const plugin = sceptic() as unknown as { config: (c: { test?: { include?: string[]; pool?: string } }) => unknown }
+    const unset: { test?: { include?: string[] } } = {}
+    plugin.config(unset)
+    expect(unset.test?.include).toEqual([...configDefaults.include, 'evals/**/*.eval.ts'])
+    const own = { test: { include: ['x/*.ts'] } }
+    plugin.config(own)
+    expect(own.test.include).toEqual(['x/*.ts', 'evals/**/*.eval.ts'])
     expect(() => plugin.config({ test: { pool: 'vmForks' } })).toThrow(/vm pools run tests in a separate V8 realm/)
   })
 
