@@ -13,6 +13,7 @@ import type { Vitest } from 'vitest/node'
 import { ConfigError } from '../core/index.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, type ScepticContext, type SharedModelOptions } from './context.ts'
 import { withEvalInclude } from './include.ts'
+import { checkSharedModels, checkVitestVersion, installedVitestVersion } from './preflight.ts'
 import { parseProgress } from './progress.ts'
 import { interactiveTerminal } from './progress.ts'
 import ScepticReporter, { blobRun, type ScepticReporterOptions } from './reporter.ts'
@@ -70,6 +71,8 @@ export function sceptic(options: ScepticPluginOptions = {}): Plugin {
   return {
     name: 'vitest:sceptic',
     config(userConfig) {
+      const vitestVersion = installedVitestVersion()
+      if (vitestVersion !== undefined) checkVitestVersion(vitestVersion)
       const test = (userConfig as { test?: { include?: unknown; pool?: unknown } }).test
       refuseVmPool(test?.pool)
       // Add to the project's include, never replace it (set in place: returning it would
@@ -139,7 +142,7 @@ function builtFile(stem: string): string {
 
 /** Model entries with absolute paths (relative ones resolve against the Vitest root). */
 function resolveModels(models: NonNullable<ScepticPluginOptions['models']>, root: string): Record<string, SharedModelOptions> {
-  return Object.fromEntries(
+  const resolved: Record<string, SharedModelOptions> = Object.fromEntries(
     Object.entries(models).map(([name, entry]) => {
       const options = typeof entry === 'string' ? { model: entry } : entry
       if (typeof options.model !== 'string' || options.model === '')
@@ -147,6 +150,8 @@ function resolveModels(models: NonNullable<ScepticPluginOptions['models']>, root
       return [name, { ...options, model: isAbsolute(options.model) ? options.model : resolve(root, options.model) }]
     }),
   )
+  checkSharedModels(resolved, root)
+  return resolved
 }
 
 /** The config's include as a list (a single glob string counts as one), or `undefined` when unset. */

@@ -97,6 +97,10 @@ async function loadScorerModule(path: string): Promise<LoadedScorer> {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes(resolve(path)))
       throw new ConfigError(`--scorer ${path}: no such module`)
+    if (code === 'ERR_UNKNOWN_FILE_EXTENSION' && /\.[cm]?ts$/.test(path))
+      throw new ConfigError(
+        `--scorer ${path}: Node ${process.version} cannot import TypeScript; use Node >= 22.18 (it strips types by default), or write the scorer as .mjs (or compile it to .mjs)`,
+      )
     throw new ConfigError(`--scorer ${path}: the module failed to load: ${(error as Error).message.split('\n')[0]}`)
   }
   if (typeof mod.default !== 'function')
