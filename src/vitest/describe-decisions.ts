@@ -32,6 +32,7 @@ import {
   writeBaseline,
   type BaselineOutcome,
 } from './baseline.ts'
+import { keepingSnapshotsOnFailure } from './keep-snapshots.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, scepticContext, type ScepticContext } from './context.ts'
 import { formatValue, percent, summarise, worstCriterion } from './format.ts'
 import { scepticMatchers } from './matchers.ts'
@@ -223,7 +224,7 @@ export function describeDecisions(name: string, options: DescribeDecisionsOption
       test(CALLBACK_TEST_NAME, async (context) => {
         const measured = requireResult(result)
         writeMeta(context.task.meta, { suite: name, check: 'callback', result: summarise(measured) })
-        await fn(measured, context)
+        await keepingSnapshotsOnFailure(() => fn(measured, context))
       })
     }
   })
