@@ -177,11 +177,14 @@ export async function readBaseline(path: string): Promise<BaselineFile | undefin
   return parsed.data
 }
 
-/** Write a baseline atomically (temp file + rename), creating the directory. */
+/** Write a baseline atomically (temp file + rename), creating the directory; identical content is left alone. */
 export async function writeBaseline(path: string, baseline: BaselineFile): Promise<void> {
+  const text = serialiseBaseline(baseline)
+  // Unchanged bytes are not rewritten: a write would be a change event that reruns watch mode.
+  if ((await readFile(path, 'utf8').catch(() => undefined)) === text) return
   await mkdir(dirname(path), { recursive: true })
   const temp = `${path}.${process.pid}.tmp`
-  await writeFile(temp, serialiseBaseline(baseline))
+  await writeFile(temp, text)
   await rename(temp, path)
 }
 

@@ -15,6 +15,7 @@ import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, type ScepticContext, type Share
 import { withEvalInclude } from './include.ts'
 import { checkSharedModels, checkVitestVersion, installedVitestVersion } from './preflight.ts'
 import { parseProgress } from './progress.ts'
+import { withRerunTriggers } from './watch.ts'
 import { interactiveTerminal } from './progress.ts'
 import ScepticReporter, { blobRun, type ScepticReporterOptions } from './reporter.ts'
 
@@ -78,7 +79,9 @@ export function sceptic(options: ScepticPluginOptions = {}): Plugin {
       // Add to the project's include, never replace it (set in place: returning it would
       // make Vite concatenate the arrays, and an unset include would lose Vitest's default).
       const include = withEvalInclude(includeList(test?.include), options.include ?? DEFAULT_INCLUDE, configDefaults.include)
-      ;(userConfig as { test?: Record<string, unknown> }).test = { ...test, include }
+      const triggers = (test as { forceRerunTriggers?: string[] } | undefined)?.forceRerunTriggers
+      const forceRerunTriggers = withRerunTriggers(triggers, options.baseline, configDefaults.forceRerunTriggers)
+      ;(userConfig as { test?: Record<string, unknown> }).test = { ...test, include, forceRerunTriggers }
       return undefined
     },
     configureVitest({ vitest, project }) {

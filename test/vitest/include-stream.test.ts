@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest'
 import { configDefaults } from 'vitest/config'
 import { withEvalInclude } from '../../src/vitest/include.ts'
 import { machineReporterOnStdout } from '../../src/vitest/report-stream.ts'
+import { withRerunTriggers } from '../../src/vitest/watch.ts'
 
 describe('withEvalInclude', () => {
   const evals = ['evals/**/*.eval.ts']
@@ -42,5 +43,16 @@ describe('machineReporterOnStdout', () => {
     [{ reporters: ['tap'] }, true],
   ])('Vitest 5 writes json and junit to a file unless told `stdout: true`: %j → %s', (config, expected) => {
     expect(machineReporterOnStdout(config, '5.1.2')).toBe(expected)
+  })
+})
+
+describe('withRerunTriggers', () => {
+  const defaults = ['**/package.json/**', '**/{vitest,vite}.config.*/**']
+  test('keeps Vitest\'s default when unset, adds decision files and the baseline directory', () => {
+    expect(withRerunTriggers(undefined, 'evals/__baselines__', defaults)).toEqual([...defaults, '**/*.jsonl', '**/evals/__baselines__/**'])
+  })
+  test('keeps the config\'s own; an absolute baseline stays absolute; no baseline, no baseline trigger', () => {
+    expect(withRerunTriggers(['x/**'], '/abs/base/', defaults)).toEqual(['x/**', '**/*.jsonl', '/abs/base/**'])
+    expect(withRerunTriggers(['**/*.jsonl'], undefined, defaults)).toEqual(['**/*.jsonl'])
   })
 })
