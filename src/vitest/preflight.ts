@@ -35,12 +35,14 @@ export function installedVitestVersion(): string | undefined {
 
 /**
  * Throws a one-line {@link ConfigError} when a shared model's directory does not exist or
- * onnxruntime-node cannot be resolved from `root` (the models need it in Vitest's process).
+ * onnxruntime-node cannot be resolved where this package imports it (the models need it in
+ * Vitest's process).
  *
  * @param models - model directories by name, absolute
- * @param root - the Vitest root, for messages and for resolving onnxruntime-node
+ * @param root - the Vitest root, for messages
+ * @param resolveFrom - where onnxruntime-node is resolved from; default this module (as the pool does)
  */
-export function checkSharedModels(models: Readonly<Record<string, { model: string }>>, root: string): void {
+export function checkSharedModels(models: Readonly<Record<string, { model: string }>>, root: string, resolveFrom: string = import.meta.url): void {
   for (const [name, { model }] of Object.entries(models)) {
     const shown = relative(root, model) || '.'
     if (!existsSync(model)) throw new ConfigError(`vitest-sceptic: models.${name}: no model directory at ${shown} (relative paths resolve against the Vitest root ${root})`)
@@ -48,7 +50,7 @@ export function checkSharedModels(models: Readonly<Record<string, { model: strin
   }
   if (Object.keys(models).length === 0) return
   try {
-    createRequire(`${root}/`).resolve('onnxruntime-node')
+    createRequire(resolveFrom).resolve('onnxruntime-node')
   } catch {
     throw new ConfigError(
       'vitest-sceptic: the plugin\'s `models` need onnxruntime-node, which is not installed: add `onnxruntime-node-install=skip` to .npmrc, then `npm i -D onnxruntime-node@1.30`',

@@ -36,9 +36,9 @@ describe('shared models', () => {
     writeFileSync(join(dir, 'model.onnx'), '')
     expect(() => checkSharedModels({ m: { model: join(dir, 'model.onnx') } }, dir)).toThrow('models.m: model.onnx is a file')
   })
-  test('onnxruntime-node not resolvable from the root: say how to install it', () => {
-    // A root outside this repository: nothing above it has node_modules/onnxruntime-node.
-    expect(() => checkSharedModels({ m: { model: dir } }, dir)).toThrow(/need onnxruntime-node, which is not installed: add `onnxruntime-node-install=skip` to \.npmrc/)
+  test('onnxruntime-node not resolvable: say how to install it', () => {
+    // Resolved from a directory outside this repository: nothing above it has node_modules/onnxruntime-node.
+    expect(() => checkSharedModels({ m: { model: dir } }, dir, join(dir, 'x.js'))).toThrow(/need onnxruntime-node, which is not installed: add `onnxruntime-node-install=skip` to \.npmrc/)
     expect(() => checkSharedModels({ m: { model: join(ROOT, 'examples/models/tiny') } }, ROOT)).not.toThrow()
   })
 })
