@@ -1,5 +1,6 @@
 import { cacheCommand } from './commands/cache.ts'
 import { escapeControl } from '../core/escape.ts'
+import type { OptionTable } from './args.ts'
 import { compareCommand } from './commands/compare.ts'
 import { evaluateCommand } from './commands/evaluate.ts'
 import { optimizeModelCommand } from './commands/optimize-model.ts'
@@ -13,6 +14,8 @@ export interface Command {
   readonly usage: string
   /** One sentence on what it does. */
   readonly summary: string
+  /** Its options, declared once: the parser, `--help` and "did you mean" read this table. */
+  readonly options: OptionTable
   run(argv: string[]): Promise<number>
 }
 
@@ -41,5 +44,6 @@ export const commands: Record<string, Command> = {
 export function usage(): string {
   const lines = ['usage: sceptic COMMAND [options]', '']
   for (const [name, command] of Object.entries(commands)) lines.push(`  sceptic ${command.usage}`, `      ${command.summary}`)
+  lines.push('', '`sceptic COMMAND --help` lists its options with their defaults; `sceptic --version` prints the version.')
   return lines.join('\n') + '\n'
 }

@@ -19,7 +19,7 @@ import {
   mean,
   orderConsistency,
 } from './metrics.ts'
-import { assertAverageMode, assertDebiasMode, LOG_FLOOR, orderings, type AverageMode, type DebiasMode, type Ordering } from './orderings.ts'
+import { assertAverageMode, assertDebiasMode, DEFAULT_DEBIAS, LOG_FLOOR, orderings, type AverageMode, type DebiasMode, type Ordering } from './orderings.ts'
 import { honestNumbers, type HonestNumbersOptions } from './intervals.ts'
 import { buildPrompt } from './prompt.ts'
 import { circularChance, panelDecision, pinnedSlots, robustnessPanel } from './robustness.ts'
@@ -47,7 +47,7 @@ export interface EvaluateProgress {
 
 /** Options for {@link evaluateWithScorer}. */
 export interface EvaluateOptions {
-  /** How options are re-ordered and combined. Default `'none'`. */
+  /** How options are re-ordered and combined. Default `'cyclic'` ({@link DEFAULT_DEBIAS}). */
   debias?: DebiasMode
   /**
    * How each decision's per-ordering vectors are combined per option id: `'probability'`
@@ -131,7 +131,7 @@ export async function evaluateWithScorer(
   options: EvaluateOptions = {},
 ): Promise<EvalResult> {
   const decisions = checkEvaluateInput(input, options)
-  const { debias = 'none', seed = 0, chunkSize = 1024, template = buildPrompt, signal, epochs = 1 } = options
+  const { debias = DEFAULT_DEBIAS, seed = 0, chunkSize = 1024, template = buildPrompt, signal, epochs = 1 } = options
   const { average = 'probability', prideFraction = DEFAULT_PRIDE_FRACTION } = options
   assertDebiasMode(debias)
   assertAverageMode(average)

@@ -42,7 +42,7 @@ export {
   orderConsistency,
   recallByClass,
 } from './metrics.ts'
-export { AVERAGE_MODES, DEBIAS_MODES, LOG_FLOOR, MAX_PERMUTATION_OPTIONS, assertAverageMode, assertDebiasMode, orderings } from './orderings.ts'
+export { AVERAGE_MODES, DEBIAS_MODES, DEFAULT_DEBIAS, LOG_FLOOR, MAX_PERMUTATION_OPTIONS, assertAverageMode, assertDebiasMode, orderings } from './orderings.ts'
 export type { AverageMode, DebiasMode, Ordering } from './orderings.ts'
 export { DEFAULT_PRIDE_FRACTION } from './evaluate.ts'
 export type { PrideManifest } from './evaluate.ts'

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
   ConfigError,
   DEBIAS_MODES,
+  DEFAULT_DEBIAS,
   evaluateWithScorer,
   isLabelled,
   loadDecisions,
@@ -34,6 +35,7 @@ import {
   writeBaseline,
   type BaselineOutcome,
 } from './baseline.ts'
+import { keepingSnapshotsOnFailure } from './keep-snapshots.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, scepticContext, type ScepticContext } from './context.ts'
 import { evaluateThreshold, isBuiltinThreshold, THRESHOLD_METRICS } from '../core/threshold-metrics.ts'
 import { assertThreshold, formatThreshold, thresholdTestName } from '../core/verdict.ts'
@@ -158,7 +160,7 @@ export function describeDecisions(name: string, options: DescribeDecisionsOption
   expect.extend(scepticMatchers)
 
   const thresholds = options.thresholds ?? {}
-  const debias = options.debias ?? 'cyclic'
+  const debias = options.debias ?? DEFAULT_DEBIAS
   const timeout = options.timeout ?? DEFAULT_SCORING_TIMEOUT_MS
   const suiteFn = options.skip ? describe.skip : describe
 
@@ -233,7 +235,7 @@ export function describeDecisions(name: string, options: DescribeDecisionsOption
       test(CALLBACK_TEST_NAME, async (context) => {
         const measured = requireResult(result)
         writeMeta(context.task.meta, { suite: name, check: 'callback', result: summarise(measured) })
-        await fn(measured, context)
+        await keepingSnapshotsOnFailure(() => fn(measured, context))
       })
     }
   })
@@ -247,7 +249,7 @@ function checkOptions(name: string, options: DescribeDecisionsOptions): void {
   const scorer = options.scorer
   if (typeof scorer !== 'function' && typeof (scorer as ScorerHandle | undefined)?.score !== 'function')
     throw new ConfigError(`describeDecisions("${name}"): \`scorer\` must be a ScoreFn or an object with a \`score\` function`)
-  const debias = options.debias ?? 'cyclic'
+  const debias = options.debias ?? DEFAULT_DEBIAS
   if (!(DEBIAS_MODES as readonly string[]).includes(debias))
     throw new ConfigError(`describeDecisions("${name}"): unknown debias mode "${debias}"; use one of ${DEBIAS_MODES.join(', ')}`)
   for (const [key, threshold] of Object.entries(options.thresholds ?? {})) {

@@ -4,12 +4,12 @@ import { isLabelled, loadDecisions } from '../../core/decisions.ts'
 import { deadline } from '../../core/abort.ts'
 import { ConfigError, DataError, ScorerError } from '../../core/errors.ts'
 import { evaluateWithScorer } from '../../core/evaluate.ts'
-import { assertDebiasMode, type AverageMode } from '../../core/orderings.ts'
+import { assertDebiasMode, DEBIAS_MODES, DEFAULT_DEBIAS, type AverageMode } from '../../core/orderings.ts'
 import { resolveReducer, type ReducerLike } from '../../core/reducers.ts'
 import { colorEnabled, render } from '../../core/render.ts'
 import { recordsToJsonl, resultToJson } from '../../core/result.ts'
 import type { ScoreFn } from '../../core/score.ts'
-import { cacheFromFlags, CACHE_FLAGS, integer, parse } from '../args.ts'
+import { cacheFromFlags, CACHE_FLAGS, integer, parse, type OptionTable } from '../args.ts'
 import { cacheIdentityOf, withCache } from '../../cache/with-cache.ts'
 import type { CacheIdentity } from '../../cache/key.ts'
 import { useScorer } from '../scorer-lifecycle.ts'
@@ -30,30 +30,30 @@ interface LoadedScorer {
   identity?: CacheIdentity
 }
 
+/** Every option of `sceptic evaluate`: read by the parser, `--help` and "did you mean". */
+const OPTIONS = {
+  model: { type: 'string', value: 'DIR', description: 'score with a local ONNX model directory (needs onnxruntime-node)' },
+  scorer: { type: 'string', value: 'MODULE', description: 'score with a JS module whose default export is a ScoreFn' },
+  debias: { type: 'string', value: 'MODE', default: DEFAULT_DEBIAS, description: `option orderings: ${DEBIAS_MODES.join(', ')}; none cannot measure order consistency` },
+  'batch-size': { type: 'string', value: 'N', description: 'prompts per ONNX run (--model)' },
+  workers: { type: 'string', value: 'N', description: 'ONNX worker threads (--model)' },
+  seed: { type: 'string', value: 'N', default: '0', description: 'seed for sampled orderings and the PriDe sample' },
+  average: { type: 'string', value: 'MODE', default: 'probability', description: 'combine orderings by probability or log mean: probability, log' },
+  epochs: { type: 'string', value: 'N', default: '1', description: 'score every decision N times (for sampling scorers)' },
+  reducer: { type: 'string', value: 'NAME', default: 'mean', description: 'combine epochs: mean, median, mode, max' },
+  'store-prompts': { type: 'boolean', description: 'keep each prompt in the records' },
+  ...CACHE_FLAGS,
+  'json-out': { type: 'string', value: 'FILE', description: 'write the result as JSON' },
+  'records-out': { type: 'string', value: 'FILE', description: 'write one record per decision as JSONL' },
+  timeout: { type: 'string', value: 'SECONDS', description: 'bound the whole run; past it in-flight work is cancelled and the run exits 4 (no bound by default)' },
+} satisfies OptionTable
+
 export const evaluateCommand: Command = {
   usage: USAGE,
+  options: OPTIONS,
   summary: 'Score a JSONL decision file and print the sceptic report.',
   async run(argv) {
-    const { values: raw, positionals } = parse(
-      argv,
-      {
-        model: { type: 'string' },
-        scorer: { type: 'string' },
-        debias: { type: 'string', default: 'none' },
-        'batch-size': { type: 'string' },
-        workers: { type: 'string' },
-        seed: { type: 'string' },
-        average: { type: 'string' },
-        epochs: { type: 'string' },
-        reducer: { type: 'string' },
-        'store-prompts': { type: 'boolean' },
-        ...CACHE_FLAGS,
-        'json-out': { type: 'string' },
-        'records-out': { type: 'string' },
-        timeout: { type: 'string' },
-      },
-      USAGE,
-    )
+    const { values: raw, positionals } = parse(argv, OPTIONS, USAGE)
     const values = raw as Record<string, string | undefined>
     if (positionals.length !== 1) throw new UsageError(`evaluate takes one DATA file. Usage: sceptic ${USAGE}`)
     if ((values.model === undefined) === (values.scorer === undefined))
@@ -163,6 +163,10 @@ async function loadScorerModule(path: string): Promise<LoadedScorer> {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes(resolve(path)))
       throw new ConfigError(`--scorer ${path}: no such module`)
+    if (code === 'ERR_UNKNOWN_FILE_EXTENSION' && /\.[cm]?ts$/.test(path))
+      throw new ConfigError(
+        `--scorer ${path}: Node ${process.version} cannot import TypeScript; use Node >= 22.18 (it strips types by default), or write the scorer as .mjs (or compile it to .mjs)`,
+      )
     throw new ConfigError(`--scorer ${path}: the module failed to load: ${(error as Error).message.split('\n')[0]}`)
   }
   if (typeof mod.default !== 'function')

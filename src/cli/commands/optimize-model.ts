@@ -9,6 +9,7 @@ const USAGE = 'optimize-model IN_DIR OUT_DIR'
  */
 export const optimizeModelCommand: Command = {
   usage: USAGE,
+  options: {},
   summary: 'Rewrite an ONNX model directory so the LM head runs on the last position and only for the option letters (same probabilities, less work).',
   async run(argv) {
     const { positionals } = parse(argv, {}, USAGE)
