@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 import { parseCacheMode, type CacheOptions } from '../cache/config.ts'
-import { UsageError } from './commands.ts'
+import { UsageError } from './usage-error.ts'
 
 /**
  * One option of a command: what `util.parseArgs` needs plus what `--help` prints. Each

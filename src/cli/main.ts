@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { EvaluationError } from '../core/errors.ts'
 import { closest, commandHelp, wantsHelp } from './args.ts'
-import { commands, usage, UsageError } from './commands.ts'
+import { commands, usage } from './commands.ts'
+import { UsageError } from './usage-error.ts'
 
 /**
  * `sceptic COMMAND ...`. Every error a user can cause prints one line and exits

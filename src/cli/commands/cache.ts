@@ -2,7 +2,8 @@ import { resolve } from 'node:path'
 import { cacheStats, clearCache } from '../../cache/admin.ts'
 import { resolveCache } from '../../cache/config.ts'
 import { parse, type OptionTable } from '../args.ts'
-import { UsageError, type Command } from '../commands.ts'
+import type { Command } from '../command.ts'
+import { UsageError } from '../usage-error.ts'
 
 const USAGE = 'cache (stats [DIR] | clear [DIR] [--model DIR])'
 

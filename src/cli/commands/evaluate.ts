@@ -13,7 +13,8 @@ import { cacheFromFlags, CACHE_FLAGS, integer, parse, type OptionTable } from '.
 import { cacheIdentityOf, withCache } from '../../cache/with-cache.ts'
 import type { CacheIdentity } from '../../cache/key.ts'
 import { useScorer } from '../scorer-lifecycle.ts'
-import { UsageError, type Command } from '../commands.ts'
+import type { Command } from '../command.ts'
+import { UsageError } from '../usage-error.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 import { cliProgress } from '../progress.ts'
 

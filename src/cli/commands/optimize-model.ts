@@ -1,5 +1,6 @@
 import { parse } from '../args.ts'
-import { UsageError, type Command } from '../commands.ts'
+import type { Command } from '../command.ts'
+import { UsageError } from '../usage-error.ts'
 
 const USAGE = 'optimize-model IN_DIR OUT_DIR'
 
