@@ -1,18 +1,20 @@
 /**
  * Baselines: one reviewable JSON file per suite holding what the paired regression
  * test needs: the scorer setup, order consistency, balanced accuracy and, per decision
- * (record id), a fingerprint of its content and its consistency flag. Decisions edited
+ * (record id), a fingerprint of its content, its consistency flag and its strict-correctness
+ * flag (right under every ordering, the per-decision form of `circularAccuracy`). Decisions edited
  * or added since the baseline are reported as changed or new and left out of the
- * paired test; only a change of scorer setup (debias mode, scorer) invalidates it. The gate is an
- * exact one-sided McNemar test on the decisions whose flag changed (literature notes
- * §4.5 step 1), plus a power check so "no detectable drop" is never said when no drop
- * could have been detected (§4.5 step 3).
+ * paired test; only a change of scorer setup (debias mode, scorer) invalidates it. The gate runs
+ * an exact one-sided McNemar test on the decisions whose consistency flag changed, and another on
+ * those whose strict correctness changed (McNemar, 1947; see docs/statistics.md), plus a power
+ * check so "no detectable drop" is never said when no drop could have been detected.
  */
 import { createHash } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { z } from 'zod'
 import { DEBIAS_MODES, isConsistent, type EvalResult } from '../core/index.ts'
+import { dictSchema } from '../core/dict.ts'
 import { formatValue, percent, slug } from './format.ts'
 import { mcnemarRegression, powerCheck, type PowerCheck } from './mcnemar.ts'
 
@@ -22,6 +24,8 @@ const BaselineDecisionSchema = z.strictObject({
   fingerprint: z.string().regex(/^[0-9a-f]{16}$/),
   /** Whether its pick was the same under every ordering. */
   consistent: z.boolean(),
+  /** Whether its pick was the gold option under every ordering (strict correctness, as in `circularAccuracy`). */
+  strict: z.boolean(),
 })
 
 /** The baseline file's layout (`<baseline dir>/<suite slug>.json`), checked on read. */
@@ -40,8 +44,10 @@ export const BaselineFileSchema = z.strictObject({
   orderConsistency: z.number().min(0).max(1).nullable(),
   /** Balanced accuracy at baseline, for the record (not gated). */
   balancedAccuracy: z.number().min(0).max(1),
-  /** Per decision (record id): its content fingerprint and consistency flag. */
-  decisions: z.record(z.string(), BaselineDecisionSchema),
+  /** Circular accuracy at baseline (`null` when one ordering was scored); gated per decision. */
+  circularAccuracy: z.number().min(0).max(1).nullable(),
+  /** Per decision (record id): its content fingerprint, consistency flag and strict-correctness flag. */
+  decisions: dictSchema(BaselineDecisionSchema),
 })
 
 /** A baseline file (see {@link BaselineFileSchema}). */
@@ -53,7 +59,7 @@ export type BaselineDecision = z.infer<typeof BaselineDecisionSchema>
 export type BaselineStatus =
   /** Compared, no significant drop. */
   | 'pass'
-  /** Compared, order consistency dropped by more than chance allows. */
+  /** Compared, order consistency or circular accuracy dropped by more than chance allows. */
   | 'regressed'
   /** No baseline yet; one was written (local run). */
   | 'written'
@@ -92,6 +98,16 @@ export interface BaselineOutcome {
   removed?: number
   /** One-sided exact McNemar p-value. */
   p?: number
+  /** Circular accuracy at baseline, when a baseline was read. */
+  baselineCircularAccuracy?: number | null
+  /** Circular accuracy now. */
+  circularAccuracy?: number | null
+  /** Decisions right under every ordering at baseline and not now. */
+  strictWorse?: number
+  /** Decisions right under every ordering now and not at baseline. */
+  strictBetter?: number
+  /** One-sided exact McNemar p-value that strict correctness dropped. */
+  strictP?: number
   /** Significance level used. */
   alpha?: number
   /** What this set can detect at all. */
@@ -112,7 +128,11 @@ export function baselineDecisions(result: Pick<EvalResult, 'records'>): Record<s
   for (const record of result.records) {
     let key = record.id
     for (let k = 2; key in out; k++) key = `${record.id}~${k}`
-    out[key] = { fingerprint: decisionFingerprint(record), consistent: isConsistent(record.picks) }
+    out[key] = {
+      fingerprint: decisionFingerprint(record),
+      consistent: isConsistent(record.picks),
+      strict: record.picks.length > 0 && record.picks.every((pick) => pick === record.gold),
+    }
   }
   return { ...out }
 }
@@ -136,6 +156,7 @@ export function baselineFromResult(suite: string, result: EvalResult): BaselineF
     n: result.n,
     orderConsistency: result.orderConsistency,
     balancedAccuracy: result.balancedAccuracy,
+    circularAccuracy: result.circularAccuracy ?? null,
     decisions: baselineDecisions(result),
   }
 }
@@ -219,10 +240,12 @@ export function compareWithBaseline(
     }
 
   const pairs = pairDecisions(baseline, current)
-  const { worse, better, paired, baselineConsistent } = pairs
+  const { worse, better, paired, baselineConsistent, strictWorse, strictBetter } = pairs
   const { p } = mcnemarRegression(worse, better)
+  const { p: strictP } = mcnemarRegression(strictWorse, strictBetter)
   const power = powerCheck(paired, baselineConsistent, detectableDrop, alpha)
-  const regressed = p < alpha
+  const strictRegressed = strictP < alpha
+  const regressed = p < alpha || strictRegressed
   const unpaired = [
     pairs.changed ? `${pairs.changed} changed` : '',
     pairs.added ? `${pairs.added} new` : '',
@@ -233,8 +256,14 @@ export function compareWithBaseline(
     `${worse} decision${worse === 1 ? '' : 's'} newly inconsistent, ${better} newly consistent` +
     (unpaired.length ? ` (${paired} paired; ${unpaired.join(', ')} since the baseline, not paired)` : '') +
     `, one-sided exact McNemar p = ${formatP(p)}`
+  const strictCounts =
+    `circular accuracy ${percent(current.circularAccuracy ?? 0)} vs ${percent(baseline.circularAccuracy ?? 0)} at baseline: ` +
+    `${strictWorse} decision${strictWorse === 1 ? '' : 's'} no longer right under every ordering, ${strictBetter} newly right, ` +
+    `one-sided exact McNemar p = ${formatP(strictP)}` +
+    (strictRegressed ? ` < alpha ${alpha}: circular accuracy regressed by more than chance allows` : '')
   let message: string
-  if (regressed) message = `${counts} < alpha ${alpha}: order consistency regressed by more than chance allows`
+  if (p < alpha) message = `${counts} < alpha ${alpha}: order consistency regressed by more than chance allows`
+  else if (strictRegressed) message = `${counts}`
   else if (!power.detectable)
     message =
       `${counts}: no significant drop, but this set is too small to detect a drop of ${percent(detectableDrop)} ` +
@@ -242,6 +271,7 @@ export function compareWithBaseline(
       `The smallest drop it can detect is ${power.minimumFlips} decisions (${percent(power.minimumDetectableDrop)})` +
       (baselineConsistent < power.minimumFlips ? `, and only ${baselineConsistent} were consistent at baseline` : '')
   else message = `${counts}: no significant drop (a drop of ${percent(detectableDrop)} would be detectable)`
+  message += `; ${strictCounts}`
   return {
     status: regressed ? 'regressed' : 'pass',
     pass: !regressed,
@@ -255,6 +285,11 @@ export function compareWithBaseline(
     added: pairs.added,
     removed: pairs.removed,
     p,
+    baselineCircularAccuracy: baseline.circularAccuracy,
+    circularAccuracy: current.circularAccuracy,
+    strictWorse,
+    strictBetter,
+    strictP,
     alpha,
     power,
   }
@@ -268,6 +303,8 @@ export function pairDecisions(baseline: BaselineFile, current: BaselineFile) {
   let baselineConsistent = 0
   let changed = 0
   let added = 0
+  let strictWorse = 0
+  let strictBetter = 0
   for (const [id, now] of Object.entries(current.decisions)) {
     const before = Object.hasOwn(baseline.decisions, id) ? baseline.decisions[id]! : undefined
     if (before === undefined) added++
@@ -277,10 +314,12 @@ export function pairDecisions(baseline: BaselineFile, current: BaselineFile) {
       if (before.consistent) baselineConsistent++
       if (before.consistent && !now.consistent) worse++
       else if (!before.consistent && now.consistent) better++
+      if (before.strict && !now.strict) strictWorse++
+      else if (!before.strict && now.strict) strictBetter++
     }
   }
   const removed = Object.keys(baseline.decisions).filter((id) => !Object.hasOwn(current.decisions, id)).length
-  return { worse, better, paired, baselineConsistent, changed, added, removed }
+  return { worse, better, paired, baselineConsistent, changed, added, removed, strictWorse, strictBetter }
 }
 
 function setup(baseline: Pick<BaselineFile, 'debias' | 'scorer'>): string {

@@ -60,7 +60,7 @@ describe('fixture project: thresholds, snapshots and the baseline gate', () => {
     const baseline = JSON.parse(readFileSync(baselineFile, 'utf8'))
     expect(baseline).toMatchObject({ schema: 2, suite: 'fixture triage', n: 40, orderConsistency: 1 })
     expect(Object.keys(baseline.decisions)).toHaveLength(40)
-    expect(baseline.decisions['q-00']).toEqual({ fingerprint: expect.stringMatching(/^[0-9a-f]{16}$/), consistent: true })
+    expect(baseline.decisions['q-00']).toEqual({ fingerprint: expect.stringMatching(/^[0-9a-f]{16}$/), consistent: true, strict: true })
     expect(readFileSync(snapshotFile, 'utf8')).toContain('A=0.500\nB=0.500')
     // The small set says plainly that it cannot detect the drop asked for (on its second run).
     const report = JSON.parse(readFileSync(json, 'utf8'))

@@ -124,12 +124,37 @@ describe('baseline comparison', () => {
     const decisions = { ...now.decisions }
     for (let i = 0; i < 8; i++) decisions[`d-${i}`] = { ...decisions[`d-${i}`]!, fingerprint: '0123456789abcdef' }
     delete decisions['d-39']
-    decisions['d-new'] = { fingerprint: 'fedcba9876543210', consistent: false }
+    decisions['d-new'] = { fingerprint: 'fedcba9876543210', consistent: false, strict: false }
     const outcome = compareWithBaseline(base, { ...now, decisions }, { alpha: 0.05, detectableDrop: 0.1 })
     expect(outcome).toMatchObject({ status: 'pass', pass: true, worse: 0, better: 0, paired: 31, changed: 8, added: 1, removed: 1 })
     expect(outcome.message).toContain('(31 paired; 8 changed, 1 new, 1 removed since the baseline, not paired)')
     // The same flips on unedited decisions regress.
     expect(compareWithBaseline(base, now, { alpha: 0.05, detectableDrop: 0.1 })).toMatchObject({ status: 'regressed', paired: 40, changed: 0 })
+  })
+
+  test('strict correctness (right under every ordering) is gated too: consistent but wrong is a regression', () => {
+    const records = [
+      { id: 'right', gold: 'a', picks: ['a', 'a'] },
+      { id: 'wrong', gold: 'a', picks: ['b', 'b'] },
+      { id: 'flip', gold: 'a', picks: ['a', 'b'] },
+    ].map((r) => ({ ...r, criterion: 'c', probabilities: { a: 0.5, b: 0.5 } }))
+    const flags = baselineDecisions({ records } as unknown as Pick<EvalResult, 'records'>)
+    expect(Object.values(flags).map((d) => [d.consistent, d.strict])).toEqual([[true, true], [true, false], [false, false]])
+    // Six decisions stay consistent but become consistently wrong: order consistency is unchanged,
+    // circular accuracy drops, p = 2^-6 (McNemar, one-sided exact).
+    const before = { ...structuredClone(base), circularAccuracy: 1 }
+    const now = structuredClone(before)
+    for (let i = 0; i < 6; i++) now.decisions[`d-${i}`]!.strict = false
+    now.circularAccuracy = 34 / 40
+    const outcome = compareWithBaseline(before, now, { alpha: 0.05, detectableDrop: 0.1 })
+    expect(outcome).toMatchObject({ status: 'regressed', pass: false, worse: 0, better: 0, strictWorse: 6, strictBetter: 0 })
+    expect(outcome.strictP).toBeCloseTo(2 ** -6, 15)
+    expect(outcome.message).toContain('circular accuracy 85.0% vs 100.0% at baseline: 6 decisions no longer right under every ordering')
+    expect(outcome.message).toContain('circular accuracy regressed by more than chance allows')
+    // Three such flips are within chance (p = 0.125).
+    const few = structuredClone(base)
+    for (let i = 0; i < 3; i++) few.decisions[`d-${i}`]!.strict = false
+    expect(compareWithBaseline(base, few, { alpha: 0.05, detectableDrop: 0.1 })).toMatchObject({ status: 'pass', strictWorse: 3 })
   })
 
   test('a baseline file is parsed with its schema: a wrong field is a clear error naming the file, never a pass', async () => {
@@ -141,6 +166,10 @@ describe('baseline comparison', () => {
     bad.decisions['d-3'].consistent = 'yes'
     await writeFile(file, JSON.stringify(bad))
     await expect(readBaseline(file)).rejects.toThrow(`baseline ${file}, field "decisions.d-3.consistent": `)
+    const noStrict = JSON.parse(serialiseBaseline(base))
+    delete noStrict.decisions['d-2'].strict
+    await writeFile(file, JSON.stringify(noStrict))
+    await expect(readBaseline(file)).rejects.toThrow(`baseline ${file}, field "decisions.d-2.strict": `)
     await writeFile(file, JSON.stringify({ ...bad, decisions: [] }))
     await expect(readBaseline(file)).rejects.toThrow(`baseline ${file}, field "decisions": `)
     await writeFile(file, JSON.stringify({ schema: 1, suite: 's', fingerprint: 'x', consistent: { a: true } }))
