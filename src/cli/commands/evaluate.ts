@@ -13,12 +13,16 @@ import { cacheFromFlags, CACHE_FLAGS, integer, parse } from '../args.ts'
 import { cacheIdentityOf, withCache } from '../../cache/with-cache.ts'
 import type { CacheIdentity } from '../../cache/key.ts'
 import { useScorer } from '../scorer-lifecycle.ts'
+import { readCacheCounts } from '../../core/cache-counts.ts'
+import { parseShard } from '../../core/shard.ts'
+import { partFileText, recordingScorer } from '../../core/shard-part.ts'
+import { partFileOf, selectShard } from '../shard-run.ts'
 import { UsageError, type Command } from '../commands.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 import { cliProgress } from '../progress.ts'
 
 const USAGE =
-  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--batch-size N] [--workers N] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--json-out FILE] [--records-out FILE] [--timeout SECONDS]'
+  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--batch-size N] [--workers N] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--json-out FILE] [--records-out FILE] [--timeout SECONDS] [--shard i/n]'
 
 /** A scorer the CLI loaded, with what to call when done. */
 interface LoadedScorer {
@@ -51,6 +55,7 @@ export const evaluateCommand: Command = {
         'json-out': { type: 'string' },
         'records-out': { type: 'string' },
         timeout: { type: 'string' },
+        shard: { type: 'string' },
       },
       USAGE,
     )
@@ -68,15 +73,23 @@ export const evaluateCommand: Command = {
 
     const timeoutSeconds = seconds(values.timeout, 'timeout')
     const data = positionals[0]!
+    const shard = values.shard !== undefined ? parseShard(values.shard) : undefined
+    if (shard && values['records-out'] === undefined)
+      throw new UsageError('--shard needs --records-out FILE: the part\'s records (and the part file beside them) are what `sceptic merge` reads')
     const outputs = await planOutputs(
       [
         { flag: '--json-out', path: values['json-out'] },
         { flag: '--records-out', path: values['records-out'] },
+        { flag: '--records-out (part file)', path: shard ? partFileOf(values['records-out']!) : undefined },
       ],
       [data, ...(values.scorer !== undefined ? [values.scorer] : []), ...(values.model !== undefined ? modelFiles(values.model) : [])],
     )
-    const decisions = await loadDecisions(data)
+    const all = await loadDecisions(data)
+    const selection = shard ? selectShard(all, shard, debias) : undefined
+    const decisions = selection ? selection.evaluate : all
     const total = decisions.filter(isLabelled).length
+    if (total === 0 && selection)
+      throw new DataError(`shard ${shard!.index}/${shard!.count} holds none of the labelled decisions; use fewer shards`, { file: data })
     if (total === 0)
       throw new DataError(`none of the ${decisions.length} decisions has an answer_id, so there is nothing to score against`, {
         file: data,
@@ -93,21 +106,39 @@ export const evaluateCommand: Command = {
     const signal = limit?.signal
     const progress = cliProgress(data)
     try {
+      let part: ((records: number) => string) | undefined
       const result = await useScorer(
         () => (values.model !== undefined ? loadModel(values.model, { batchSize, workers }) : loadScorerModule(values.scorer!)),
-        (scorer) =>
-          evaluateWithScorer(
+        (scorer) => {
+          const cached = withCache(scorer.score, {
+            cache: cacheFromFlags(raw),
+            identity: scorer.identity ?? cacheIdentityOf(scorer.score, scorer.description),
+            onWarning: (message) => process.stderr.write(`${message}\n`),
+          })
+          // A shard keeps every answer for the merge (docs/scaling-out.md).
+          const recording = selection ? recordingScorer(cached) : undefined
+          if (selection && recording)
+            part = (records) =>
+              partFileText({
+                shard: shard!,
+                fingerprint: selection.fingerprint,
+                rows: all.length,
+                settings: { debias, seed, epochs, reducer: reducer.name, average: values.average ?? 'probability', storePrompts: raw['store-prompts'] === true },
+                scorer: scorer.description,
+                manifest: scorer.manifest,
+                cache: readCacheCounts(cached),
+                records,
+                decisions: selection.rows,
+                answers: recording.answers,
+              })
+          return evaluateWithScorer(
             decisions,
-            withCache(scorer.score, {
-              cache: cacheFromFlags(raw),
-              identity: scorer.identity ?? cacheIdentityOf(scorer.score, scorer.description),
-              onWarning: (message) => process.stderr.write(`${message}\n`),
-            }),
+            recording?.score ?? cached,
             {
               debias,
               seed,
               scorer: scorer.description,
-              manifest: scorer.manifest,
+              manifest: shard ? { ...scorer.manifest, shard: `${shard.index}/${shard.count}` } : scorer.manifest,
               epochs,
               reducer,
               ...(values.average !== undefined ? { average: values.average as AverageMode } : {}),
@@ -122,7 +153,8 @@ export const evaluateCommand: Command = {
                 process.stderr.write(`${message}\n`)
               },
             },
-          ),
+          )
+        },
         signal,
       )
       progress.done()
@@ -130,9 +162,15 @@ export const evaluateCommand: Command = {
       await writeOutputs(
         outputs.map((output) => ({
           output,
-          content: output.flag === '--json-out' ? JSON.stringify(resultToJson(result), null, 2) + '\n' : recordsToJsonl(result.records),
+          content:
+            output.flag === '--json-out'
+              ? JSON.stringify(resultToJson(result), null, 2) + '\n'
+              : output.flag === '--records-out'
+                ? recordsToJsonl(result.records)
+                : part!(result.records.length),
         })),
       )
+      if (shard) process.stderr.write(`shard ${shard.index}/${shard.count}: ${total} of ${all.filter(isLabelled).length} labelled decisions scored; merge every part with \`sceptic merge\`\n`)
     } finally {
       progress.done()
       limit?.clear()

@@ -1,0 +1,60 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { sceptic } from '../helpers/run.ts'
+
+// End to end: the built binary, the example data (group ids, unlabelled rows) and scorer.
+const DATA = 'examples/data/tickets.jsonl'
+const READER = 'examples/scorers/keyword-reader.mjs'
+const COMMON = ['--scorer', READER, '--debias', 'cyclic', '--no-cache']
+
+let dir: string
+const part = (i: number) => join(dir, `p${i}.records.jsonl`)
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sceptic-shard-'))
+  const runs = await Promise.all([
+    ...[1, 2, 3].map((i) => sceptic(['evaluate', DATA, ...COMMON, '--shard', `${i}/3`, '--records-out', part(i)])),
+    sceptic(['evaluate', DATA, ...COMMON, '--json-out', join(dir, 'whole.json'), '--records-out', join(dir, 'whole.records.jsonl')]),
+  ])
+  for (const run of runs) expect(run.code, run.stderr).toBe(0)
+}, 60_000)
+
+const withoutTimes = (text: string) => text.replace(/"(started|seconds)": [^,\n]+/g, '"$1": 0')
+
+describe('sceptic evaluate --shard / sceptic merge', () => {
+  it('merging the parts gives the unsharded JSON and records (times aside)', async () => {
+    const parts = await Promise.all([1, 2, 3].map(async (i) => (await readFile(part(i), 'utf8')).trim().split('\n')))
+    // Groups never straddle, and the parts hold all 56 labelled decisions once.
+    expect(parts.flat()).toHaveLength(56)
+    const groupsPerPart = parts.map((lines) => new Set(lines.map((l) => JSON.parse(l).id.replace(/^(t-\d+).*/, '$1'))))
+    for (const [a, b] of [[0, 1], [0, 2], [1, 2]] as const) for (const g of groupsPerPart[a]!) expect(groupsPerPart[b]!.has(g)).toBe(false)
+
+    const out = join(dir, 'merged.json')
+    const { code, stdout, stderr } = await sceptic(['merge', part(3), part(1), part(2), '--json-out', out, '--records-out', join(dir, 'merged.records.jsonl')])
+    expect(code, stderr).toBe(0)
+    expect(stderr).toMatch(/merged 3 parts: 56 decisions/)
+    expect(stdout).toMatch(/^decisions {10}56 {3}\(4 unlabelled skipped\)$/m)
+    expect(withoutTimes(await readFile(out, 'utf8'))).toBe(withoutTimes(await readFile(join(dir, 'whole.json'), 'utf8')))
+    expect(await readFile(join(dir, 'merged.records.jsonl'), 'utf8')).toBe(await readFile(join(dir, 'whole.records.jsonl'), 'utf8'))
+  })
+
+  it('refuses a missing shard, a records file without its part file, and --shard without --records-out, in one line', async () => {
+    const missing = await sceptic(['merge', part(1), part(2), '--json-out', join(dir, 'x.json')])
+    expect(missing.code).toBe(3)
+    expect(missing.stderr).toBe('sceptic: DataError: shard 3/3 missing: merge needs every part of the run\n')
+
+    const lone = join(dir, 'lone.records.jsonl')
+    await writeFile(lone, '{"id":"a"}\n')
+    const orphan = await sceptic(['merge', lone])
+    expect(orphan.code).toBe(3)
+    expect(orphan.stderr).toMatch(/^sceptic: DataError: .*lone\.records\.shard\.jsonl: the part file of .*lone\.records\.jsonl/)
+
+    const usage = await sceptic(['evaluate', DATA, ...COMMON, '--shard', '1/2'])
+    expect(usage.code).toBe(2)
+    expect(usage.stderr).toMatch(/--shard needs --records-out FILE/)
+    const bad = await sceptic(['evaluate', DATA, ...COMMON, '--shard', '3/2', '--records-out', join(dir, 'y.jsonl')])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/--shard must be i\/n with 1 ≤ i ≤ n \(e\.g\. 2\/4\), got "3\/2"/)
+  })
+})
