@@ -2,7 +2,9 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { sceptic } from '../helpers/run.ts'
+import { pathToFileURL } from 'node:url'
+import { ROOT, sceptic } from '../helpers/run.ts'
+import { startFakeOpenAI } from '../helpers/fake-openai.ts'
 
 // End to end: the built binary, the example data (group ids, unlabelled rows) and scorer.
 const DATA = 'examples/data/tickets.jsonl'
@@ -56,5 +58,35 @@ describe('sceptic evaluate --shard / sceptic merge', () => {
     const bad = await sceptic(['evaluate', DATA, ...COMMON, '--shard', '3/2', '--records-out', join(dir, 'y.jsonl')])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toMatch(/--shard must be i\/n with 1 ≤ i ≤ n \(e\.g\. 2\/4\), got "3\/2"/)
+  })
+})
+
+describe('sharded runs against two HTTP endpoints on 127.0.0.1', () => {
+  it('the manifest counts requests per endpoint (no credentials); merged counts equal the unsharded run', async () => {
+    const servers = [await startFakeOpenAI(), await startFakeOpenAI()]
+    try {
+      const module = join(dir, 'replicas.mjs')
+      const http = pathToFileURL(join(ROOT, 'dist/http/index.js')).href
+      await writeFile(module, `import { openAIScorer } from ${JSON.stringify(http)}\nexport default openAIScorer({ baseURL: process.env.SCEPTIC_TEST_URLS.split(','), model: 'tiny', concurrency: 8 })\n`)
+      const urls = servers.map((s) => s.baseURL.replace('http://', 'http://me:pw-secret@'))
+      const env = { SCEPTIC_TEST_URLS: urls.join(',') }
+      const args = ['--scorer', module, '--debias', 'cyclic', '--no-cache']
+      const runs = await Promise.all([
+        ...[1, 2].map((i) => sceptic(['evaluate', DATA, ...args, '--shard', `${i}/2`, '--records-out', join(dir, `h${i}.records.jsonl`)], { env })),
+        sceptic(['evaluate', DATA, ...args, '--json-out', join(dir, 'h.json')], { env }),
+      ])
+      for (const run of runs) expect(run.code, run.stderr).toBe(0)
+      const merged = await sceptic(['merge', join(dir, 'h1.records.jsonl'), join(dir, 'h2.records.jsonl'), '--json-out', join(dir, 'hm.json')])
+      expect(merged.code, merged.stderr).toBe(0)
+      const whole = await readFile(join(dir, 'h.json'), 'utf8')
+      expect(withoutTimes(await readFile(join(dir, 'hm.json'), 'utf8'))).toBe(withoutTimes(whole))
+      const endpoints = JSON.parse(whole).manifest.endpoints
+      expect(Object.keys(endpoints)).toEqual(servers.map((s) => `${s.baseURL}/completions`))
+      // 56 decisions: 28 of 4 options and 28 of 2, under cyclic: 168 requests over both endpoints.
+      expect(Object.values(endpoints).reduce((sum: number, c: any) => sum + c.requests, 0)).toBe(168)
+      expect(whole).not.toMatch(/pw-secret|me:/)
+    } finally {
+      await Promise.all(servers.map((s) => s.close()))
+    }
   })
 })

@@ -17,6 +17,7 @@ import { readCacheCounts } from '../../core/cache-counts.ts'
 import { parseShard } from '../../core/shard.ts'
 import { partFileText, recordingScorer } from '../../core/shard-part.ts'
 import { partFileOf, selectShard } from '../shard-run.ts'
+import { withScorerManifest } from '../../core/live-manifest.ts'
 import { UsageError, type Command } from '../commands.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 import { cliProgress } from '../progress.ts'
@@ -138,7 +139,7 @@ export const evaluateCommand: Command = {
               debias,
               seed,
               scorer: scorer.description,
-              manifest: shard ? { ...scorer.manifest, shard: `${shard.index}/${shard.count}` } : scorer.manifest,
+              manifest: shard ? withScorerManifest({ shard: `${shard.index}/${shard.count}` }, { manifestEntries: () => scorer.manifest }) : scorer.manifest,
               epochs,
               reducer,
               ...(values.average !== undefined ? { average: values.average as AverageMode } : {}),
@@ -210,7 +211,8 @@ async function loadScorerModule(path: string): Promise<LoadedScorer> {
   const description = typeof (score as { describe?: unknown }).describe === 'string' ? (score as unknown as { describe: string }).describe : `scorer ${path}`
   const cacheKey = typeof mod.cacheKey === 'string' && mod.cacheKey !== '' ? mod.cacheKey : undefined
   const identity: CacheIdentity | undefined = cacheKey ? { kind: 'user', label: `scorer ${resolve(path)}`, settings: { cacheKey } } : undefined
-  return { score, description, manifest: {}, ...(close ? { close } : {}), ...(identity ? { identity } : {}) }
+  // A scorer's own manifest entries (an openAIScorer's requests per endpoint) are read at the end of the run.
+  return { score, description, manifest: withScorerManifest({}, score), ...(close ? { close } : {}), ...(identity ? { identity } : {}) }
 }
 
 /** The part of `vitest-sceptic/onnx` the CLI uses. */
