@@ -61,6 +61,24 @@ describe('sceptic evaluate --shard / sceptic merge', () => {
   })
 })
 
+describe('more shards than groups', () => {
+  it('a shard with no labelled decision leaves an empty part; the merge still equals the unsharded run', async () => {
+    // Two decisions of one group: every other shard of 4 is empty.
+    const data = join(dir, 'two.jsonl')
+    const lines = (await readFile(DATA, 'utf8')).split('\n').filter((l) => l.includes('"customer-001"'))
+    await writeFile(data, lines.join('\n') + '\n')
+    const runs = await Promise.all([
+      ...[1, 2, 3, 4].map((i) => sceptic(['evaluate', data, ...COMMON, '--shard', `${i}/4`, '--records-out', join(dir, `e${i}.records.jsonl`)])),
+      sceptic(['evaluate', data, ...COMMON, '--json-out', join(dir, 'e.json')]),
+    ])
+    for (const run of runs) expect(run.code, run.stderr).toBe(0)
+    expect(runs.filter((r) => /holds none of the \d+ labelled decisions: wrote an empty part/.test(r.stderr))).toHaveLength(3)
+    const merged = await sceptic(['merge', ...[1, 2, 3, 4].map((i) => join(dir, `e${i}.records.jsonl`)), '--json-out', join(dir, 'em.json')])
+    expect(merged.code, merged.stderr).toBe(0)
+    expect(withoutTimes(await readFile(join(dir, 'em.json'), 'utf8'))).toBe(withoutTimes(await readFile(join(dir, 'e.json'), 'utf8')))
+  })
+})
+
 describe('sharded runs against two HTTP endpoints on 127.0.0.1', () => {
   it('the manifest counts requests per endpoint (no credentials); merged counts equal the unsharded run', async () => {
     const servers = [await startFakeOpenAI(), await startFakeOpenAI()]

@@ -7,7 +7,7 @@ import { evaluateWithScorer } from '../../core/evaluate.ts'
 import { assertDebiasMode, type AverageMode } from '../../core/orderings.ts'
 import { resolveReducer, type ReducerLike } from '../../core/reducers.ts'
 import { colorEnabled, render } from '../../core/render.ts'
-import { recordsToJsonl, resultToJson } from '../../core/result.ts'
+import { recordsToJsonl, resultToJson, type EvalResult } from '../../core/result.ts'
 import type { ScoreFn } from '../../core/score.ts'
 import { cacheFromFlags, CACHE_FLAGS, integer, parse } from '../args.ts'
 import { cacheIdentityOf, withCache } from '../../cache/with-cache.ts'
@@ -89,9 +89,7 @@ export const evaluateCommand: Command = {
     const selection = shard ? selectShard(all, shard, debias) : undefined
     const decisions = selection ? selection.evaluate : all
     const total = decisions.filter(isLabelled).length
-    if (total === 0 && selection)
-      throw new DataError(`shard ${shard!.index}/${shard!.count} holds none of the labelled decisions; use fewer shards`, { file: data })
-    if (total === 0)
+    if (total === 0 && !selection)
       throw new DataError(`none of the ${decisions.length} decisions has an answer_id, so there is nothing to score against`, {
         file: data,
       })
@@ -108,7 +106,7 @@ export const evaluateCommand: Command = {
     const progress = cliProgress(data)
     try {
       let part: ((records: number) => string) | undefined
-      const result = await useScorer(
+      const result = await useScorer<LoadedScorer, EvalResult | undefined>(
         () => (values.model !== undefined ? loadModel(values.model, { batchSize, workers }) : loadScorerModule(values.scorer!)),
         (scorer) => {
           const cached = withCache(scorer.score, {
@@ -132,6 +130,8 @@ export const evaluateCommand: Command = {
                 decisions: selection.rows,
                 answers: recording.answers,
               })
+          // A shard can hold no labelled decision (small data, many shards): it leaves an empty part.
+          if (total === 0) return Promise.resolve(undefined)
           return evaluateWithScorer(
             decisions,
             recording?.score ?? cached,
@@ -159,6 +159,15 @@ export const evaluateCommand: Command = {
         signal,
       )
       progress.done()
+      if (result === undefined) {
+        await writeOutputs(
+          outputs.filter((o) => o.flag !== '--json-out').map((output) => ({ output, content: output.flag === '--records-out' ? '' : part!(0) })),
+        )
+        process.stderr.write(
+          `shard ${shard!.index}/${shard!.count} holds none of the ${all.filter(isLabelled).length} labelled decisions: wrote an empty part${values['json-out'] !== undefined ? ' (no --json-out: there is no result)' : ''}; merge every part with \`sceptic merge\`\n`,
+        )
+        return 0
+      }
       process.stdout.write(render(result, { color: colorEnabled(process.stdout) }) + '\n')
       await writeOutputs(
         outputs.map((output) => ({
