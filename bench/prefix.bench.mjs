@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util'
 import { startPrefixCacheServer } from './prefix-cache-server.mjs'
 
-const { values: args } = parseArgs({ options: { decisions: { type: 'string', default: '200' }, concurrency: { type: 'string', default: '32' } } })
+const { values: args } = parseArgs({ options: { decisions: { type: 'string', default: '400' }, concurrency: { type: 'string', default: '32' } } })
 const N = Number(args.decisions)
 const concurrency = Number(args.concurrency)
 const { openAIScorer } = await import(new URL('../dist/http/index.js', import.meta.url).href)
