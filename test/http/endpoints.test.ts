@@ -84,6 +84,23 @@ describe('several endpoints (rendezvous affinity)', () => {
     expect(live.received.length).toBe(120)
   })
 
+  it('an endpoint answering 503 is taken out after the attempt; retries go to the other, and it comes back after its back-off', async () => {
+    const sick = await start(() => ({ kind: 'status', status: 503 }))
+    const well = await start()
+    const score = openAIScorer({ baseURL: [sick.baseURL, well.baseURL], model: 'tiny', concurrency: 1, backoffMs: 1, endpointBackoffMs: 60_000 })
+    const result = await evaluateWithScorer(decisions(20), score, { debias: 'cyclic', statistics: false })
+    expect(result.failed).toBe(0)
+    // Concurrency 1: the first 503 takes it out for 60 s, so it saw exactly one attempt.
+    expect(sick.received.length).toBe(1)
+    expect(score.stats().endpoints[`${sick.baseURL}/completions`]).toEqual({ requests: 1, failures: 1, failovers: 0 })
+    expect(score.stats().endpoints[`${well.baseURL}/completions`]!.failovers).toBeGreaterThan(0)
+
+    const quick = openAIScorer({ baseURL: [sick.baseURL, well.baseURL], model: 'tiny', concurrency: 1, backoffMs: 1, endpointBackoffMs: 1 })
+    await evaluateWithScorer(decisions(20), quick, { debias: 'cyclic', statistics: false })
+    // A 1 ms back-off: decisions ranked to it try it again and again (and fail over each time).
+    expect(quick.stats().endpoints[`${sick.baseURL}/completions`]!.requests).toBeGreaterThan(3)
+  })
+
   it('keeps credentials and queries out of the description, the manifest entries and the cache identity', async () => {
     const a = await start()
     const b = await start()
