@@ -2,6 +2,7 @@ import { cacheCommand } from './commands/cache.ts'
 import type { Command } from './command.ts'
 import { compareCommand } from './commands/compare.ts'
 import { evaluateCommand } from './commands/evaluate.ts'
+import { mergeCommand } from './commands/merge.ts'
 import { optimizeModelCommand } from './commands/optimize-model.ts'
 import { reportCommand } from './commands/report.ts'
 import { schemaCommand } from './commands/schema.ts'
@@ -12,6 +13,7 @@ export type { Command } from './command.ts'
 /** Every subcommand, by name. Add a command by adding a module under commands/ and a line here. */
 export const commands: Record<string, Command> = {
   evaluate: evaluateCommand,
+  merge: mergeCommand,
   compare: compareCommand,
   split: splitCommand,
   report: reportCommand,

@@ -3,6 +3,7 @@
  * issue 3). Scores once in `beforeAll` with its own timeout, then one named test per
  * threshold, one for the baseline gate, and the callback as its own test.
  */
+import { withScorerManifest } from '../core/live-manifest.ts'
 import type { CacheOptions } from '../cache/config.ts'
 import { cacheIdentityOf, withCache } from '../cache/with-cache.ts'
 import { escapeControl } from '../core/escape.ts'
@@ -310,7 +311,8 @@ async function scoreWithTimeout(
     debias,
     seed: options.seed ?? 0,
     scorer: options.scorerName ?? handle.description ?? describeScorer(handle.score),
-    manifest: { ...handle.manifest, ...options.manifest },
+    // The scorer's own entries (an openAIScorer's requests per endpoint) are read at the end of the run.
+    manifest: withScorerManifest({ ...handle.manifest, ...options.manifest }, handle.score),
     ...(options.chunkSize !== undefined ? { chunkSize: options.chunkSize } : {}),
     ...(options.template ? { template: options.template } : {}),
     ...(options.epochs !== undefined ? { epochs: options.epochs } : {}),
