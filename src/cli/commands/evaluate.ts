@@ -13,12 +13,13 @@ import { cacheFromFlags, CACHE_FLAGS, integer, parse } from '../args.ts'
 import { cacheIdentityOf, withCache } from '../../cache/with-cache.ts'
 import type { CacheIdentity } from '../../cache/key.ts'
 import { useScorer } from '../scorer-lifecycle.ts'
+import { MODEL_FLAGS, modelOptionsFromFlags, type ModelFlagOptions } from '../model-flags.ts'
 import { UsageError, type Command } from '../commands.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 import { cliProgress } from '../progress.ts'
 
 const USAGE =
-  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--batch-size N] [--workers N] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--json-out FILE] [--records-out FILE] [--timeout SECONDS]'
+  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--batch-size N] [--workers N] [--chat-template [--system TEXT] [--chat-template-kwargs JSON]] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--json-out FILE] [--records-out FILE] [--timeout SECONDS]'
 
 /** A scorer the CLI loaded, with what to call when done. */
 interface LoadedScorer {
@@ -48,6 +49,7 @@ export const evaluateCommand: Command = {
         reducer: { type: 'string' },
         'store-prompts': { type: 'boolean' },
         ...CACHE_FLAGS,
+        ...MODEL_FLAGS,
         'json-out': { type: 'string' },
         'records-out': { type: 'string' },
         timeout: { type: 'string' },
@@ -65,6 +67,7 @@ export const evaluateCommand: Command = {
     const workers = integer(values.workers, 'workers', 1)
     const epochs = integer(values.epochs, 'epochs', 1) ?? 1
     const reducer = resolveReducer((values.reducer ?? 'mean') as ReducerLike)
+    const modelOptions = modelOptionsFromFlags(raw, values.model !== undefined)
 
     const timeoutSeconds = seconds(values.timeout, 'timeout')
     const data = positionals[0]!
@@ -94,7 +97,7 @@ export const evaluateCommand: Command = {
     const progress = cliProgress(data)
     try {
       const result = await useScorer(
-        () => (values.model !== undefined ? loadModel(values.model, { batchSize, workers }) : loadScorerModule(values.scorer!)),
+        () => (values.model !== undefined ? loadModel(values.model, { batchSize, workers, ...modelOptions }) : loadScorerModule(values.scorer!)),
         (scorer) =>
           evaluateWithScorer(
             decisions,
@@ -177,7 +180,7 @@ async function loadScorerModule(path: string): Promise<LoadedScorer> {
 
 /** The part of `vitest-sceptic/onnx` the CLI uses. */
 interface OnnxModule {
-  onnxScorer(options: { model: string; batchSize?: number; workers?: number }): ScoreFn & {
+  onnxScorer(options: { model: string; batchSize?: number; workers?: number } & ModelFlagOptions): ScoreFn & {
     close(): Promise<void>
     readonly describe: string
     readonly settings: {
@@ -191,7 +194,7 @@ interface OnnxModule {
 }
 
 /** `--model DIR`: the ONNX scorer, loaded only when asked for (onnxruntime-node is optional). */
-async function loadModel(dir: string, options: { batchSize?: number | undefined; workers?: number | undefined }): Promise<LoadedScorer> {
+async function loadModel(dir: string, options: { batchSize?: number | undefined; workers?: number | undefined } & ModelFlagOptions): Promise<LoadedScorer> {
   // Resolved at run time next to the built CLI (dist/cli → dist/onnx), so the ONNX
   // scorer and onnxruntime-node are loaded only by users who ask for a model.
   const entry = new URL('../onnx/index.js', import.meta.url).href
@@ -203,13 +206,23 @@ async function loadModel(dir: string, options: { batchSize?: number | undefined;
     model: dir,
     ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
     ...(options.workers !== undefined ? { workers: options.workers } : {}),
+    ...modelFlagsOnly(options),
   })
   // The manifest records which model ran and how: an optimized readout or not, the pool's shape.
   const { batchSize, workers, threadsPerWorker, optimizedReadout, prefixSharing } = scorer.settings
   return {
     score: scorer,
     description: scorer.describe,
-    manifest: { model: dir, batchSize, workers, threadsPerWorker, optimizedReadout, prefixSharing },
+    manifest: { model: dir, batchSize, workers, threadsPerWorker, optimizedReadout, prefixSharing, ...modelFlagsOnly(options) },
     close: () => scorer.close(),
+  }
+}
+
+/** The model flags present in `options`, nothing else (absent ones leave the manifest as before). */
+function modelFlagsOnly(options: ModelFlagOptions): ModelFlagOptions {
+  return {
+    ...(options.chatTemplate ? { chatTemplate: options.chatTemplate } : {}),
+    ...(options.system !== undefined ? { system: options.system } : {}),
+    ...(options.chatTemplateKwargs !== undefined ? { chatTemplateKwargs: options.chatTemplateKwargs } : {}),
   }
 }

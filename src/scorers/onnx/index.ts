@@ -13,7 +13,8 @@ import { ConfigError, ScorerError } from '../../core/errors.ts'
 import { scoreFailure, type ScoreContext, type ScoreFailure, type ScoreRequest } from '../../core/score.ts'
 import type { CacheIdentity } from '../../cache/key.ts'
 import { planBatches } from './batching.ts'
-import { onnxCacheIdentity } from './cache-identity.ts'
+import { chatRenderer, type ChatOptions, type PromptRenderer } from './chat-template.ts'
+import { identitySettings, onnxCacheIdentity } from './cache-identity.ts'
 import { readContextLength } from './context-length.ts'
 import { assertOrtInstalled, locateModel, type ModelFiles } from './model-dir.ts'
 import type { InputPlan } from './model-io.ts'
@@ -27,6 +28,7 @@ export { ConfigError, ScorerError } from '../../core/errors.ts'
 export type { FallibleScoreFn, ScoreContext, ScoreFailure, ScoreFn, ScoreRequest } from '../../core/score.ts'
 export type { InputPlan, PastInput } from './model-io.ts'
 export type { ReadoutFile } from './readout-file.ts'
+export type { ChatOptions } from './chat-template.ts'
 export { startScorerServer, connectScorer } from './pool-server.ts'
 export type { ScorerServer, ScorerServerOptions, RemoteScorer, ConnectOptions } from './pool-server.ts'
 
@@ -34,7 +36,7 @@ export type { ScorerServer, ScorerServerOptions, RemoteScorer, ConnectOptions } 
 export type ExecutionProvider = string | { readonly name: string; readonly [option: string]: unknown }
 
 /** Options of {@link onnxScorer}. Only `model` is required. */
-export interface OnnxScorerOptions {
+export interface OnnxScorerOptions extends ChatOptions {
   /** Model directory: `tokenizer.json` plus `model.onnx` (or `onnx/model.onnx`), as Optimum exports them. */
   model: string
   /**
@@ -195,12 +197,13 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
   const readoutFile = readReadoutFile(files.modelPath)
   const template = options.template
   let pool: WorkerPool | undefined
-  let startup: Promise<{ tokenizer: LoadedTokenizer; plan: InputPlan; pool: WorkerPool }> | undefined
+  let startup: Promise<{ tokenizer: LoadedTokenizer; plan: InputPlan; pool: WorkerPool; render: PromptRenderer | undefined }> | undefined
   let closed = false
   const stats: OnnxScorerStats = { requests: 0, promptTokens: 0, tokensRun: 0, sharedGroups: 0, sharedRequests: 0 }
 
   const start = async () => {
     const tokenizer = await loadTokenizer(files.dir)
+    const render = chatRenderer(options, tokenizer.config, tokenizer.configPath)
     const budget = options.faults ? new SharedArrayBuffer(4) : undefined
     if (budget) new Int32Array(budget)[0] = options.faults!.times
     pool = new WorkerPool(settings.workers, {
@@ -219,12 +222,12 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
       await pool.close()
       throw new ConfigError(`${tokenizer.path}: the tokenizer emits ids up to ${tokenizer.vocabSize - 1} but ${files.modelPath} has only ${vocab} logits; they do not belong together`)
     }
-    return { tokenizer, plan, pool }
+    return { tokenizer, plan, pool, render }
   }
   const ready = () => (startup ??= start())
   /** What the worker reads per letter: its token id, or its column in an optimized model's logits. */
-  const letterColumns = (tokenizer: LoadedTokenizer, count: number): Int32Array => {
-    const ids = tokenizer.letterIds(count)
+  const letterColumns = (tokenizer: LoadedTokenizer, text: string, special: boolean, count: number): Int32Array => {
+    const ids = tokenizer.letterIdsAfter(text, count, special)
     if (!readoutFile) return ids
     return ids.map((id, i) => {
       const column = readoutFile.letterIds[i] === id ? i : -1
@@ -241,15 +244,17 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
   const score = async (requests: readonly ScoreRequest[], context?: ScoreContext): Promise<OnnxOutcome[]> => {
     if (closed) throw new ScorerError('the ONNX scorer is closed; create a new one to score again')
     const signal = context?.signal
-    const { tokenizer, plan, pool: workers } = await ready()
+    const { tokenizer, plan, pool: workers, render } = await ready()
     signal?.throwIfAborted()
     if (requests.length === 0) return []
     const ids: Int32Array[] = []
     const letters: Int32Array[] = []
     const results: OnnxOutcome[] = new Array(requests.length)
     requests.forEach((request, index) => {
-      const text = template ? template(request.state, request.criterion) : request.prompt
-      const encoded = tokenizer.encode(text)
+      const own = template ? template(request.state, request.criterion) : request.prompt
+      // A chat template's text spells out its special tokens: none are added on top.
+      const text = render ? render(own) : own
+      const encoded = tokenizer.encode(text, !render)
       if (encoded.length === 0) throw new ScorerError(`request #${index} encodes to no tokens; nothing to score`)
       const limit = settings.contextLength
       if (limit !== undefined && encoded.length > limit) {
@@ -257,7 +262,7 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
         results[index] = scoreFailure('too_long', `the prompt is ${encoded.length} tokens; the model's context is ${limit} (contextLength)`)
       }
       ids.push(encoded)
-      const letterIds = letterColumns(tokenizer, request.criterion.options.length)
+      const letterIds = letterColumns(tokenizer, text, !render, request.criterion.options.length)
       if (plan.vocab !== undefined)
         for (const id of letterIds)
           if (id >= plan.vocab)
@@ -349,7 +354,8 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
     await pool?.close()
   }
 
-  const describe = `onnx ${options.model} (${settings.optimizedReadout ? 'optimized readout: last position, letter rows only; ' : ''}${settings.workers} worker${settings.workers === 1 ? '' : 's'} × ${settings.threadsPerWorker} thread${settings.threadsPerWorker === 1 ? '' : 's'}, batch ≤ ${settings.batchSize}${settings.prefixSharing === 'off' ? '' : `, shared prefixes ${settings.prefixSharing}`})`
+  const chat = options.chatTemplate === undefined || options.chatTemplate === false ? '' : options.chatTemplate === true ? "the model's chat template; " : 'a custom chat template; '
+  const describe = `onnx ${options.model} (${chat}${settings.optimizedReadout ? 'optimized readout: last position, letter rows only; ' : ''}${settings.workers} worker${settings.workers === 1 ? '' : 's'} × ${settings.threadsPerWorker} thread${settings.threadsPerWorker === 1 ? '' : 's'}, batch ≤ ${settings.batchSize}${settings.prefixSharing === 'off' ? '' : `, shared prefixes ${settings.prefixSharing}`})`
   return Object.defineProperties(score as OnnxScorer, {
     ready: { value: () => ready().then(({ plan, tokenizer }) => ({ plan, tokenizerVocab: tokenizer.vocabSize })) },
     close: { value: close },
@@ -357,7 +363,7 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
     settings: { value: settings, enumerable: true },
     stats: { value: stats, enumerable: true },
     pool: { get: () => pool },
-    cacheIdentity: { value: template ? undefined : onnxCacheIdentity(files, { executionProviders: settings.executionProviders }) },
+    cacheIdentity: { value: template ? undefined : onnxCacheIdentity(files, identitySettings({ ...options, executionProviders: settings.executionProviders })) },
   })
 }
 

@@ -1,0 +1,48 @@
+/**
+ * The ONNX model flags of `sceptic evaluate` that change what the model reads
+ * (docs/onnx.md, "Chat templates"): `--chat-template`, `--system TEXT`,
+ * `--chat-template-kwargs JSON`. They apply only with `--model DIR`.
+ */
+import type { ParseArgsConfig } from 'node:util'
+import { UsageError } from './commands.ts'
+
+/** Parse specs of the model flags, spread into a command's options. */
+export const MODEL_FLAGS = {
+  'chat-template': { type: 'boolean' },
+  system: { type: 'string' },
+  'chat-template-kwargs': { type: 'string' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>
+
+/** The onnxScorer options the flags ask for. */
+export interface ModelFlagOptions {
+  /** `--chat-template`: render the model's own chat template. */
+  chatTemplate?: true
+  /** `--system TEXT`: the system message. */
+  system?: string
+  /** `--chat-template-kwargs JSON`: template variables, a JSON object. */
+  chatTemplateKwargs?: Record<string, unknown>
+}
+
+/** The flags as scorer options; a one-line {@link UsageError} for bad JSON or a flag without `--model`. */
+export function modelOptionsFromFlags(values: Record<string, string | boolean | undefined>, hasModel: boolean): ModelFlagOptions {
+  const given = Object.keys(MODEL_FLAGS).filter((flag) => values[flag] !== undefined)
+  if (given.length > 0 && !hasModel) throw new UsageError(`--${given[0]} applies only to --model DIR (an ONNX model)`)
+  const out: ModelFlagOptions = {}
+  if (values['chat-template'] === true) out.chatTemplate = true
+  if (typeof values.system === 'string') out.system = values.system
+  const kwargs = values['chat-template-kwargs']
+  if (typeof kwargs === 'string') {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(kwargs)
+    } catch (error) {
+      throw new UsageError(`--chat-template-kwargs must be a JSON object, e.g. '{"enable_thinking": false}': ${(error as Error).message.split('\n')[0]}`)
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new UsageError(`--chat-template-kwargs must be a JSON object, e.g. '{"enable_thinking": false}', got ${Array.isArray(parsed) ? 'an array' : typeof parsed}`)
+    out.chatTemplateKwargs = parsed as Record<string, unknown>
+  }
+  if ((out.system !== undefined || out.chatTemplateKwargs !== undefined) && !out.chatTemplate)
+    throw new UsageError('--system and --chat-template-kwargs need --chat-template')
+  return out
+}
