@@ -1,13 +1,15 @@
 /**
- * The ONNX model flags of `sceptic evaluate` that change what the model reads
- * (docs/onnx.md, "Chat templates"): `--chat-template`, `--system TEXT`,
- * `--chat-template-kwargs JSON`. They apply only with `--model DIR`.
+ * The ONNX model flags of `sceptic evaluate` that change what the model computes
+ * (docs/onnx.md, "Model variants", "Chat templates"): `--dtype NAME`, `--chat-template`,
+ * `--system TEXT`, `--chat-template-kwargs JSON`. They apply only with `--model DIR`.
  */
 import type { ParseArgsConfig } from 'node:util'
+import { DTYPES, type Dtype } from '../scorers/onnx/dtype.ts'
 import { UsageError } from './commands.ts'
 
 /** Parse specs of the model flags, spread into a command's options. */
 export const MODEL_FLAGS = {
+  dtype: { type: 'string' },
   'chat-template': { type: 'boolean' },
   system: { type: 'string' },
   'chat-template-kwargs': { type: 'string' },
@@ -15,6 +17,8 @@ export const MODEL_FLAGS = {
 
 /** The onnxScorer options the flags ask for. */
 export interface ModelFlagOptions {
+  /** `--dtype NAME`: the model variant (`fp32`, `fp16`, `q8`, `int8`, `uint8`, `q4`, `q4f16`), checked by the scorer. */
+  dtype?: Dtype
   /** `--chat-template`: render the model's own chat template. */
   chatTemplate?: true
   /** `--system TEXT`: the system message. */
@@ -28,6 +32,10 @@ export function modelOptionsFromFlags(values: Record<string, string | boolean | 
   const given = Object.keys(MODEL_FLAGS).filter((flag) => values[flag] !== undefined)
   if (given.length > 0 && !hasModel) throw new UsageError(`--${given[0]} applies only to --model DIR (an ONNX model)`)
   const out: ModelFlagOptions = {}
+  if (typeof values.dtype === 'string') {
+    if (!(DTYPES as readonly string[]).includes(values.dtype)) throw new UsageError(`--dtype must be one of ${DTYPES.join(', ')}, got "${values.dtype}"`)
+    out.dtype = values.dtype as Dtype
+  }
   if (values['chat-template'] === true) out.chatTemplate = true
   if (typeof values.system === 'string') out.system = values.system
   const kwargs = values['chat-template-kwargs']

@@ -39,6 +39,8 @@ describe('sceptic evaluate --chat-template', () => {
       [['--model', model, '--chat-template', '--chat-template-kwargs', '{nope'], /--chat-template-kwargs must be a JSON object/],
       [['--model', model, '--chat-template', '--chat-template-kwargs', '[1]'], /--chat-template-kwargs must be a JSON object.*got an array/],
       [['--model', model, '--system', 'x'], /--system and --chat-template-kwargs need --chat-template/],
+      [['--model', model, '--dtype', 'fp8'], /--dtype must be one of fp32, fp16, q8, int8, uint8, q4, q4f16, got "fp8"/],
+      [['--model', model, '--dtype', 'q4', '--workers', '1'], /no q4 variant \(model_q4\.onnx in the directory or onnx\/\); variants found: fp32 \(model\.onnx\)/],
       [['--scorer', 'examples/scorers/always-first.mjs', '--chat-template'], /--chat-template applies only to --model DIR/],
       [['--model', 'examples/models/tiny', '--chat-template', '--workers', '1'], /tokenizer_config\.json: no chat_template/],
     ]

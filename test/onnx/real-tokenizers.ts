@@ -5,7 +5,7 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { buildDecoder, tokenizerVocabSize, type DecoderOptions } from '../../src/scorers/onnx/fixture/index.ts'
+import { buildDecoder, makeVariant, tokenizerVocabSize, type DecoderOptions, type FixtureVariant } from '../../src/scorers/onnx/fixture/index.ts'
 
 export const REAL_TOKENIZERS = ['qwen3', 'llama3', 'gemma3'] as const
 export type RealTokenizer = (typeof REAL_TOKENIZERS)[number]
@@ -21,13 +21,15 @@ export function tokenizerFiles(name: RealTokenizer): string {
 export const REAL_DECODER: DecoderOptions = { hidden: 16, layers: 1, heads: 2, maxPositions: 512, seed: 3 }
 
 /** Write `dir` with the tokenizer's files, config.json and onnx/model.onnx; returns `dir`. */
-export function writeRealModelDir(dir: string, name: RealTokenizer, decoder: DecoderOptions = REAL_DECODER): string {
+export function writeRealModelDir(dir: string, name: RealTokenizer, decoder: DecoderOptions = REAL_DECODER, variants: readonly FixtureVariant[] = []): string {
   const source = tokenizerFiles(name)
   mkdirSync(join(dir, 'onnx'), { recursive: true })
   for (const file of ['tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(source, file), join(dir, file))
   const vocab = tokenizerVocabSize(JSON.parse(readFileSync(join(source, 'tokenizer.json'), 'utf8')))
   const options = { ...decoder, vocab }
-  writeFileSync(join(dir, 'onnx', 'model.onnx'), buildDecoder(options))
+  const model = buildDecoder(options)
+  writeFileSync(join(dir, 'onnx', 'model.onnx'), model)
+  for (const variant of variants) writeFileSync(join(dir, 'onnx', variant === 'q8' ? 'model_quantized.onnx' : `model_${variant}.onnx`), makeVariant(model, variant))
   writeFileSync(join(dir, 'config.json'), JSON.stringify(llamaConfig(options)))
   return dir
 }

@@ -8,12 +8,12 @@ import { AutoModelForCausalLM, AutoTokenizer, env } from '@huggingface/transform
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LETTERS } from '../../src/core/decisions.ts'
 import type { ScoreRequest } from '../../src/core/score.ts'
-import { softmax } from '../../src/scorers/onnx/readout.ts'
+import { halfToFloat, softmax } from '../../src/scorers/onnx/readout.ts'
 import { chatRenderer } from '../../src/scorers/onnx/chat-template.ts'
 import { letterContinuation } from '../../src/scorers/onnx/letter-readout.ts'
 import { loadTokenizer } from '../../src/scorers/onnx/tokenizer.ts'
 import { maxAbsDiff, QUEUE, request, scorerFactory, SENTIMENT, tempDir } from './helpers.ts'
-import { REAL_TOKENIZERS, writeRealModelDir, type RealTokenizer } from './real-tokenizers.ts'
+import { REAL_DECODER, REAL_TOKENIZERS, writeRealModelDir, type RealTokenizer } from './real-tokenizers.ts'
 
 const scorer = scorerFactory()
 env.allowRemoteModels = false
@@ -38,11 +38,11 @@ interface Chat {
 type Oracle = (list: readonly ScoreRequest[], chat?: Chat) => Promise<number[][]>
 
 /** transformers.js end to end on `dir`: the probabilities of each request's letters. Call `dispose` when done. */
-async function loadOracle(dir: string): Promise<{ oracle: Oracle; tokenizer: Awaited<ReturnType<typeof AutoTokenizer.from_pretrained>>; dispose: () => Promise<unknown> }> {
+async function loadOracle(dir: string, dtype: 'fp32' | 'fp16' | 'int8' | 'q4' = 'fp32'): Promise<{ oracle: Oracle; tokenizer: Awaited<ReturnType<typeof AutoTokenizer.from_pretrained>>; dispose: () => Promise<unknown> }> {
   env.localModelPath = dirname(dir) + '/'
   const name = basename(dir)
   const tokenizer = await AutoTokenizer.from_pretrained(name)
-  const model = await AutoModelForCausalLM.from_pretrained(name, { dtype: 'fp32', device: 'cpu' })
+  const model = await AutoModelForCausalLM.from_pretrained(name, { dtype, device: 'cpu' })
   const oracle: Oracle = async (list, chat) => {
     const out: number[][] = []
     for (const r of list) {
@@ -52,9 +52,11 @@ async function loadOracle(dir: string): Promise<{ oracle: Oracle; tokenizer: Awa
       const promptIds = tokenizer.encode(text, { add_special_tokens: special })
       const letterIds = r.criterion.options.map((_, i) => tokenizer.encode(text + letterContinuation(text, LETTERS[i]!), { add_special_tokens: special })[promptIds.length]!)
       const inputs = tokenizer(text, { add_special_tokens: special })
-      const { logits } = (await model(inputs)) as { logits: { dims: number[]; data: Float32Array } }
+      const { logits } = (await model(inputs)) as { logits: { dims: number[]; data: Float32Array | Uint16Array } }
       const [, positions, vocab] = logits.dims as [number, number, number]
-      out.push(softmax(letterIds.map((id) => logits.data[(positions - 1) * vocab + id]!)))
+      // fp16 logits come back as raw half bits (Node has no Float16Array).
+      const value = (i: number) => (logits.data instanceof Uint16Array ? halfToFloat(logits.data[i]!) : logits.data[i]!)
+      out.push(softmax(letterIds.map((id) => value((positions - 1) * vocab + id))))
     }
     return out
   }
@@ -118,5 +120,32 @@ describe.each(REAL_TOKENIZERS)('%s tokenizer', (name) => {
     // The template changes what the model reads: the plain prompt gives other numbers.
     const plain = await scorer({ model: dir, workers: 1, threadsPerWorker: 1, batchSize: 8, maxLogitsBytes: 2 ** 30 })(list)
     expect(maxAbsDiff(plain, expected)).toBeGreaterThan(1e-3)
+  })
+})
+
+// The variants people download, on the Qwen3 tokenizer through its chat template (the
+// other tokenizers add time, not coverage: the variant changes the graph, not the text).
+describe.each([
+  ['fp16', 2e-3],
+  ['int8', 1e-4],
+  ['q4', 2e-3],
+] as const)('qwen3, %s variant', (dtype, tolerance) => {
+  let dir: string
+  let oracle: Oracle
+  let dispose: () => Promise<unknown>
+  beforeAll(async () => {
+    dir = writeRealModelDir(join(tempDir('sceptic-real-'), `qwen3-${dtype}`), 'qwen3', REAL_DECODER, [dtype])
+    ;({ oracle, dispose } = await loadOracle(dir, dtype))
+  })
+  afterAll(() => dispose())
+
+  it(`chat template: equal to transformers.js at batch 1 and 8`, async () => {
+    const list = requests()
+    const chat = CHATS.qwen3
+    const expected = await oracle(list, chat)
+    for (const batchSize of [1, 8]) {
+      const s = scorer({ model: dir, dtype, workers: 1, threadsPerWorker: 1, batchSize, maxLogitsBytes: 2 ** 30, chatTemplate: true, system: chat.system!, chatTemplateKwargs: chat.kwargs! })
+      expect(maxAbsDiff(await s(list), expected), `batch ${batchSize}`).toBeLessThan(tolerance)
+    }
   })
 })

@@ -13,13 +13,14 @@ import { cacheFromFlags, CACHE_FLAGS, integer, parse } from '../args.ts'
 import { cacheIdentityOf, withCache } from '../../cache/with-cache.ts'
 import type { CacheIdentity } from '../../cache/key.ts'
 import { useScorer } from '../scorer-lifecycle.ts'
+import { DTYPES, dtypeFile } from '../../scorers/onnx/dtype.ts'
 import { MODEL_FLAGS, modelOptionsFromFlags, type ModelFlagOptions } from '../model-flags.ts'
 import { UsageError, type Command } from '../commands.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 import { cliProgress } from '../progress.ts'
 
 const USAGE =
-  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--batch-size N] [--workers N] [--chat-template [--system TEXT] [--chat-template-kwargs JSON]] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--json-out FILE] [--records-out FILE] [--timeout SECONDS]'
+  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--batch-size N] [--workers N] [--dtype NAME] [--chat-template [--system TEXT] [--chat-template-kwargs JSON]] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--json-out FILE] [--records-out FILE] [--timeout SECONDS]'
 
 /** A scorer the CLI loaded, with what to call when done. */
 interface LoadedScorer {
@@ -154,7 +155,8 @@ function seconds(value: string | undefined, name: string): number | undefined {
 
 /** The files of a model directory an output must never replace. */
 function modelFiles(dir: string): string[] {
-  return ['model.onnx', join('onnx', 'model.onnx'), 'tokenizer.json'].map((file) => join(dir, file))
+  const variants = DTYPES.flatMap((dtype) => [dtypeFile(dtype), join('onnx', dtypeFile(dtype))])
+  return [...variants, 'tokenizer.json'].map((file) => join(dir, file))
 }
 
 /** `--scorer MODULE`: a JS module whose default export is a ScoreFn (an optional `close` export is called at the end). */
@@ -221,6 +223,7 @@ async function loadModel(dir: string, options: { batchSize?: number | undefined;
 /** The model flags present in `options`, nothing else (absent ones leave the manifest as before). */
 function modelFlagsOnly(options: ModelFlagOptions): ModelFlagOptions {
   return {
+    ...(options.dtype !== undefined ? { dtype: options.dtype } : {}),
     ...(options.chatTemplate ? { chatTemplate: options.chatTemplate } : {}),
     ...(options.system !== undefined ? { system: options.system } : {}),
     ...(options.chatTemplateKwargs !== undefined ? { chatTemplateKwargs: options.chatTemplateKwargs } : {}),

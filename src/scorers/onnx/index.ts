@@ -16,6 +16,8 @@ import { planBatches } from './batching.ts'
 import { chatRenderer, type ChatOptions, type PromptRenderer } from './chat-template.ts'
 import { identitySettings, onnxCacheIdentity } from './cache-identity.ts'
 import { readContextLength } from './context-length.ts'
+import { perTensorActivationOp } from './activation-quant.ts'
+import { parseDtype, type Dtype } from './dtype.ts'
 import { assertOrtInstalled, locateModel, type ModelFiles } from './model-dir.ts'
 import type { InputPlan } from './model-io.ts'
 import { groupByPrefix, type PrefixGroup, type PrefixPlan } from './prefix.ts'
@@ -29,6 +31,7 @@ export type { FallibleScoreFn, ScoreContext, ScoreFailure, ScoreFn, ScoreRequest
 export type { InputPlan, PastInput } from './model-io.ts'
 export type { ReadoutFile } from './readout-file.ts'
 export type { ChatOptions } from './chat-template.ts'
+export { DTYPES, type Dtype } from './dtype.ts'
 export { startScorerServer, connectScorer } from './pool-server.ts'
 export type { ScorerServer, ScorerServerOptions, RemoteScorer, ConnectOptions } from './pool-server.ts'
 
@@ -39,6 +42,13 @@ export type ExecutionProvider = string | { readonly name: string; readonly [opti
 export interface OnnxScorerOptions extends ChatOptions {
   /** Model directory: `tokenizer.json` plus `model.onnx` (or `onnx/model.onnx`), as Optimum exports them. */
   model: string
+  /**
+   * Model variant, named as transformers.js names them: `fp32` (`model.onnx`), `fp16`
+   * (`model_fp16.onnx`), `q8` (`model_quantized.onnx`), `int8`, `uint8`, `q4`, `q4f16`.
+   * Default `fp32` when present, else the single variant present. A missing variant is a
+   * {@link ConfigError} listing the variants found.
+   */
+  dtype?: Dtype
   /**
    * Most prompts per `session.run`. Default 4: one decision's rotations under
    * `cyclic` with 4 options. Single-thread sessions gain nothing from bigger batches
@@ -101,6 +111,8 @@ export type PrefixSharing = 'batched' | 'sequential' | 'off'
 export interface OnnxScorerSettings {
   /** Absolute path of the model file. */
   readonly modelPath: string
+  /** The model variant loaded. */
+  readonly dtype: Dtype
   /** Worker threads. */
   readonly workers: number
   /** Intra-op threads per worker. */
@@ -120,6 +132,12 @@ export interface OnnxScorerSettings {
   readonly prefixSharing: PrefixSharing
   /** Longest prompt run, in tokens (`contextLength` or config.json); `undefined`: no limit known. */
   readonly contextLength: number | undefined
+  /**
+   * The op by which the graph quantizes activations per tensor (e.g. `DynamicQuantizeLinear`
+   * in q8/int8/uint8 exports), or `undefined`. When set, every prompt runs alone (batch 1,
+   * no prefix sharing), so its probabilities do not depend on what else shares a batch.
+   */
+  readonly perTensorActivations: string | undefined
 }
 
 /** Running totals of an {@link OnnxScorer} (live object, updated as calls are scored). */
@@ -190,7 +208,7 @@ export interface OnnxScorer {
 export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
   if (!options || typeof options.model !== 'string' || options.model === '')
     throw new ConfigError('onnxScorer: `model` (the model directory) is required')
-  const files = locateModel(options.model)
+  const files = locateModel(options.model, options.dtype === undefined ? undefined : parseDtype(options.dtype, 'onnxScorer'))
   assertOrtInstalled()
   const settings = resolveSettings(options, files)
   // An optimized model's logits columns are letters, not token ids; the sidecar says which.
@@ -355,7 +373,9 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
   }
 
   const chat = options.chatTemplate === undefined || options.chatTemplate === false ? '' : options.chatTemplate === true ? "the model's chat template; " : 'a custom chat template; '
-  const describe = `onnx ${options.model} (${chat}${settings.optimizedReadout ? 'optimized readout: last position, letter rows only; ' : ''}${settings.workers} worker${settings.workers === 1 ? '' : 's'} × ${settings.threadsPerWorker} thread${settings.threadsPerWorker === 1 ? '' : 's'}, batch ≤ ${settings.batchSize}${settings.prefixSharing === 'off' ? '' : `, shared prefixes ${settings.prefixSharing}`})`
+  const variant = settings.dtype === 'fp32' ? '' : `${settings.dtype}; `
+  const alone = settings.perTensorActivations ? `one prompt per run: the graph quantizes activations per tensor (${settings.perTensorActivations}); ` : ''
+  const describe = `onnx ${options.model} (${variant}${chat}${alone}${settings.optimizedReadout ? 'optimized readout: last position, letter rows only; ' : ''}${settings.workers} worker${settings.workers === 1 ? '' : 's'} × ${settings.threadsPerWorker} thread${settings.threadsPerWorker === 1 ? '' : 's'}, batch ≤ ${settings.batchSize}${settings.prefixSharing === 'off' ? '' : `, shared prefixes ${settings.prefixSharing}`})`
   return Object.defineProperties(score as OnnxScorer, {
     ready: { value: () => ready().then(({ plan, tokenizer }) => ({ plan, tokenizerVocab: tokenizer.vocabSize })) },
     close: { value: close },
@@ -363,7 +383,7 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
     settings: { value: settings, enumerable: true },
     stats: { value: stats, enumerable: true },
     pool: { get: () => pool },
-    cacheIdentity: { value: template ? undefined : onnxCacheIdentity(files, identitySettings({ ...options, executionProviders: settings.executionProviders })) },
+    cacheIdentity: { value: template ? undefined : onnxCacheIdentity(files, identitySettings({ ...options, dtype: files.dtype, executionProviders: settings.executionProviders })) },
   })
 }
 
@@ -379,14 +399,17 @@ function resolveSettings(options: OnnxScorerOptions, files: ModelFiles): OnnxSco
   // Capped at the cores: a CI runner with fewer cores than the config was written for still runs, just narrower.
   const workers = Math.min(cores, positive('workers', options.workers) ?? (gpu ? 1 : Math.min(2, cores)))
   const threadsPerWorker = Math.max(1, Math.min(positive('threadsPerWorker', options.threadsPerWorker) ?? cores, Math.floor(cores / workers)))
-  const batchSize = positive('batchSize', options.batchSize) ?? 4
+  // A graph whose activation scales span the batch: one full prompt per run (docs/onnx.md, "Quantized models").
+  const perTensorActivations = perTensorActivationOp(files.modelPath)
+  const batchSize = perTensorActivations ? 1 : (positive('batchSize', options.batchSize) ?? 4)
   const maxLogitsBytes = positive('maxLogitsBytes', options.maxLogitsBytes) ?? 256 * 1024 * 1024
-  const prefixSharing = options.prefixSharing ?? 'batched'
-  if (!['batched', 'sequential', 'off'].includes(prefixSharing))
-    throw new ConfigError(`onnxScorer: \`prefixSharing\` must be 'batched', 'sequential' or 'off', got ${JSON.stringify(prefixSharing)}`)
+  const asked = options.prefixSharing ?? 'batched'
+  if (!['batched', 'sequential', 'off'].includes(asked))
+    throw new ConfigError(`onnxScorer: \`prefixSharing\` must be 'batched', 'sequential' or 'off', got ${JSON.stringify(asked)}`)
+  const prefixSharing = perTensorActivations ? 'off' : asked
   const optimizedReadout = existsSync(join(dirname(files.modelPath), READOUT_FILE))
   const contextLength = positive('contextLength', options.contextLength) ?? readContextLength(files.dir)
-  return { modelPath: files.modelPath, workers, threadsPerWorker, batchSize, maxLogitsBytes, executionProviders, optimizedReadout, prefixSharing, contextLength }
+  return { modelPath: files.modelPath, dtype: files.dtype, workers, threadsPerWorker, batchSize, maxLogitsBytes, executionProviders, optimizedReadout, prefixSharing, contextLength, perTensorActivations }
 }
 
 /**
