@@ -16,6 +16,7 @@ import { planBatches } from './batching.ts'
 import { chatRenderer, type ChatOptions, type PromptRenderer } from './chat-template.ts'
 import { identitySettings, onnxCacheIdentity } from './cache-identity.ts'
 import { readContextLength } from './context-length.ts'
+import { readConfigShape } from './model-config.ts'
 import { perTensorActivationOp } from './activation-quant.ts'
 import { parseDtype, type Dtype } from './dtype.ts'
 import { assertOrtInstalled, locateModel, type ModelFiles } from './model-dir.ts'
@@ -213,6 +214,8 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
   const settings = resolveSettings(options, files)
   // An optimized model's logits columns are letters, not token ids; the sidecar says which.
   const readoutFile = readReadoutFile(files.modelPath)
+  // config.json's cache shapes drive the empty past feeds; checked against the graph in the worker.
+  const configShape = readConfigShape(files.dir)
   const template = options.template
   let pool: WorkerPool | undefined
   let startup: Promise<{ tokenizer: LoadedTokenizer; plan: InputPlan; pool: WorkerPool; render: PromptRenderer | undefined }> | undefined
@@ -228,6 +231,7 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
       modelPath: files.modelPath,
       intraOpNumThreads: settings.threadsPerWorker,
       executionProviders: settings.executionProviders as (string | { name: string })[],
+      ...(configShape ? { config: configShape } : {}),
       ...(budget ? { faults: { tokenId: options.faults!.tokenId, budget } } : {}),
     })
     const plan = await pool.start()
