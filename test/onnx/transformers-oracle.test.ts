@@ -20,10 +20,10 @@ env.allowRemoteModels = false
 env.useFSCache = false
 env.useBrowserCache = false
 
-/** Short states keep Gemma's 262k-column logits small: every rotation of QUEUE, plus SENTIMENT. */
+/** A short state keeps Gemma's 262k-column logits small: every rotation of QUEUE (one prefix group), plus SENTIMENT. */
 function requests(): ScoreRequest[] {
   const out: ScoreRequest[] = []
-  for (const state of ['The invoice was charged twice.', 'The app crashes on start.']) {
+  for (const state of ['The invoice was charged twice.']) {
     for (let k = 0; k < 4; k++) out.push(request(state, { ...QUEUE, options: QUEUE.options.map((_, i) => QUEUE.options[(i + k) % 4]!) }))
     out.push(request(state, SENTIMENT))
   }
@@ -38,10 +38,12 @@ interface Chat {
 type Oracle = (list: readonly ScoreRequest[], chat?: Chat) => Promise<number[][]>
 
 /** transformers.js end to end on `dir`: the probabilities of each request's letters. Call `dispose` when done. */
-async function loadOracle(dir: string, dtype: 'fp32' | 'fp16' | 'int8' | 'q4' = 'fp32'): Promise<{ oracle: Oracle; tokenizer: Awaited<ReturnType<typeof AutoTokenizer.from_pretrained>>; dispose: () => Promise<unknown> }> {
+type OracleTokenizer = Awaited<ReturnType<typeof AutoTokenizer.from_pretrained>>
+
+async function loadOracle(dir: string, dtype: 'fp32' | 'fp16' | 'int8' | 'q4' = 'fp32', loaded?: OracleTokenizer): Promise<{ oracle: Oracle; tokenizer: OracleTokenizer; dispose: () => Promise<unknown> }> {
   env.localModelPath = dirname(dir) + '/'
   const name = basename(dir)
-  const tokenizer = await AutoTokenizer.from_pretrained(name)
+  const tokenizer = loaded ?? (await AutoTokenizer.from_pretrained(name))
   const model = await AutoModelForCausalLM.from_pretrained(name, { dtype, device: 'cpu' })
   const oracle: Oracle = async (list, chat) => {
     const out: number[][] = []
@@ -125,27 +127,32 @@ describe.each(REAL_TOKENIZERS)('%s tokenizer', (name) => {
 
 // The variants people download, on the Qwen3 tokenizer through its chat template (the
 // other tokenizers add time, not coverage: the variant changes the graph, not the text).
-describe.each([
-  ['fp16', 2e-3],
-  ['int8', 1e-4],
-  ['q4', 2e-3],
-] as const)('qwen3, %s variant', (dtype, tolerance) => {
+// One directory holds all three, so both tokenizers load once.
+describe('qwen3 variants', () => {
   let dir: string
-  let oracle: Oracle
-  let dispose: () => Promise<unknown>
+  let tokenizer: OracleTokenizer
   beforeAll(async () => {
-    dir = writeRealModelDir(join(tempDir('sceptic-real-'), `qwen3-${dtype}`), 'qwen3', REAL_DECODER, [dtype])
-    ;({ oracle, dispose } = await loadOracle(dir, dtype))
+    dir = writeRealModelDir(join(tempDir('sceptic-real-'), 'qwen3-variants'), 'qwen3', REAL_DECODER, ['fp16', 'int8', 'q4'])
+    env.localModelPath = dirname(dir) + '/'
+    tokenizer = await AutoTokenizer.from_pretrained(basename(dir))
   })
-  afterAll(() => dispose())
 
-  it(`chat template: equal to transformers.js at batch 1 and 8`, async () => {
-    const list = requests()
-    const chat = CHATS.qwen3
-    const expected = await oracle(list, chat)
-    for (const batchSize of [1, 8]) {
-      const s = scorer({ model: dir, dtype, workers: 1, threadsPerWorker: 1, batchSize, maxLogitsBytes: 2 ** 30, chatTemplate: true, system: chat.system!, chatTemplateKwargs: chat.kwargs! })
-      expect(maxAbsDiff(await s(list), expected), `batch ${batchSize}`).toBeLessThan(tolerance)
+  it.each([
+    ['fp16', 2e-3],
+    ['int8', 1e-4],
+    ['q4', 2e-3],
+  ] as const)('%s, chat template: equal to transformers.js at batch 1 and 8', async (dtype, tolerance) => {
+    const { oracle, dispose } = await loadOracle(dir, dtype, tokenizer)
+    try {
+      const list = requests()
+      const chat = CHATS.qwen3
+      const expected = await oracle(list, chat)
+      for (const batchSize of [1, 8]) {
+        const s = scorer({ model: dir, dtype, workers: 1, threadsPerWorker: 1, batchSize, maxLogitsBytes: 2 ** 30, chatTemplate: true, system: chat.system!, chatTemplateKwargs: chat.kwargs! })
+        expect(maxAbsDiff(await s(list), expected), `batch ${batchSize}`).toBeLessThan(tolerance)
+      }
+    } finally {
+      await dispose()
     }
   })
 })
