@@ -38,7 +38,7 @@ describe('packNBits', () => {
 describe('quantizeModel', () => {
   const dir = makeModel({ tokenizer: 'bpe', decoder: { hidden: 64, layers: 2, heads: 4 }, externalDataMinBytes: 4096 })
 
-  it.each([4, 8] as const)('%i bits: batch 1 == batch 8 with prefix sharing, close to fp32, head and embeddings kept', async (bits) => {
+  it.each([4, 8] as const)('%i bits (default accuracy level 4, int8 activations per row): batch 1 == batch 8 with prefix sharing, close to fp32, head and embeddings kept', async (bits) => {
     const out = join(tempDir(), `q${bits}`)
     const result = await quantizeModel(dir, out, { bits })
     expect(result.quantized).toBe(2 * 4) // per layer: qkv, out, two MLP matrices
@@ -60,10 +60,10 @@ describe('quantizeModel', () => {
     expect(delta).toBeLessThan(bits === 8 ? 0.05 : 0.5)
   })
 
-  it.each([4, 8] as const)('%i bits: equals the fp32 graph carrying the dequantized weights (the packing is what ORT reads)', async (bits) => {
+  it.each([4, 8] as const)('%i bits, accuracy level 0: equals the fp32 graph carrying the dequantized weights (the packing is what ORT reads)', async (bits) => {
     const plain = makeModel({ tokenizer: 'bpe', decoder: { hidden: 64, layers: 2, heads: 4 } }, 'plain')
     const out = join(tempDir(), `q${bits}`)
-    await quantizeModel(plain, out, { bits })
+    await quantizeModel(plain, out, { bits, accuracyLevel: 0 })
     const proto = onnx.ModelProto.decode(readFileSync(join(plain, 'model.onnx')))
     for (const tensor of proto.graph!.initializer!) {
       if (!/^l\d\.(wqkv|wo|w1|w2)$/.test(tensor.name!)) continue
@@ -102,5 +102,8 @@ describe('quantizeModel', () => {
     const bad = await sceptic(['quantize-model', dir, join(tempDir(), 'x'), '--bits', '3'])
     expect(bad.code).toBe(2)
     expect(bad.stderr.trim().split('\n')).toEqual([expect.stringContaining('--bits must be 4 or 8, got "3"')])
+    const level = await sceptic(['quantize-model', dir, join(tempDir(), 'y'), '--accuracy-level', '2'])
+    expect(level.code).toBe(2)
+    expect(level.stderr.trim().split('\n')).toEqual([expect.stringContaining('--accuracy-level must be 4')])
   })
 })
