@@ -133,3 +133,18 @@ describe('add_bos_token', () => {
     expect([...withBos.encode('Hello there.\nAnswer:', false)]).toEqual(base)
   })
 })
+
+describe('plugin-shared models', () => {
+  it('key the chat settings and the dtype like onnxScorer does', async () => {
+    const { sharedModelIdentity } = await import('../../src/scorers/onnx/cache-identity.ts')
+    const dir = makeModel({ tokenizer: 'bpe', variants: ['fp16'] }, 'shared')
+    const plain = sharedModelIdentity({ model: dir })
+    const chat = sharedModelIdentity({ model: dir, chatTemplate: true, system: 's' })
+    const fp16 = sharedModelIdentity({ model: dir, dtype: 'fp16' })
+    expect(plain.settings).toEqual({ executionProviders: ['cpu'] })
+    expect(chat.settings).toEqual({ executionProviders: ['cpu'], chatTemplate: true, system: 's' })
+    expect(fp16.settings).toEqual({ executionProviders: ['cpu'], dtype: 'fp16' })
+    expect(fp16.files!.model).toBe(join(dir, 'model_fp16.onnx'))
+    expect(scorer({ model: dir, dtype: 'fp16', chatTemplate: true }).cacheIdentity!.settings).toEqual({ executionProviders: ['cpu'], dtype: 'fp16', chatTemplate: true })
+  })
+})
