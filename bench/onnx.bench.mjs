@@ -9,8 +9,10 @@
 //     onnxScorer, summed over Vitest's process tree.
 //  3. the readout (bench/onnx-readout.bench.mjs): prefix sharing vs full prompts, the
 //     optimize-model head vs full logits on a 32k vocabulary, GFLOP/s vs a large MatMul.
+//  4. real-model settings (bench/onnx-models.bench.mjs): transformers.js vs onnxScorer fp32
+//     vs quantize-model output, speed, agreement and peak RSS per scorer.
 // Options: --decisions N per round (default 8), --rounds N (default 6), --skip-rss, --rss-only,
-//   --skip-readout, --readout-only.
+//   --skip-readout, --readout-only, --skip-models.
 import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
@@ -29,6 +31,7 @@ const { values: args } = parseArgs({
     'rss-only': { type: 'boolean', default: false },
     'skip-readout': { type: 'boolean', default: false },
     'readout-only': { type: 'boolean', default: false },
+    'skip-models': { type: 'boolean', default: false },
   },
 })
 
@@ -261,4 +264,9 @@ if (!args['skip-readout'] && !args['rss-only']) {
   console.log('\n---- readout: prefix sharing, optimized head, GFLOP/s ----')
   const { readoutBench } = await import('./onnx-readout.bench.mjs')
   await readoutBench({ decisions: args.decisions, rounds: args.rounds })
+}
+if (!args['skip-models'] && !args['rss-only']) {
+  console.log('\n---- real-model settings: transformers.js, fp32, quantize-model (4 and 8 bits) ----')
+  const { modelsBench } = await import('./onnx-models.bench.mjs')
+  await modelsBench({ decisions: Math.max(12, Number(args.decisions)) })
 }

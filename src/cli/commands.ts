@@ -4,6 +4,7 @@ import { compareCommand } from './commands/compare.ts'
 import { evaluateCommand } from './commands/evaluate.ts'
 import { mergeCommand } from './commands/merge.ts'
 import { optimizeModelCommand } from './commands/optimize-model.ts'
+import { quantizeModelCommand } from './commands/quantize-model.ts'
 import { reportCommand } from './commands/report.ts'
 import { schemaCommand } from './commands/schema.ts'
 import { splitCommand } from './commands/split.ts'
@@ -19,6 +20,7 @@ export const commands: Record<string, Command> = {
   report: reportCommand,
   schema: schemaCommand,
   'optimize-model': optimizeModelCommand,
+  'quantize-model': quantizeModelCommand,
   cache: cacheCommand,
 }
 

@@ -6,6 +6,7 @@
 import type {} from 'vitest'
 import { inject } from 'vitest'
 import type { CacheOptions } from '../cache/config.ts'
+import type { Dtype } from '../scorers/onnx/dtype.ts'
 
 /** The value the plugin provides under the `sceptic` key. */
 export interface ScepticContext {
@@ -39,6 +40,14 @@ export interface SharedModelOptions {
   threadsPerWorker?: number
   /** Execution providers, e.g. `['cuda', 'cpu']`. */
   executionProviders?: string[]
+  /** Model variant: `fp32`, `fp16`, `q8`, `int8`, `uint8`, `q4`, `q4f16` (docs/onnx.md, "Model variants"). */
+  dtype?: Dtype
+  /** `true`: the model's chat template; a string: your own (docs/onnx.md, "Chat templates"). */
+  chatTemplate?: boolean | string
+  /** System message of the chat template. */
+  system?: string
+  /** Chat template variables, e.g. `{ enable_thinking: false }`. */
+  chatTemplateKwargs?: Record<string, unknown>
 }
 
 declare module 'vitest' {

@@ -103,6 +103,14 @@ describe('the score cache never serves a vector for a different question', () =>
     expect(await scorerId(identity, undefined)).not.toBe(first)
   })
 
+  it('turning the chat template on, changing its system message, its kwargs or a custom template misses every request', async () => {
+    const model = modelCopy()
+    const cache = temp()
+    const variants = [{}, { chatTemplate: true }, { chatTemplate: true, system: 'a' }, { chatTemplate: true, system: 'b' }, { chatTemplate: true, system: 'b', chatTemplateKwargs: { x: 1 } }, { chatTemplate: '{{ messages }}' }]
+    for (const options of variants) expect(await misses(cache, onnxScorer({ model, ...options }).cacheIdentity!), JSON.stringify(options)).toBe(18)
+    for (const options of variants) expect(await misses(cache, onnxScorer({ model, ...options }).cacheIdentity!), JSON.stringify(options)).toBe(0)
+  })
+
   it('a custom ONNX template has no identity: such a scorer is never cached', () => {
     const model = modelCopy()
     expect(onnxScorer({ model, template: (s) => s }).cacheIdentity).toBeUndefined()

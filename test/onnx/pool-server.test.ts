@@ -62,7 +62,7 @@ describe('startScorerServer / connectScorer', () => {
     const client = connectScorer(server.url)
     const failing = client([request('four options need letter D')])
     await expect(failing).rejects.toThrow(ConfigError)
-    await expect(failing).rejects.toThrow(/tokenizer\.json: the option letter "D" is not a single token/)
+    await expect(failing).rejects.toThrow(/tokenizer\.json: the option letter "D" cannot be read after the prompt/)
   })
 
   it('refuses a wrong token or a malformed body', async () => {

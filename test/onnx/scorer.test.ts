@@ -185,7 +185,8 @@ describe('configuration errors name the path', () => {
     const s = scorer({ model: dir })
     expect((await s([request('ok', SENTIMENT)]))[0]).toHaveLength(2) // A/B fine
     await expect(s([request('four options')])).rejects.toThrow(ConfigError)
-    await expect(s([request('four options')])).rejects.toThrow(`${join(dir, 'tokenizer.json')}: the option letter "D" is not a single token`)
+    await expect(s([request('four options')])).rejects.toThrow(`${join(dir, 'tokenizer.json')}: the option letter "D" cannot be read after the prompt`)
+    await expect(s([request('four options')])).rejects.toThrow('it is not a token of its own: the first token after the prompt is " "')
   })
 
   it('a tokenizer that emits ids beyond the model vocabulary', async () => {

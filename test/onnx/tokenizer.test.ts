@@ -42,7 +42,7 @@ describe.each([
     const tokenizer = await loadTokenizer(dir)
     expect([...tokenizer.letterIds(2)]).toHaveLength(2) // A and B still fine
     expect(() => tokenizer.letterIds(4)).toThrow(ConfigError)
-    expect(() => tokenizer.letterIds(4)).toThrow(`${join(dir, 'tokenizer.json')}: the option letter "C" is not a single token`)
+    expect(() => tokenizer.letterIds(4)).toThrow(`${join(dir, 'tokenizer.json')}: the option letter "C" cannot be read after the prompt (ending …"Answer:", continued by " C")`)
   })
 })
 
@@ -79,5 +79,21 @@ describe('bad tokenizer files', () => {
     mkdirSync(dir, { recursive: true })
     writeFileSync(join(dir, 'tokenizer_config.json'), 'nope')
     await expect(loadTokenizer(dir)).rejects.toThrow(`${join(dir, 'tokenizer_config.json')}: not valid JSON`)
+  })
+})
+
+describe('the in-process memo', () => {
+  it('loads unchanged files once, and a rewritten tokenizer.json again even with its mtime set back', async () => {
+    const dir = dirWith(wordLevelTokenizer())
+    const first = await loadTokenizer(dir)
+    expect(await loadTokenizer(dir)).toBe(first)
+    const path = join(dir, 'tokenizer.json')
+    const { statSync, utimesSync } = await import('node:fs')
+    const before = statSync(path)
+    writeFileSync(path, JSON.stringify(wordLevelTokenizer({ corpus: 'zyzzyva' })))
+    utimesSync(path, before.atime, before.mtime)
+    const second = await loadTokenizer(dir)
+    expect(second).not.toBe(first)
+    expect(second.vocabSize).toBe(first.vocabSize + 1)
   })
 })

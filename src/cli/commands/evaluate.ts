@@ -20,11 +20,13 @@ import { parseShard } from '../../core/shard.ts'
 import { partFileText, recordingScorer } from '../../core/shard-part.ts'
 import { partFileOf, selectShard } from '../shard-run.ts'
 import { withScorerManifest } from '../../core/live-manifest.ts'
+import { DTYPES, dtypeFile } from '../../scorers/onnx/dtype.ts'
+import { MODEL_FLAGS, modelOptionsFromFlags, type ModelFlagOptions } from '../model-flags.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 import { cliProgress } from '../progress.ts'
 
 const USAGE =
-  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--batch-size N] [--workers N] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--json-out FILE] [--records-out FILE] [--timeout SECONDS] [--shard i/n]'
+  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--batch-size N] [--workers N] [--dtype NAME] [--chat-template [--system TEXT] [--chat-template-kwargs JSON]] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--json-out FILE] [--records-out FILE] [--timeout SECONDS] [--shard i/n]'
 
 /** A scorer the CLI loaded, with what to call when done. */
 interface LoadedScorer {
@@ -48,6 +50,7 @@ const OPTIONS = {
   epochs: { type: 'string', value: 'N', default: '1', description: 'score every decision N times (for sampling scorers)' },
   reducer: { type: 'string', value: 'NAME', default: 'mean', description: 'combine epochs: mean, median, mode, max' },
   'store-prompts': { type: 'boolean', description: 'keep each prompt in the records' },
+  ...MODEL_FLAGS,
   ...CACHE_FLAGS,
   'json-out': { type: 'string', value: 'FILE', description: 'write the result as JSON' },
   'records-out': { type: 'string', value: 'FILE', description: 'write one record per decision as JSONL' },
@@ -72,6 +75,7 @@ export const evaluateCommand: Command = {
     const workers = integer(values.workers, 'workers', 1)
     const epochs = integer(values.epochs, 'epochs', 1) ?? 1
     const reducer = resolveReducer((values.reducer ?? 'mean') as ReducerLike)
+    const modelOptions = modelOptionsFromFlags(raw, values.model !== undefined)
 
     const timeoutSeconds = seconds(values.timeout, 'timeout')
     const data = positionals[0]!
@@ -108,7 +112,7 @@ export const evaluateCommand: Command = {
     try {
       let part: ((records: number) => string) | undefined
       const result = await useScorer<LoadedScorer, EvalResult | undefined>(
-        () => (values.model !== undefined ? loadModel(values.model, { batchSize, workers }) : loadScorerModule(values.scorer!)),
+        () => (values.model !== undefined ? loadModel(values.model, { batchSize, workers, ...modelOptions }) : loadScorerModule(values.scorer!)),
         (scorer) => {
           const cached = withCache(scorer.score, {
             cache: cacheFromFlags(raw),
@@ -200,7 +204,8 @@ function seconds(value: string | undefined, name: string): number | undefined {
 
 /** The files of a model directory an output must never replace. */
 function modelFiles(dir: string): string[] {
-  return ['model.onnx', join('onnx', 'model.onnx'), 'tokenizer.json'].map((file) => join(dir, file))
+  const variants = DTYPES.flatMap((dtype) => [dtypeFile(dtype), join('onnx', dtypeFile(dtype))])
+  return [...variants, 'tokenizer.json'].map((file) => join(dir, file))
 }
 
 /** `--scorer MODULE`: a JS module whose default export is a ScoreFn (an optional `close` export is called at the end). */
@@ -231,7 +236,7 @@ async function loadScorerModule(path: string): Promise<LoadedScorer> {
 
 /** The part of `vitest-sceptic/onnx` the CLI uses. */
 interface OnnxModule {
-  onnxScorer(options: { model: string; batchSize?: number; workers?: number }): ScoreFn & {
+  onnxScorer(options: { model: string; batchSize?: number; workers?: number } & ModelFlagOptions): ScoreFn & {
     close(): Promise<void>
     readonly describe: string
     readonly settings: {
@@ -245,7 +250,7 @@ interface OnnxModule {
 }
 
 /** `--model DIR`: the ONNX scorer, loaded only when asked for (onnxruntime-node is optional). */
-async function loadModel(dir: string, options: { batchSize?: number | undefined; workers?: number | undefined }): Promise<LoadedScorer> {
+async function loadModel(dir: string, options: { batchSize?: number | undefined; workers?: number | undefined } & ModelFlagOptions): Promise<LoadedScorer> {
   // Resolved at run time next to the built CLI (dist/cli → dist/onnx), so the ONNX
   // scorer and onnxruntime-node are loaded only by users who ask for a model.
   const entry = new URL('../onnx/index.js', import.meta.url).href
@@ -257,13 +262,24 @@ async function loadModel(dir: string, options: { batchSize?: number | undefined;
     model: dir,
     ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
     ...(options.workers !== undefined ? { workers: options.workers } : {}),
+    ...modelFlagsOnly(options),
   })
   // The manifest records which model ran and how: an optimized readout or not, the pool's shape.
   const { batchSize, workers, threadsPerWorker, optimizedReadout, prefixSharing } = scorer.settings
   return {
     score: scorer,
     description: scorer.describe,
-    manifest: { model: dir, batchSize, workers, threadsPerWorker, optimizedReadout, prefixSharing },
+    manifest: { model: dir, batchSize, workers, threadsPerWorker, optimizedReadout, prefixSharing, ...modelFlagsOnly(options) },
     close: () => scorer.close(),
+  }
+}
+
+/** The model flags present in `options`, nothing else (absent ones leave the manifest as before). */
+function modelFlagsOnly(options: ModelFlagOptions): ModelFlagOptions {
+  return {
+    ...(options.dtype !== undefined ? { dtype: options.dtype } : {}),
+    ...(options.chatTemplate ? { chatTemplate: options.chatTemplate } : {}),
+    ...(options.system !== undefined ? { system: options.system } : {}),
+    ...(options.chatTemplateKwargs !== undefined ? { chatTemplateKwargs: options.chatTemplateKwargs } : {}),
   }
 }

@@ -7,6 +7,7 @@
 import { readdirSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { CacheIdentity } from '../../cache/key.ts'
+import { parseDtype } from './dtype.ts'
 import { locateModel, type ModelFiles } from './model-dir.ts'
 import { READOUT_FILE } from './readout-file.ts'
 
@@ -35,7 +36,37 @@ export function onnxCacheIdentity(files: ModelFiles, settings: Record<string, un
   return { kind: 'onnx', label: files.dir, files: roles, settings }
 }
 
+/** The scorer options that change the vectors (beyond the files), as {@link OnnxIdentityOptions} name them. */
+export interface OnnxIdentityOptions {
+  /** The model variant (docs/onnx.md, "Model variants"); keyed when not fp32 (its file's bytes are keyed anyway). */
+  readonly dtype?: string
+  /** ORT execution providers; default `['cpu']`. */
+  readonly executionProviders?: readonly unknown[]
+  /** Chat template: `true` (the model's own, keyed by tokenizer_config.json's bytes) or a template string. */
+  readonly chatTemplate?: boolean | string
+  /** System message of a chat template. */
+  readonly system?: string
+  /** Chat template variables. */
+  readonly chatTemplateKwargs?: Readonly<Record<string, unknown>>
+}
+
+/**
+ * The settings part of the identity: one home for both the scorer and plugin-shared
+ * models. Chat keys appear only when a template is on, so plain-prompt keys stay as
+ * they were before chat templates existed.
+ */
+export function identitySettings(options: OnnxIdentityOptions): Record<string, unknown> {
+  const out: Record<string, unknown> = { executionProviders: options.executionProviders ?? ['cpu'] }
+  if (options.dtype !== undefined && options.dtype !== 'fp32') out.dtype = options.dtype
+  if (options.chatTemplate === undefined || options.chatTemplate === false) return out
+  out.chatTemplate = options.chatTemplate
+  if (options.system !== undefined) out.system = options.system
+  if (options.chatTemplateKwargs !== undefined) out.chatTemplateKwargs = options.chatTemplateKwargs
+  return out
+}
+
 /** The identity of a plugin-shared model (the same settings as `onnxScorer` with these options). */
-export function sharedModelIdentity(options: { model: string; executionProviders?: readonly unknown[] }): CacheIdentity {
-  return onnxCacheIdentity(locateModel(options.model), { executionProviders: options.executionProviders ?? ['cpu'] })
+export function sharedModelIdentity(options: OnnxIdentityOptions & { model: string }): CacheIdentity {
+  const files = locateModel(options.model, options.dtype === undefined ? undefined : parseDtype(options.dtype, 'dtype'))
+  return onnxCacheIdentity(files, identitySettings({ ...options, dtype: files.dtype }))
 }

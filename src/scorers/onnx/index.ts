@@ -13,8 +13,12 @@ import { ConfigError, ScorerError } from '../../core/errors.ts'
 import { scoreFailure, type ScoreContext, type ScoreFailure, type ScoreRequest } from '../../core/score.ts'
 import type { CacheIdentity } from '../../cache/key.ts'
 import { planBatches } from './batching.ts'
-import { onnxCacheIdentity } from './cache-identity.ts'
+import { chatRenderer, type ChatOptions, type PromptRenderer } from './chat-template.ts'
+import { identitySettings, onnxCacheIdentity } from './cache-identity.ts'
 import { readContextLength } from './context-length.ts'
+import { readConfigShape } from './model-config.ts'
+import { perTensorActivationOp } from './activation-quant.ts'
+import { parseDtype, type Dtype } from './dtype.ts'
 import { assertOrtInstalled, locateModel, type ModelFiles } from './model-dir.ts'
 import type { InputPlan } from './model-io.ts'
 import { groupByPrefix, type PrefixGroup, type PrefixPlan } from './prefix.ts'
@@ -27,6 +31,8 @@ export { ConfigError, ScorerError } from '../../core/errors.ts'
 export type { FallibleScoreFn, ScoreContext, ScoreFailure, ScoreFn, ScoreRequest } from '../../core/score.ts'
 export type { InputPlan, PastInput } from './model-io.ts'
 export type { ReadoutFile } from './readout-file.ts'
+export type { ChatOptions } from './chat-template.ts'
+export { DTYPES, type Dtype } from './dtype.ts'
 export { startScorerServer, connectScorer } from './pool-server.ts'
 export type { ScorerServer, ScorerServerOptions, RemoteScorer, ConnectOptions } from './pool-server.ts'
 
@@ -34,9 +40,16 @@ export type { ScorerServer, ScorerServerOptions, RemoteScorer, ConnectOptions } 
 export type ExecutionProvider = string | { readonly name: string; readonly [option: string]: unknown }
 
 /** Options of {@link onnxScorer}. Only `model` is required. */
-export interface OnnxScorerOptions {
+export interface OnnxScorerOptions extends ChatOptions {
   /** Model directory: `tokenizer.json` plus `model.onnx` (or `onnx/model.onnx`), as Optimum exports them. */
   model: string
+  /**
+   * Model variant, named as transformers.js names them: `fp32` (`model.onnx`), `fp16`
+   * (`model_fp16.onnx`), `q8` (`model_quantized.onnx`), `int8`, `uint8`, `q4`, `q4f16`.
+   * Default `fp32` when present, else the single variant present. A missing variant is a
+   * {@link ConfigError} listing the variants found.
+   */
+  dtype?: Dtype
   /**
    * Most prompts per `session.run`. Default 4: one decision's rotations under
    * `cyclic` with 4 options. Single-thread sessions gain nothing from bigger batches
@@ -99,6 +112,8 @@ export type PrefixSharing = 'batched' | 'sequential' | 'off'
 export interface OnnxScorerSettings {
   /** Absolute path of the model file. */
   readonly modelPath: string
+  /** The model variant loaded. */
+  readonly dtype: Dtype
   /** Worker threads. */
   readonly workers: number
   /** Intra-op threads per worker. */
@@ -118,6 +133,12 @@ export interface OnnxScorerSettings {
   readonly prefixSharing: PrefixSharing
   /** Longest prompt run, in tokens (`contextLength` or config.json); `undefined`: no limit known. */
   readonly contextLength: number | undefined
+  /**
+   * The op by which the graph quantizes activations per tensor (e.g. `DynamicQuantizeLinear`
+   * in q8/int8/uint8 exports), or `undefined`. When set, every prompt runs alone (batch 1,
+   * no prefix sharing), so its probabilities do not depend on what else shares a batch.
+   */
+  readonly perTensorActivations: string | undefined
 }
 
 /** Running totals of an {@link OnnxScorer} (live object, updated as calls are scored). */
@@ -188,25 +209,29 @@ export interface OnnxScorer {
 export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
   if (!options || typeof options.model !== 'string' || options.model === '')
     throw new ConfigError('onnxScorer: `model` (the model directory) is required')
-  const files = locateModel(options.model)
+  const files = locateModel(options.model, options.dtype === undefined ? undefined : parseDtype(options.dtype, 'onnxScorer'))
   assertOrtInstalled()
   const settings = resolveSettings(options, files)
   // An optimized model's logits columns are letters, not token ids; the sidecar says which.
   const readoutFile = readReadoutFile(files.modelPath)
+  // config.json's cache shapes drive the empty past feeds; checked against the graph in the worker.
+  const configShape = readConfigShape(files.dir)
   const template = options.template
   let pool: WorkerPool | undefined
-  let startup: Promise<{ tokenizer: LoadedTokenizer; plan: InputPlan; pool: WorkerPool }> | undefined
+  let startup: Promise<{ tokenizer: LoadedTokenizer; plan: InputPlan; pool: WorkerPool; render: PromptRenderer | undefined }> | undefined
   let closed = false
   const stats: OnnxScorerStats = { requests: 0, promptTokens: 0, tokensRun: 0, sharedGroups: 0, sharedRequests: 0 }
 
   const start = async () => {
     const tokenizer = await loadTokenizer(files.dir)
+    const render = chatRenderer(options, tokenizer.config, tokenizer.configPath)
     const budget = options.faults ? new SharedArrayBuffer(4) : undefined
     if (budget) new Int32Array(budget)[0] = options.faults!.times
     pool = new WorkerPool(settings.workers, {
       modelPath: files.modelPath,
       intraOpNumThreads: settings.threadsPerWorker,
       executionProviders: settings.executionProviders as (string | { name: string })[],
+      ...(configShape ? { config: configShape } : {}),
       ...(budget ? { faults: { tokenId: options.faults!.tokenId, budget } } : {}),
     })
     const plan = await pool.start()
@@ -219,12 +244,12 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
       await pool.close()
       throw new ConfigError(`${tokenizer.path}: the tokenizer emits ids up to ${tokenizer.vocabSize - 1} but ${files.modelPath} has only ${vocab} logits; they do not belong together`)
     }
-    return { tokenizer, plan, pool }
+    return { tokenizer, plan, pool, render }
   }
   const ready = () => (startup ??= start())
   /** What the worker reads per letter: its token id, or its column in an optimized model's logits. */
-  const letterColumns = (tokenizer: LoadedTokenizer, count: number): Int32Array => {
-    const ids = tokenizer.letterIds(count)
+  const letterColumns = (tokenizer: LoadedTokenizer, text: string, special: boolean, count: number): Int32Array => {
+    const ids = tokenizer.letterIdsAfter(text, count, special)
     if (!readoutFile) return ids
     return ids.map((id, i) => {
       const column = readoutFile.letterIds[i] === id ? i : -1
@@ -241,15 +266,17 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
   const score = async (requests: readonly ScoreRequest[], context?: ScoreContext): Promise<OnnxOutcome[]> => {
     if (closed) throw new ScorerError('the ONNX scorer is closed; create a new one to score again')
     const signal = context?.signal
-    const { tokenizer, plan, pool: workers } = await ready()
+    const { tokenizer, plan, pool: workers, render } = await ready()
     signal?.throwIfAborted()
     if (requests.length === 0) return []
     const ids: Int32Array[] = []
     const letters: Int32Array[] = []
     const results: OnnxOutcome[] = new Array(requests.length)
     requests.forEach((request, index) => {
-      const text = template ? template(request.state, request.criterion) : request.prompt
-      const encoded = tokenizer.encode(text)
+      const own = template ? template(request.state, request.criterion) : request.prompt
+      // A chat template's text spells out its special tokens: none are added on top.
+      const text = render ? render(own) : own
+      const encoded = tokenizer.encode(text, !render)
       if (encoded.length === 0) throw new ScorerError(`request #${index} encodes to no tokens; nothing to score`)
       const limit = settings.contextLength
       if (limit !== undefined && encoded.length > limit) {
@@ -257,7 +284,7 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
         results[index] = scoreFailure('too_long', `the prompt is ${encoded.length} tokens; the model's context is ${limit} (contextLength)`)
       }
       ids.push(encoded)
-      const letterIds = letterColumns(tokenizer, request.criterion.options.length)
+      const letterIds = letterColumns(tokenizer, text, !render, request.criterion.options.length)
       if (plan.vocab !== undefined)
         for (const id of letterIds)
           if (id >= plan.vocab)
@@ -349,7 +376,10 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
     await pool?.close()
   }
 
-  const describe = `onnx ${options.model} (${settings.optimizedReadout ? 'optimized readout: last position, letter rows only; ' : ''}${settings.workers} worker${settings.workers === 1 ? '' : 's'} × ${settings.threadsPerWorker} thread${settings.threadsPerWorker === 1 ? '' : 's'}, batch ≤ ${settings.batchSize}${settings.prefixSharing === 'off' ? '' : `, shared prefixes ${settings.prefixSharing}`})`
+  const chat = options.chatTemplate === undefined || options.chatTemplate === false ? '' : options.chatTemplate === true ? "the model's chat template; " : 'a custom chat template; '
+  const variant = settings.dtype === 'fp32' ? '' : `${settings.dtype}; `
+  const alone = settings.perTensorActivations ? `one prompt per run: the graph quantizes activations per tensor (${settings.perTensorActivations}); ` : ''
+  const describe = `onnx ${options.model} (${variant}${chat}${alone}${settings.optimizedReadout ? 'optimized readout: last position, letter rows only; ' : ''}${settings.workers} worker${settings.workers === 1 ? '' : 's'} × ${settings.threadsPerWorker} thread${settings.threadsPerWorker === 1 ? '' : 's'}, batch ≤ ${settings.batchSize}${settings.prefixSharing === 'off' ? '' : `, shared prefixes ${settings.prefixSharing}`})`
   return Object.defineProperties(score as OnnxScorer, {
     ready: { value: () => ready().then(({ plan, tokenizer }) => ({ plan, tokenizerVocab: tokenizer.vocabSize })) },
     close: { value: close },
@@ -357,7 +387,7 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
     settings: { value: settings, enumerable: true },
     stats: { value: stats, enumerable: true },
     pool: { get: () => pool },
-    cacheIdentity: { value: template ? undefined : onnxCacheIdentity(files, { executionProviders: settings.executionProviders }) },
+    cacheIdentity: { value: template ? undefined : onnxCacheIdentity(files, identitySettings({ ...options, dtype: files.dtype, executionProviders: settings.executionProviders })) },
   })
 }
 
@@ -373,14 +403,17 @@ function resolveSettings(options: OnnxScorerOptions, files: ModelFiles): OnnxSco
   // Capped at the cores: a CI runner with fewer cores than the config was written for still runs, just narrower.
   const workers = Math.min(cores, positive('workers', options.workers) ?? (gpu ? 1 : Math.min(2, cores)))
   const threadsPerWorker = Math.max(1, Math.min(positive('threadsPerWorker', options.threadsPerWorker) ?? cores, Math.floor(cores / workers)))
-  const batchSize = positive('batchSize', options.batchSize) ?? 4
+  // A graph whose activation scales span the batch: one full prompt per run (docs/onnx.md, "Quantized models").
+  const perTensorActivations = perTensorActivationOp(files.modelPath)
+  const batchSize = perTensorActivations ? 1 : (positive('batchSize', options.batchSize) ?? 4)
   const maxLogitsBytes = positive('maxLogitsBytes', options.maxLogitsBytes) ?? 256 * 1024 * 1024
-  const prefixSharing = options.prefixSharing ?? 'batched'
-  if (!['batched', 'sequential', 'off'].includes(prefixSharing))
-    throw new ConfigError(`onnxScorer: \`prefixSharing\` must be 'batched', 'sequential' or 'off', got ${JSON.stringify(prefixSharing)}`)
+  const asked = options.prefixSharing ?? 'batched'
+  if (!['batched', 'sequential', 'off'].includes(asked))
+    throw new ConfigError(`onnxScorer: \`prefixSharing\` must be 'batched', 'sequential' or 'off', got ${JSON.stringify(asked)}`)
+  const prefixSharing = perTensorActivations ? 'off' : asked
   const optimizedReadout = existsSync(join(dirname(files.modelPath), READOUT_FILE))
   const contextLength = positive('contextLength', options.contextLength) ?? readContextLength(files.dir)
-  return { modelPath: files.modelPath, workers, threadsPerWorker, batchSize, maxLogitsBytes, executionProviders, optimizedReadout, prefixSharing, contextLength }
+  return { modelPath: files.modelPath, dtype: files.dtype, workers, threadsPerWorker, batchSize, maxLogitsBytes, executionProviders, optimizedReadout, prefixSharing, contextLength, perTensorActivations }
 }
 
 /**

@@ -3,6 +3,7 @@
  * `inputMetadata` / `outputMetadata`). Pure: the worker calls it after creating the
  * session, the tests call it with hand-written metadata.
  */
+import type { ConfigShape } from './model-config.ts'
 
 /** The part of ORT's value metadata this module reads. */
 export interface ValueInfo {
@@ -59,8 +60,12 @@ export class ModelIoError extends Error {
 
 const PAST = /^past_key_values\.\d+\.(key|value)$/
 
-/** Decide the feeds, or throw a {@link ModelIoError} naming `modelPath` and the offending name. */
-export function planInputs(inputs: readonly ValueInfo[], outputs: readonly ValueInfo[], modelPath: string): InputPlan {
+/**
+ * Decide the feeds, or throw a {@link ModelIoError} naming `modelPath` and the offending
+ * name. `config` (from config.json) supplies KV heads and head width where the graph leaves
+ * them symbolic; where both give a number they must agree, as must the layer count.
+ */
+export function planInputs(inputs: readonly ValueInfo[], outputs: readonly ValueInfo[], modelPath: string, config?: ConfigShape): InputPlan {
   const names = inputs.map((v) => v.name)
   const list = (values: readonly ValueInfo[]): string => values.map((v) => v.name).join(', ') || 'none'
   const fail = (message: string): never => {
@@ -82,7 +87,14 @@ export function planInputs(inputs: readonly ValueInfo[], outputs: readonly Value
       continue
     }
     if (PAST.test(input.name)) {
-      const [, kvHeads, , headDim] = input.shape ?? []
+      const [, graphHeads, , graphDim] = input.shape ?? []
+      const agree = (what: string, graph: number | string | undefined, declared: number | undefined, key: string): number | string | undefined => {
+        if (typeof graph === 'number' && declared !== undefined && graph !== declared)
+          fail(`input "${input.name}" has ${what} ${graph}, but ${config!.path} says ${key} ${declared}; the config and the model do not belong together`)
+        return declared ?? graph
+      }
+      const kvHeads = agree('kv_heads', graphHeads, config?.kvHeads, 'num_key_value_heads')
+      const headDim = agree('head_dim', graphDim, config?.headDim, 'head_dim')
       if (typeof kvHeads !== 'number' || typeof headDim !== 'number')
         fail(`input "${input.name}" has shape [${(input.shape ?? []).join(', ')}]; [batch, kv_heads, past, head_dim] with fixed kv_heads and head_dim expected`)
       if (input.type !== 'float32' && input.type !== 'float16') fail(`input "${input.name}" has element type ${input.type}; float32 or float16 expected`)
@@ -94,6 +106,8 @@ export function planInputs(inputs: readonly ValueInfo[], outputs: readonly Value
     }
     fail(`the model has an input "${input.name}" the scorer cannot fill (it feeds input_ids, attention_mask, position_ids, past_key_values.*, use_cache_branch)`)
   }
+  if (config?.layers !== undefined && past.length > 0 && past.length !== 2 * config.layers)
+    fail(`the model has ${past.length / 2} layers of past_key_values inputs, but ${config.path} says num_hidden_layers ${config.layers}; the config and the model do not belong together`)
   return {
     attentionMask: names.includes('attention_mask'),
     positionIds: names.includes('position_ids'),

@@ -39,7 +39,7 @@ export interface OptimizeResult {
 }
 
 /** Files next to the model that belong to it and are copied as they are. */
-const SIDE_FILES = ['tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'config.json', 'generation_config.json']
+export const SIDE_FILES = ['tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'config.json', 'generation_config.json']
 
 /**
  * Rewrite the model of `inDir` into `outDir` (created; its `model.onnx` replaced).
@@ -223,7 +223,7 @@ interface DecodedGraph {
 }
 
 /** protobufjs gives int64 fields as numbers, or as Long objects when the `long` package is present. */
-function toNumber(value: number | { toString(): string }): number {
+export function toNumber(value: number | { toString(): string }): number {
   return typeof value === 'number' ? value : Number(value.toString())
 }
 
@@ -236,7 +236,7 @@ function externalLocation(tensor: OnnxNamespace.ITensorProto): string | undefine
 }
 
 /** Random access to a tensor's bytes, wherever they live (raw_data, float_data, external file). */
-function tensorReader(tensor: OnnxNamespace.ITensorProto, modelDir: string, fail: (why: string) => never): ((offset: number, length: number) => Uint8Array) & { close(): void } {
+export function tensorReader(tensor: OnnxNamespace.ITensorProto, modelDir: string, fail: (why: string) => never): ((offset: number, length: number) => Uint8Array) & { close(): void } {
   const location = externalLocation(tensor)
   if (location !== undefined) {
     const entry = (key: string) => tensor.externalData?.find((e) => e.key === key)?.value
@@ -276,10 +276,10 @@ function linkOrCopy(from: string, to: string): void {
   }
 }
 
-function loadOnnxProto(): typeof OnnxNamespace {
+export function loadOnnxProto(command = 'optimize-model'): typeof OnnxNamespace {
   try {
     return (createRequire(import.meta.url)('onnx-proto') as { onnx: typeof OnnxNamespace }).onnx
   } catch {
-    throw new ConfigError('optimize-model needs the onnx-proto package to read and write ONNX graphs: npm i -D onnx-proto@8')
+    throw new ConfigError(`${command} needs the onnx-proto package to read and write ONNX graphs: npm i -D onnx-proto@8`)
   }
 }

@@ -1,4 +1,5 @@
 /** Messages between the pool (main thread) and a worker. Internal. */
+import type { ConfigShape } from './model-config.ts'
 import type { InputPlan } from './model-io.ts'
 
 /** `workerData` of a worker. */
@@ -9,6 +10,8 @@ export interface WorkerInit {
   readonly intraOpNumThreads: number
   /** Execution providers, passed through to ORT. */
   readonly executionProviders: readonly (string | { readonly name: string })[]
+  /** Shapes from the directory's config.json, when it has one (model-config.ts). */
+  readonly config?: ConfigShape
   /** Test-only fault injection: exit the worker thread when a batch holds this token id, while the shared budget lasts. */
   readonly faults?: { readonly tokenId: number; readonly budget: SharedArrayBuffer }
 }

@@ -3,29 +3,76 @@
  * and the option-letter token ids. Runs on the main thread: tokenizing is cheap next
  * to inference, and the batcher needs the lengths to group rows of similar size.
  */
+import { statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Tokenizer } from '@huggingface/tokenizers'
 import { ConfigError, ScorerError } from '../../core/errors.ts'
-import { LETTERS } from '../../core/decisions.ts'
+import { letterIdsInContext } from './letter-readout.ts'
 
 /** A loaded tokenizer plus the letter readout ids. */
 export interface LoadedTokenizer {
   /** Path of the tokenizer.json it came from (for error messages). */
   readonly path: string
+  /** Path of tokenizer_config.json beside it (it may not exist). */
+  readonly configPath: string
+  /** The parsed tokenizer_config.json; `{}` when there is none. */
+  readonly config: Readonly<Record<string, unknown>>
   /** Largest id the tokenizer can emit, plus one. */
   readonly vocabSize: number
-  /** Token ids of a prompt, with the tokenizer's special tokens (e.g. BOS) as the model was trained. */
-  encode(text: string): Int32Array
-  /** Token ids of letters A.. for `count` options; a {@link ConfigError} if a letter is not one token. */
+  /**
+   * Token ids of a prompt. `special` true (default, the plain prompt): BOS and the like as
+   * the tokenizer's post-processor adds them, plus BOS when tokenizer_config.json says
+   * `add_bos_token: true` and the post-processor did not add it. `special` false (a
+   * rendered chat template): only the special tokens the text itself spells out.
+   */
+  encode(text: string, special?: boolean): Int32Array
+  /**
+   * Token ids of letters A.. for `count` options, read in context after `prompt`
+   * (module letter-readout.ts): encoded the same way as the prompt (`special`).
+   * Computed once per prompt ending (its last 64 characters) and cached.
+   */
+  letterIdsAfter(prompt: string, count: number, special?: boolean): Int32Array
+  /** {@link letterIdsAfter} the default prompt's `Answer:`. */
   letterIds(count: number): Int32Array
 }
 
 // The default prompt ends with "Answer:"; a letter must follow it as exactly one token.
 const CONTEXT = 'Answer:'
 
-/** Read `dir/tokenizer.json` (and `dir/tokenizer_config.json` when present). Errors name the file. */
-export async function loadTokenizer(dir: string): Promise<LoadedTokenizer> {
+// Loaded tokenizers of this process, by the identity of their two files: a real
+// vocabulary (Gemma's 262k entries) takes seconds to parse and build, and several scorers
+// on one model (criteria, chat and plain, the plugin's files) need it once.
+const loaded = new Map<string, Promise<LoadedTokenizer>>()
+
+/** Identity of a file for the memo: any rewrite changes ctime, even when mtime is set back. */
+function fileStamp(path: string): string {
+  try {
+    const s = statSync(path)
+    return `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`
+  } catch {
+    return 'absent'
+  }
+}
+
+/**
+ * Read `dir/tokenizer.json` (and `dir/tokenizer_config.json` when present). Errors name
+ * the file. The same unchanged files load once per process (failures are not kept).
+ */
+export function loadTokenizer(dir: string): Promise<LoadedTokenizer> {
+  const key = [join(dir, 'tokenizer.json'), fileStamp(join(dir, 'tokenizer.json')), fileStamp(join(dir, 'tokenizer_config.json'))].join('|')
+  let pending = loaded.get(key)
+  if (!pending) {
+    pending = readTokenizer(dir)
+    loaded.set(key, pending)
+    pending.catch(() => loaded.delete(key))
+    // Bounded: a long-lived process that walks many models keeps the last few.
+    if (loaded.size > 4) loaded.delete(loaded.keys().next().value!)
+  }
+  return pending
+}
+
+async function readTokenizer(dir: string): Promise<LoadedTokenizer> {
   const path = join(dir, 'tokenizer.json')
   const json = await readJson(path, true)
   const configPath = join(dir, 'tokenizer_config.json')
@@ -45,38 +92,32 @@ export async function loadTokenizer(dir: string): Promise<LoadedTokenizer> {
     throw new ConfigError(`${path}: @huggingface/tokenizers cannot load it: ${firstLine(error)}`)
   }
   const vocabSize = computeVocabSize(tokenizer, json as Record<string, unknown>)
-  const letterCache: number[] = []
-
-  const letterId = (index: number): number => {
-    const cached = letterCache[index]
-    if (cached !== undefined) return cached
-    const letter = LETTERS[index]!
-    const plain = (text: string): (number | undefined)[] => tokenizer.encode(text, { add_special_tokens: false }).ids as (number | undefined)[]
-    const own = plain(' ' + letter)
-    const id = own.at(-1)
-    const tokens = tokenizer.encode(' ' + letter, { add_special_tokens: false }).tokens
-    const problem = (why: string): ConfigError =>
-      new ConfigError(`${path}: the option letter "${letter}" is not a single token (" ${letter}" encodes as [${tokens.join(', ')}]${why}); the readout needs one token per letter`)
-    if (id === undefined || id === null) throw problem(', with no id')
-    const unk = (tokenizer.model as { unk_token_id?: number } | null)?.unk_token_id
-    if (unk !== undefined && id === unk) throw problem(', the unknown token')
-    // In context: "Answer: X" must be "Answer:" plus exactly that one id, or the model
-    // would never emit the letter as the next token and the readout would be meaningless.
-    const before = plain(CONTEXT)
-    const after = plain(CONTEXT + ' ' + letter)
-    const sameStart = before.every((value, i) => after[i] === value)
-    if (!(after.length === before.length + 1 && sameStart && after.at(-1) === id)) throw problem(' after "Answer:"')
-    const clash = letterCache.indexOf(id)
-    if (clash >= 0) throw new ConfigError(`${path}: letters "${LETTERS[clash]}" and "${letter}" map to the same token id ${id}`)
-    letterCache[index] = id
-    return id
+  const unknownId = (tokenizer.model as { unk_token_id?: number } | null)?.unk_token_id
+  const bos = typeof config.bos_token === 'string' ? config.bos_token : (config.bos_token as { content?: string } | undefined)?.content
+  const bosId = config.add_bos_token === true && typeof bos === 'string' ? tokenizer.token_to_id(bos) : undefined
+  const rawIds = (text: string, special: boolean): (number | undefined)[] => {
+    const ids = tokenizer.encode(text, { add_special_tokens: special }).ids as (number | undefined)[]
+    // add_bos_token: true with a post-processor that does not add it (older Llama-style exports): add it once.
+    return special && bosId !== undefined && ids[0] !== bosId ? [bosId, ...ids] : ids
+  }
+  const letterCache = new Map<string, Int32Array>()
+  const letterIdsAfter = (prompt: string, count: number, special = true): Int32Array => {
+    const key = `${special ? 1 : 0}|${count}|${prompt.slice(-64)}`
+    let ids = letterCache.get(key)
+    if (!ids) {
+      ids = letterIdsInContext((text) => rawIds(text, special), (id) => tokenizer.decode([id]), prompt, count, path, unknownId)
+      letterCache.set(key, ids)
+    }
+    return ids
   }
 
   return {
     path,
+    configPath,
+    config,
     vocabSize,
-    encode(text) {
-      const ids = tokenizer.encode(text).ids as (number | undefined)[]
+    encode(text, special = true) {
+      const ids = rawIds(text, special)
       const out = new Int32Array(ids.length)
       for (let i = 0; i < ids.length; i++) {
         const id = ids[i]
@@ -86,11 +127,8 @@ export async function loadTokenizer(dir: string): Promise<LoadedTokenizer> {
       }
       return out
     },
-    letterIds(count) {
-      const out = new Int32Array(count)
-      for (let i = 0; i < count; i++) out[i] = letterId(i)
-      return out
-    },
+    letterIdsAfter,
+    letterIds: (count) => letterIdsAfter(CONTEXT, count, false),
   }
 }
 

@@ -52,7 +52,7 @@ async function start(): Promise<void> {
   // A close that arrived while the model was loading: release it and let the thread end.
   if (closing) return shutdown()
   try {
-    plan = planInputs(session.inputMetadata as never, session.outputMetadata as never, init.modelPath)
+    plan = planInputs(session.inputMetadata as never, session.outputMetadata as never, init.modelPath, init.config)
   } catch (error) {
     await session.release().catch(() => {})
     return post({ type: 'init-error', kind: error instanceof ModelIoError ? 'config' : 'other', message: firstLine(error) })

@@ -1,0 +1,142 @@
+#!/usr/bin/env node
+// Real-model settings (npm run bench:onnx, part 4; alone: node bench/onnx-models.bench.mjs).
+// On the generated hidden-512 / 4-layer decoder, the same decisions (cyclic, 4 options,
+// ~230-token prompts) scored by, each in its own child process (so peak RSS is its own):
+//   - transformers.js, its best plain usage: left-padded batches of 8, one forward per
+//     batch, last-position logits at the letter ids;
+//   - onnxScorer with default settings on the fp32 model;
+//   - onnxScorer on `sceptic quantize-model` output, 4 and 8 bits.
+// Reported: decisions/s, ratios to transformers.js and to fp32, max |Δp| and top-option
+// agreement against fp32 (on decisions whose fp32 margin between the top two > 0.05),
+// and peak RSS per child. Options: --decisions N (default 16), --child (internal).
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { loadFixture } from '../scripts/load-fixture.mjs'
+import { makeBenchDecisions } from './decisions.mjs'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const MID = { hidden: 512, layers: 4, heads: 8, ffn: 2048, vocab: 1024, maxPositions: 512, seed: 3 }
+
+/** In a child: score `decisions` with `kind` on `dir`, print { seconds, probabilities, maxRSS } as JSON. */
+async function child(kind, dir, count) {
+  const { decisions } = await makeBenchDecisions(dir.replace(/-q\d$/, ''), count, { tokens: 230, measure: 'prompt' })
+  const { evaluateWithScorer, buildPrompt } = await import(join(root, 'dist/core/index.js'))
+  let scorer
+  let close = async () => {}
+  if (kind === 'transformers') {
+    const tf = await import('@huggingface/transformers')
+    tf.env.allowRemoteModels = false
+    tf.env.useFSCache = false
+    tf.env.localModelPath = join(dir, '..') + '/'
+    const name = dir.split('/').at(-1)
+    const tokenizer = await tf.AutoTokenizer.from_pretrained(name)
+    tokenizer.padding_side = 'left'
+    const model = await tf.AutoModelForCausalLM.from_pretrained(name, { dtype: 'fp32', device: 'cpu' })
+    const letters = ['A', 'B', 'C', 'D'].map((l) => tokenizer.encode('Answer: ' + l, { add_special_tokens: false }).at(-1))
+    scorer = async (requests) => {
+      const out = []
+      for (let i = 0; i < requests.length; i += 8) {
+        const slice = requests.slice(i, i + 8)
+        const inputs = tokenizer(slice.map((r) => r.prompt), { padding: true })
+        const { logits } = await model(inputs)
+        const [rows, positions, vocab] = logits.dims
+        for (let r = 0; r < rows; r++) {
+          const base = (r * positions + positions - 1) * vocab
+          const row = letters.slice(0, slice[r].criterion.options.length).map((id) => logits.data[base + id])
+          const max = Math.max(...row)
+          const exp = row.map((x) => Math.exp(x - max))
+          const sum = exp.reduce((a, b) => a + b, 0)
+          out.push(exp.map((x) => x / sum))
+        }
+      }
+      return out
+    }
+    close = () => model.dispose()
+    void buildPrompt
+  } else {
+    const { onnxScorer } = await import(join(root, 'dist/onnx/index.js'))
+    scorer = onnxScorer({ model: dir })
+    await scorer.ready()
+    close = () => scorer.close()
+  }
+  await evaluateWithScorer(decisions.slice(0, 2), scorer, { debias: 'cyclic', statistics: false }) // warm-up
+  const started = performance.now()
+  const result = await evaluateWithScorer(decisions, scorer, { debias: 'cyclic', statistics: false, storePrompts: false })
+  const seconds = (performance.now() - started) / 1000
+  await close()
+  // Per decision, the debiased probability of each option, in the criterion's option order.
+  const probabilities = result.records.map((r) => (Array.isArray(r.probabilities) ? r.probabilities : Object.values(r.probabilities)))
+  process.stdout.write(JSON.stringify({ seconds, probabilities, maxRSS: process.resourceUsage().maxRSS * 1024 }) + '\n')
+}
+
+function runChild(kind, dir, count) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', kind, '--dir', dir, '--decisions', String(count)], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    proc.stdout.on('data', (chunk) => (out += chunk))
+    proc.on('error', reject)
+    proc.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1))) : reject(new Error(`${kind} child exited ${code}`))))
+  })
+}
+
+/** Max |Δp| and top-option agreement of `got` against `reference` (per-decision probability vectors). */
+function agreement(got, reference) {
+  let maxDelta = 0
+  let clear = 0
+  let same = 0
+  reference.forEach((row, i) => {
+    row.forEach((p, j) => (maxDelta = Math.max(maxDelta, Math.abs(p - got[i][j]))))
+    const sorted = [...row].sort((a, b) => b - a)
+    if (sorted[0] - sorted[1] > 0.05) {
+      clear++
+      if (got[i].indexOf(Math.max(...got[i])) === row.indexOf(sorted[0])) same++
+    }
+  })
+  return { maxDelta, clear, same }
+}
+
+export async function modelsBench({ decisions = 16 } = {}) {
+  const fixture = await loadFixture()
+  const tmp = mkdtempSync(join(tmpdir(), 'sceptic-models-bench-'))
+  try {
+    const dir = join(tmp, 'mid')
+    fixture.writeModelDir(dir, { tokenizer: 'bpe', decoder: MID })
+    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ pad_token: '<|endoftext|>' })) // transformers.js pads with it
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_size: MID.hidden, num_attention_heads: MID.heads, num_key_value_heads: MID.heads, head_dim: MID.hidden / MID.heads, num_hidden_layers: MID.layers, vocab_size: MID.vocab, max_position_embeddings: MID.maxPositions }))
+    // transformers.js loads onnx/model.onnx: a second layout of the same bytes.
+    const { mkdirSync, copyFileSync } = await import('node:fs')
+    mkdirSync(join(dir, 'onnx'))
+    copyFileSync(join(dir, 'model.onnx'), join(dir, 'onnx', 'model.onnx'))
+    for (const bits of [4, 8]) {
+      const made = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'quantize-model', dir, `${dir}-q${bits}`, '--bits', String(bits)], { encoding: 'utf8' })
+      if (made.status !== 0) throw new Error(`quantize-model failed: ${made.stderr}`)
+      console.log(made.stdout.split('\n')[0])
+    }
+    console.log(`model: hidden ${MID.hidden}, ${MID.layers} layers, vocab ${MID.vocab}; ${decisions} decisions x 4 orderings (cyclic), ~230-token prompts; each scorer in its own process`)
+    const runs = {
+      'transformers.js (batches of 8)': await runChild('transformers', dir, decisions),
+      'onnxScorer fp32': await runChild('onnx', dir, decisions),
+      'onnxScorer quantize-model 4-bit': await runChild('onnx', `${dir}-q4`, decisions),
+      'onnxScorer quantize-model 8-bit': await runChild('onnx', `${dir}-q8`, decisions),
+    }
+    const base = runs['transformers.js (batches of 8)']
+    const fp32 = runs['onnxScorer fp32']
+    console.log('\nscorer                              dec/s   × transformers.js  × fp32   max |Δp| vs fp32  agreement (fp32 margin > 0.05)  peak RSS')
+    for (const [name, run] of Object.entries(runs)) {
+      const { maxDelta, clear, same } = agreement(run.probabilities, fp32.probabilities)
+      console.log(
+        `${name.padEnd(34)} ${(decisions / run.seconds).toFixed(2).padStart(6)}   ${(base.seconds / run.seconds).toFixed(2).padStart(6)}×          ${(fp32.seconds / run.seconds).toFixed(2).padStart(5)}×  ${maxDelta.toExponential(1).padStart(9)}         ${same}/${clear} (${((100 * same) / Math.max(1, clear)).toFixed(1)}%)              ${(run.maxRSS / 2 ** 20).toFixed(0)} MB`,
+      )
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
+}
+
+const { values: args } = parseArgs({ options: { child: { type: 'string' }, dir: { type: 'string' }, decisions: { type: 'string', default: '16' } }, strict: false })
+if (args.child) await child(args.child, args.dir, Number(args.decisions))
+else if (import.meta.url === `file://${process.argv[1]}`) await modelsBench({ decisions: Number(args.decisions) })

@@ -1,0 +1,150 @@
+// Chat templates and the in-context letter readout on the fixture tokenizer (fast; the
+// real tokenizers are checked against transformers.js in transformers-oracle.test.ts).
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ConfigError } from '../../src/core/errors.ts'
+import { chatRenderer } from '../../src/scorers/onnx/chat-template.ts'
+import { letterContinuation, letterIdsInContext } from '../../src/scorers/onnx/letter-readout.ts'
+import { loadTokenizer } from '../../src/scorers/onnx/tokenizer.ts'
+import { makeModel, maxAbsDiff, request, scorerFactory } from './helpers.ts'
+
+const scorer = scorerFactory()
+const TEMPLATE =
+  "{% for m in messages %}<|{{ m.role }}|>\n{{ m.content }}\n{% endfor %}{% if add_generation_prompt %}<|assistant|>\n{% if think is defined and not think %}(no thinking)\n{% endif %}{% endif %}"
+
+describe('letterContinuation', () => {
+  it('is " L" after a non-space character and L after whitespace', () => {
+    expect(letterContinuation('Answer:', 'A')).toBe(' A')
+    expect(letterContinuation('<|assistant|>\n', 'B')).toBe('B')
+    expect(letterContinuation('Answer: ', 'C')).toBe('C')
+    expect(letterContinuation('Answer:\t', 'D')).toBe('D')
+  })
+})
+
+describe('letterIdsInContext', () => {
+  // A toy encoder: every character is a token (its code), except "\tA" which is one token (999).
+  const encode = (text: string) => {
+    const out: number[] = []
+    for (let i = 0; i < text.length; i++) {
+      if (text.slice(i, i + 2) === '\tA') {
+        out.push(999)
+        i++
+      } else out.push(text.charCodeAt(i))
+    }
+    return out
+  }
+  const decode = (id: number) => (id === 999 ? '\tA' : String.fromCharCode(id))
+
+  it('takes the first id after the prompt, for each letter', () => {
+    expect([...letterIdsInContext(encode, decode, 'Q:\n', 3, 'tok.json')]).toEqual([65, 66, 67])
+  })
+
+  it('refuses a letter that merges with the prompt, a shared first id, and a first token without the letter', () => {
+    expect(() => letterIdsInContext(encode, decode, 'Q:\t', 2, 'tok.json')).toThrow('tok.json: the option letter "A" cannot be read after the prompt')
+    expect(() => letterIdsInContext(encode, decode, 'Q:\t', 2, 'tok.json')).toThrow('not a prefix of the extended encoding')
+    // " A" and " B" both start with the space token: not the letters' own tokens.
+    expect(() => letterIdsInContext(encode, decode, 'Answer:', 2, 'tok.json')).toThrow('it is not a token of its own: the first token after the prompt is " "')
+    const shared = (text: string) => (text === 'Q:\n' ? encode(text) : [...encode('Q:\n'), 7])
+    expect(() => letterIdsInContext(shared, () => 'AB', 'Q:\n', 2, 'tok.json')).toThrow('tok.json: letters "A" and "B" share the first token id 7')
+  })
+})
+
+describe('chatRenderer', () => {
+  const config = { chat_template: TEMPLATE, bos_token: '<s>', eos_token: { __type: 'AddedToken', content: '</s>' } }
+
+  it('renders the model template with system, user and the generation prompt; kwargs reach the template', () => {
+    const render = chatRenderer({ chatTemplate: true, system: 'Be brief.', chatTemplateKwargs: { think: false } }, config, 'cfg.json')!
+    expect(render('Which?\nAnswer:')).toBe('<|system|>\nBe brief.\n<|user|>\nWhich?\nAnswer:\n<|assistant|>\n(no thinking)\n')
+    expect(chatRenderer({ chatTemplate: true }, config, 'cfg.json')!('Q')).toBe('<|user|>\nQ\n<|assistant|>\n')
+  })
+
+  it('a string is a template of your own, with the special tokens of the config', () => {
+    const render = chatRenderer({ chatTemplate: '{{ bos_token }}[{{ messages[0].content }}]{{ eos_token }} ' }, config, 'cfg.json')!
+    expect(render('Q')).toBe('<s>[Q]</s> ')
+  })
+
+  it('the plain prompt when off; errors name the file or the option', () => {
+    expect(chatRenderer({}, config, 'cfg.json')).toBeUndefined()
+    expect(chatRenderer({ chatTemplate: false }, config, 'cfg.json')).toBeUndefined()
+    expect(() => chatRenderer({ chatTemplate: true }, {}, 'cfg.json')).toThrow(ConfigError)
+    expect(() => chatRenderer({ chatTemplate: true }, {}, 'cfg.json')).toThrow('cfg.json: no chat_template, so chatTemplate: true (--chat-template) has nothing to render')
+    expect(() => chatRenderer({ system: 'x' }, config, 'cfg.json')).toThrow('`system` and `chatTemplateKwargs` apply only with `chatTemplate`')
+    expect(() => chatRenderer({ chatTemplate: '{% if %}' }, config, 'cfg.json')).toThrow('onnxScorer: `chatTemplate` does not compile')
+    expect(() => chatRenderer({ chatTemplate: true }, { chat_template: '{{ raise_exception("no") }}' }, 'cfg.json')).toThrow('cfg.json: its chat_template fails to render')
+    for (const kwargs of [{ messages: [] }, { add_generation_prompt: false }, JSON.parse('{"__proto__": {"x": 1}}')])
+      expect(() => chatRenderer({ chatTemplate: true, chatTemplateKwargs: kwargs }, config, 'cfg.json')).toThrow('`chatTemplateKwargs` may not set')
+    expect(() => chatRenderer({ chatTemplate: true, chatTemplateKwargs: [] as never }, config, 'cfg.json')).toThrow('`chatTemplateKwargs` must be an object')
+  })
+
+  it('picks the "default" of named templates', () => {
+    const named = { chat_template: [{ name: 'tool_use', template: 'T' }, { name: 'default', template: 'D{{ messages[0].content }}' }] }
+    expect(chatRenderer({ chatTemplate: true }, named, 'cfg.json')!('x')).toBe('Dx')
+  })
+})
+
+describe('the scorer with a chat template (fixture BPE tokenizer)', () => {
+  const dir = makeModel({ tokenizer: 'bpe' })
+  writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ chat_template: TEMPLATE }))
+
+  it('reads the letter as "A" after the assistant header, not " A", and scores the rendered text', async () => {
+    const tokenizer = await loadTokenizer(dir)
+    const rendered = chatRenderer({ chatTemplate: true }, tokenizer.config, tokenizer.configPath)!(request('x').prompt)
+    const ids = [...tokenizer.letterIdsAfter(rendered, 4, false)]
+    expect(ids.map((id) => tokenizer.letterIdsAfter('Answer:', 4, false).includes(id))).toEqual([false, false, false, false])
+    const chat = await scorer({ model: dir, workers: 1, chatTemplate: true })([request('The invoice was charged twice.')])
+    const plain = await scorer({ model: dir, workers: 1 })([request('The invoice was charged twice.')])
+    expect(maxAbsDiff(chat, plain)).toBeGreaterThan(1e-4)
+  })
+
+  it('a model without a template and chatTemplate: true fails at ready() naming tokenizer_config.json', async () => {
+    const bare = makeModel({ tokenizer: 'bpe' }, 'bare')
+    await expect(scorer({ model: bare, chatTemplate: true }).ready()).rejects.toThrow(`${join(bare, 'tokenizer_config.json')}: no chat_template`)
+  })
+
+  it('a template ending in a space merges the letter with it: a ConfigError, not a silent misread', async () => {
+    const s = scorer({ model: dir, workers: 1, chatTemplate: '{{ messages[0].content }} ' })
+    await expect(s([request('x')])).rejects.toThrow('the option letter "A" cannot be read after the prompt')
+  })
+
+  it('describes the template and keys it in the cache identity', () => {
+    const a = scorer({ model: dir, chatTemplate: true })
+    expect(a.describe).toContain("the model's chat template")
+    const ids = [{}, { chatTemplate: true }, { chatTemplate: true, system: 's' }, { chatTemplate: true, chatTemplateKwargs: { think: false } }, { chatTemplate: 'x' }].map((o) =>
+      JSON.stringify(scorer({ model: dir, ...o }).cacheIdentity!.settings),
+    )
+    expect(new Set(ids).size).toBe(ids.length)
+    // The plain prompt's identity is what it was before chat templates existed.
+    expect(JSON.parse(ids[0]!)).toEqual({ executionProviders: ['cpu'] })
+  })
+})
+
+describe('add_bos_token', () => {
+  it('adds BOS once when tokenizer_config.json asks and the post-processor does not', async () => {
+    const dir = makeModel({ tokenizer: 'bpe' }, 'bos')
+    const plain = await loadTokenizer(dir)
+    const base = [...plain.encode('Hello there.\nAnswer:')]
+    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ add_bos_token: true, bos_token: '<|endoftext|>' }))
+    const withBos = await loadTokenizer(dir)
+    const bosId = withBos.vocabSize - 1 // the fixture BPE's last id is <|endoftext|>
+    expect([...withBos.encode('Hello there.\nAnswer:')]).toEqual([bosId, ...base])
+    // Never twice: text already starting with it, or a chat template's text (special false).
+    expect([...withBos.encode('<|endoftext|>Hello there.\nAnswer:')]).toEqual([bosId, ...base])
+    expect([...withBos.encode('Hello there.\nAnswer:', false)]).toEqual(base)
+  })
+})
+
+describe('plugin-shared models', () => {
+  it('key the chat settings and the dtype like onnxScorer does', async () => {
+    const { sharedModelIdentity } = await import('../../src/scorers/onnx/cache-identity.ts')
+    const dir = makeModel({ tokenizer: 'bpe', variants: ['fp16'] }, 'shared')
+    const plain = sharedModelIdentity({ model: dir })
+    const chat = sharedModelIdentity({ model: dir, chatTemplate: true, system: 's' })
+    const fp16 = sharedModelIdentity({ model: dir, dtype: 'fp16' })
+    expect(plain.settings).toEqual({ executionProviders: ['cpu'] })
+    expect(chat.settings).toEqual({ executionProviders: ['cpu'], chatTemplate: true, system: 's' })
+    expect(fp16.settings).toEqual({ executionProviders: ['cpu'], dtype: 'fp16' })
+    expect(fp16.files!.model).toBe(join(dir, 'model_fp16.onnx'))
+    expect(scorer({ model: dir, dtype: 'fp16', chatTemplate: true }).cacheIdentity!.settings).toEqual({ executionProviders: ['cpu'], dtype: 'fp16', chatTemplate: true })
+  })
+})
