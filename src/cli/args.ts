@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { parseCacheMode, type CacheOptions } from '../cache/config.ts'
-import { UsageError } from './commands.ts'
+import { UsageError } from './command.ts'
 
 /** `util.parseArgs` with strict checking, whose complaints become one-line {@link UsageError}s. */
 export function parse(

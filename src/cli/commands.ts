@@ -1,31 +1,12 @@
+/** The `sceptic` subcommands by name, and the usage text listing them. */
 import { cacheCommand } from './commands/cache.ts'
-import { escapeControl } from '../core/escape.ts'
 import { compareCommand } from './commands/compare.ts'
 import { evaluateCommand } from './commands/evaluate.ts'
 import { optimizeModelCommand } from './commands/optimize-model.ts'
 import { reportCommand } from './commands/report.ts'
 import { schemaCommand } from './commands/schema.ts'
 import { splitCommand } from './commands/split.ts'
-
-/** A `sceptic` subcommand: parses its own arguments, returns the exit code. */
-export interface Command {
-  /** One usage line, e.g. `evaluate DATA (--model DIR | --scorer MODULE) ...`. */
-  readonly usage: string
-  /** One sentence on what it does. */
-  readonly summary: string
-  run(argv: string[]): Promise<number>
-}
-
-/** A command line that cannot be understood. Exit code 2. */
-export class UsageError extends Error {
-  override name = 'UsageError'
-  readonly exitCode = 2
-
-  /** The message may quote the command line: control characters in it are escaped. */
-  constructor(message: string) {
-    super(escapeControl(message))
-  }
-}
+import type { Command } from './command.ts'
 
 /** Every subcommand, by name. Add a command by adding a module under commands/ and a line here. */
 export const commands: Record<string, Command> = {

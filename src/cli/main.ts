@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { EvaluationError } from '../core/errors.ts'
-import { commands, usage, UsageError } from './commands.ts'
+import { UsageError } from './command.ts'
+import { commands, usage } from './commands.ts'
 
 /**
  * `sceptic COMMAND ...`. Every error a user can cause prints one line and exits

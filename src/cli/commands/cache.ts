@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import { cacheStats, clearCache } from '../../cache/admin.ts'
 import { resolveCache } from '../../cache/config.ts'
 import { parse } from '../args.ts'
-import { UsageError, type Command } from '../commands.ts'
+import { UsageError, type Command } from '../command.ts'
 
 const USAGE = 'cache (stats [DIR] | clear [DIR] [--model DIR])'
 

@@ -8,7 +8,7 @@ import { DataError } from '../../core/errors.ts'
 import { colorEnabled } from '../../core/render.ts'
 import type { DecisionRecord } from '../../core/result.ts'
 import { integer, parse } from '../args.ts'
-import { UsageError, type Command } from '../commands.ts'
+import { UsageError, type Command } from '../command.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 
 const USAGE = 'compare A B [--data DATA] [--seed N] [--resamples N] [--json-out FILE]'

@@ -13,7 +13,7 @@ import { cacheFromFlags, CACHE_FLAGS, integer, parse } from '../args.ts'
 import { cacheIdentityOf, withCache } from '../../cache/with-cache.ts'
 import type { CacheIdentity } from '../../cache/key.ts'
 import { useScorer } from '../scorer-lifecycle.ts'
-import { UsageError, type Command } from '../commands.ts'
+import { UsageError, type Command } from '../command.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 import { cliProgress } from '../progress.ts'
 

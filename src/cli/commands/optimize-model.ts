@@ -1,5 +1,5 @@
 import { parse } from '../args.ts'
-import { UsageError, type Command } from '../commands.ts'
+import { UsageError, type Command } from '../command.ts'
 
 const USAGE = 'optimize-model IN_DIR OUT_DIR'
 

@@ -5,7 +5,7 @@ import type { DecisionRecord } from '../../core/result.ts'
 import { parseRecordsJsonl, parseResultJson, renderHtmlReport, type ReportRun } from '../../report/html.ts'
 import { checkRecordsMatch } from '../../report/records-match.ts'
 import { parse } from '../args.ts'
-import { UsageError, type Command } from '../commands.ts'
+import { UsageError, type Command } from '../command.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 
 const USAGE = 'report RUN.json [RUN2.json] -o FILE.html [--records RUN.records.jsonl ...] [--no-records] [--title TEXT]'

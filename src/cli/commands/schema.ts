@@ -1,6 +1,6 @@
 import { decisionJsonSchema } from '../../core/decisions.ts'
 import { parse } from '../args.ts'
-import type { Command } from '../commands.ts'
+import type { Command } from '../command.ts'
 
 const USAGE = 'schema'
 

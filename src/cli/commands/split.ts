@@ -1,7 +1,7 @@
 import { groupOf, groupSplit, loadDecisionLines, type Decision } from '../../core/decisions.ts'
 import { DataError } from '../../core/errors.ts'
 import { integer, parse } from '../args.ts'
-import { UsageError, type Command } from '../commands.ts'
+import { UsageError, type Command } from '../command.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 
 const USAGE = 'split DATA --eval-fraction F --out-train FILE --out-eval FILE [--seed N]'

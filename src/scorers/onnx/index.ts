@@ -27,8 +27,6 @@ export { ConfigError, ScorerError } from '../../core/errors.ts'
 export type { FallibleScoreFn, ScoreContext, ScoreFailure, ScoreFn, ScoreRequest } from '../../core/score.ts'
 export type { InputPlan, PastInput } from './model-io.ts'
 export type { ReadoutFile } from './readout-file.ts'
-export { startScorerServer, connectScorer } from './pool-server.ts'
-export type { ScorerServer, ScorerServerOptions, RemoteScorer, ConnectOptions } from './pool-server.ts'
 
 /** An execution provider for ORT: `'cpu'`, `'cuda'`, or `{ name: 'cuda', deviceId: 1, … }` (passed through as is). */
 export type ExecutionProvider = string | { readonly name: string; readonly [option: string]: unknown }
