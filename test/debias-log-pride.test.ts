@@ -27,7 +27,7 @@ function multiplicative(prior: readonly number[], q: (state: string) => readonly
     requests.map(({ state, criterion }) => criterion.options.map((option, slot) => prior[slot]! * q(state)[Number(option.id)]!))
 }
 
-// Literature §1.6, oracle O1: exact fractions.
+// docs/debias-modes.md, the multiplicative-prior counterexample: exact fractions.
 const Q = [1 / 2, 1 / 20, 9 / 20]
 const PI = [1 / 20, 3 / 5, 7 / 20]
 const o1 = multiplicative(PI, () => Q)

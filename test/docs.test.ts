@@ -1,4 +1,4 @@
-// Every fenced code block in README.md and docs/**/*.md is run (issue 8, item 3). The
+// Every fenced code block in README.md and docs/**/*.md is run. The
 // convention is documented in docs/README.md, "Every code block is run": the info string
 // says what a block is, and each page runs in a scratch project of its own where
 // `vitest-sceptic` is the built package.

@@ -41,7 +41,7 @@ describe('normal quantile (AS 241)', () => {
   })
 })
 
-describe('Wilson and Clopper–Pearson intervals (literature §4.2, O11)', () => {
+describe('Wilson and Clopper–Pearson intervals (Wilson 1927; Clopper & Pearson 1934)', () => {
   it('Wilson 20/24 = (0.6415, 0.9332)', () => {
     const w = wilsonInterval(20, 24)
     expect(w.lower).toBeCloseTo(0.6415, 4)
@@ -108,7 +108,7 @@ describe('exact binomial helpers', () => {
   })
 })
 
-describe('exact McNemar (literature §4.4, O12)', () => {
+describe('exact McNemar (McNemar 1947)', () => {
   it.each([
     [0, 5, 0.0625],
     [0, 6, 0.03125],
@@ -251,7 +251,7 @@ describe('baselines and chance', () => {
   })
 })
 
-describe('Miller 2024 (literature §4.1, O13)', () => {
+describe('Miller 2024 (Miller 2024, "Adding Error Bars to Evals")', () => {
   it('clustered SE 0.26517 vs CLT 0.18898 on the toy case; Inspect differs by √(C/(C−1))', () => {
     const scores = [1, 1, 1, 0, 0, 0, 1, 0]
     const clusters = [0, 0, 0, 1, 1, 1, 2, 2]
@@ -289,7 +289,7 @@ describe('RStd (PriDe, O5)', () => {
   })
 })
 
-describe('ECE noise floor (literature §3.2, O10)', () => {
+describe('ECE noise floor (Roelofs et al. 2022)', () => {
   it('single bin, all confidences 0.75, n = 24: simulated mean → E|X/24 − 0.75| = 0.0695', () => {
     const exact = Array.from({ length: 25 }, (_, k) => binomialPmf(k, 24, 0.75) * Math.abs(k / 24 - 0.75)).reduce((s, x) => s + x, 0)
     expect(exact).toBeCloseTo(0.0695, 4)

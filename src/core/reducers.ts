@@ -1,3 +1,4 @@
+/** Epoch reducers: how per-epoch correctness becomes one value per decision. */
 import { own } from './dict.ts'
 import { ConfigError } from './errors.ts'
 

@@ -1,3 +1,4 @@
+/** The shape of one evaluation's result (`EvalResult`, `Manifest`) and its JSON and JSONL forms. */
 import type { CacheCounts } from './cache-counts.ts'
 import type { DecisionFailure, DecisionRecord } from './record.ts'
 import type { HonestNumbers } from './intervals.ts'

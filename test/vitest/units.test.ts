@@ -53,9 +53,9 @@ function fakeResult(consistent: boolean[], overrides: Partial<EvalResult> = {}):
   } as EvalResult
 }
 
-describe('exact one-sided McNemar (literature notes §4.4–4.5)', () => {
+describe('exact one-sided McNemar (McNemar 1947)', () => {
   test('one-sided p on the discordant pairs', () => {
-    expect(mcnemarRegression(6, 1).p).toBeCloseTo(8 / 128, 12) // b = 1, c = 6 → 0.0625 (§4.5)
+    expect(mcnemarRegression(6, 1).p).toBeCloseTo(8 / 128, 12) // b = 1, c = 6 → 0.0625
     expect(mcnemarRegression(5, 0).p).toBeCloseTo(1 / 32, 12)
     expect(mcnemarRegression(8, 3).p).toBeCloseTo((165 + 55 + 11 + 1) / 2048, 12)
     expect(mcnemarRegression(1000, 1000).p).toBeGreaterThan(0.5)

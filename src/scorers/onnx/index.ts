@@ -56,7 +56,7 @@ export interface OnnxScorerOptions {
    */
   threadsPerWorker?: number
   /**
-   * Prompt text for a request. Default: the request's own `prompt` (DESIGN.md
+   * Prompt text for a request. Default: the request's own `prompt` (docs/data-format.md#the-prompt;
    * "Prompt"). Same signature as the evaluator's `template` option.
    */
   template?: (state: string, criterion: Criterion) => string
@@ -69,7 +69,7 @@ export interface OnnxScorerOptions {
    */
   maxLogitsBytes?: number
   /**
-   * Score shared leading tokens once (DESIGN.md "ONNX model directory", prefix sharing).
+   * Score shared leading tokens once (docs/onnx.md#prefix-sharing).
    * Adjacent requests with a long common token prefix (a decision's orderings, its
    * epochs, several criteria on one state) run that prefix once and only their
    * suffixes against its key/value cache: `'batched'` (default) runs up to `batchSize`

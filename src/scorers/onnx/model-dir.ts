@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path'
 import { ConfigError } from '../../core/errors.ts'
 import { ORT_MISSING } from './protocol.ts'
 
-/** The files of a model directory (DESIGN.md "ONNX model directory"). */
+/** The files of a model directory (docs/onnx.md#pointing-it-at-an-optimum-export). */
 export interface ModelFiles {
   /** The directory, absolute. */
   readonly dir: string
