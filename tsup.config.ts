@@ -27,7 +27,8 @@ export default defineConfig({
   format: ['esm'],
   target: 'node20',
   platform: 'node',
-  dts: true,
+  // `@internal` members (test hooks such as the ONNX scorer's `faults` and `pool`) stay out of the published types.
+  dts: { compilerOptions: { stripInternal: true } },
   clean: true,
   sourcemap: true,
   splitting: true,

@@ -9,5 +9,5 @@ export { chanceByCriterion, eceFromBins, expectedLetterShares, readExtras, relia
 export type { Range, ReliabilityBin, ReportExtras } from './rederive.ts'
 export { parseRecordsJsonl, parseResultJson } from './run-files.ts'
 export type { ReportRun } from './run-files.ts'
-export { escapeData, escapeProperty, githubAnnotations, githubSummary, thresholdChecks } from './github.ts'
+export { githubAnnotations, githubSummary, thresholdChecks } from './github.ts'
 export type { GitHubSuite } from './github.ts'

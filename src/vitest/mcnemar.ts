@@ -7,7 +7,7 @@ import { mcnemarExact } from '../core/stats.ts'
 
 
 /** Outcome of {@link mcnemarRegression}. */
-export interface McNemarResult {
+export interface McNemarRegression {
   /** Discordant pairs against the new run: consistent at baseline, inconsistent now ("newly broken"). */
   worse: number
   /** Discordant pairs in its favour: inconsistent at baseline, consistent now ("newly fixed"). */
@@ -21,7 +21,7 @@ export interface McNemarResult {
  * (McNemar 1947). Only the discordant pairs carry
  * information; under H0 each is equally likely to go either way.
  */
-export function mcnemarRegression(worse: number, better: number): McNemarResult {
+export function mcnemarRegression(worse: number, better: number): McNemarRegression {
   // mcnemarExact(b, c).pBGreater = P(X ≥ b), X ~ Bin(b + c, ½): b = "worse" is the side H1 favours.
   return { worse, better, p: mcnemarExact(worse, better).pBGreater }
 }

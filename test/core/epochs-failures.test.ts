@@ -7,7 +7,7 @@ import {
   type FallibleScoreFn,
   type ScoreFn,
 } from '../../src/core/index.ts'
-import { atLeast, max, mean, median, mode, passAt } from '../../src/core/reducers.ts'
+import { atLeast, max, meanReducer as mean, median, mode, passAt } from '../../src/core/reducers.ts'
 import { scoreFailure } from '../../src/core/score.ts'
 import { alwaysFirst, byId, decision } from '../helpers/decisions.ts'
 

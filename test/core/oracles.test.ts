@@ -2,16 +2,16 @@ import { describe, expect, it } from 'vitest'
 import {
   ConfigError,
   balancedAccuracy,
-  binOf,
   brierScore,
   chanceAccuracy,
-  divideOut,
   evaluateWithScorer,
   expectedCalibrationError,
   orderings,
   type Decision,
   type ScoreFn,
 } from '../../src/core/index.ts'
+import { divideOut } from '../../src/core/evaluate/priors.ts'
+import { binOf } from '../../src/core/metrics.ts'
 import { alwaysFirst, byId, decision } from '../helpers/decisions.ts'
 
 // Closed-form oracles: values computed by hand from the definitions in docs/statistics.md.
