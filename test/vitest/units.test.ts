@@ -1,10 +1,10 @@
 // In-process tests of the Vitest layer's pure parts and of the matchers.
-import { describe, expect, test } from 'vitest'
+import { describe, expect, expectTypeOf, test } from 'vitest'
 import type { EvalResult } from '../../src/core/index.ts'
 import { baselineFromResult, compareWithBaseline, consistencyFlags, formatP, type BaselineFile } from '../../src/vitest/baseline.ts'
 import { formatBound, meets, slug, thresholdMark, worstCriterion } from '../../src/vitest/format.ts'
 import { scorerHandle } from '../../src/vitest/describe-decisions.ts'
-import { aboveChanceP, scepticMatchers } from '../../src/vitest/matchers.ts'
+import { aboveChanceP, scepticMatchers, type AtLeast } from '../../src/vitest/matchers.ts'
 import { mcnemarRegression, minimumDetectableDiscordant, powerCheck } from '../../src/vitest/mcnemar.ts'
 import { sceptic } from '../../src/vitest/plugin.ts'
 import { formatDuration, formatProgress, interactiveTerminal, parseProgress, progressEmitter } from '../../src/vitest/progress.ts'
@@ -191,13 +191,17 @@ describe('matchers', () => {
   })
 
   test('typed: a wrong option or an unknown matcher is a type error', () => {
-    const typeOnly = () => {
+    // Checked by tsc (npm test): an unused @ts-expect-error is itself an error. Never called.
+    const _typeOnly = () => {
       // @ts-expect-error the bound is called `atLeast`
       expect(good).toHaveBalancedAccuracy({ min: 0.5 })
       // @ts-expect-error no such matcher
       expect(good).toHaveOrderConsistencyOf(0.5)
     }
-    expect(typeof typeOnly).toBe('function')
+    expectTypeOf(expect(good).toHaveBalancedAccuracy).parameter(0).toEqualTypeOf<AtLeast>()
+    expectTypeOf(expect(good).toHaveOrderConsistency).parameter(0).toEqualTypeOf<AtLeast>()
+    expectTypeOf<{ min: number }>().not.toMatchTypeOf<AtLeast>()
+    expectTypeOf(expect(good)).not.toHaveProperty('toHaveOrderConsistencyOf')
   })
 
   test('misuse is a TypeError naming the matcher', () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { mulberry32, type Decision } from '../src/core/decisions.ts'
-import { ConfigError } from '../src/core/errors.ts'
-import { evaluateWithScorer } from '../src/core/evaluate.ts'
-import { DEBIAS_MODES, orderings } from '../src/core/orderings.ts'
-import type { ScoreFn } from '../src/core/score.ts'
-import { chanceOrderConsistency } from '../src/core/stats.ts'
+import { mulberry32, type Decision } from '../../src/core/decisions.ts'
+import { ConfigError } from '../../src/core/errors.ts'
+import { evaluateWithScorer } from '../../src/core/evaluate.ts'
+import { DEBIAS_MODES, orderings } from '../../src/core/orderings.ts'
+import type { ScoreFn } from '../../src/core/score.ts'
+import { chanceOrderConsistency } from '../../src/core/stats.ts'
 
 const quiet = { onWarning: () => {} }
 

@@ -1,7 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { mulberry32 } from '../src/core/decisions.ts'
-import { balancedAccuracy, expectedCalibrationError } from '../src/core/metrics.ts'
+import { mulberry32 } from '../../src/core/decisions.ts'
+import { evaluateWithScorer } from '../../src/core/evaluate.ts'
+import type { ScoreFn } from '../../src/core/score.ts'
+import { decision } from '../helpers/decisions.ts'
+import { balancedAccuracy, expectedCalibrationError } from '../../src/core/metrics.ts'
 import {
   binomialLowerTail,
   binomialPmf,
@@ -27,7 +30,7 @@ import {
   rstd,
   weightedBalancedAccuracy,
   wilsonInterval,
-} from '../src/core/stats.ts'
+} from '../../src/core/stats.ts'
 
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length
 
@@ -237,17 +240,14 @@ describe('baselines and chance', () => {
     ;[2, 3, 4, 5].forEach((n, i) => expect(chanceOrderConsistency(n, n)).toBeCloseTo(expected[i]!, 15))
     expect(chanceOrderConsistency(3, 1)).toBe(1)
   })
-  it('a seeded random guesser under 3-option cyclic orderings is order-consistent about 1/9 of the time', () => {
+  it('a seeded random guesser evaluated under 3-option cyclic orderings is order-consistent about 1/9 of the time', async () => {
     const random = mulberry32(11)
-    let consistent = 0
-    const trials = 90_000
-    for (let t = 0; t < trials; t++) {
-      const picks = [0, 1, 2].map(() => Math.floor(random() * 3))
-      if (picks.every((p) => p === picks[0])) consistent++
-    }
-    // Binomial SE at p = 1/9, n = 90000 is 0.001; allow 4 SE.
-    expect(consistent / trials).toBeCloseTo(1 / 9, 2)
-    expect(Math.abs(consistent / trials - 1 / 9)).toBeLessThan(0.0045)
+    const guesser: ScoreFn = (requests) => requests.map(() => [random(), random(), random()])
+    const n = 9000
+    const decisions = Array.from({ length: n }, (_, i) => decision(3, i % 3, { id: `d${i}` }))
+    const result = await evaluateWithScorer(decisions, guesser, { debias: 'cyclic', statistics: false })
+    // Binomial SE at p = 1/9, n = 9000 is 0.0033; allow 4 SE.
+    expect(Math.abs(result.orderConsistency! - chanceOrderConsistency(3, 3))).toBeLessThan(0.0133)
   })
 })
 
