@@ -21,7 +21,9 @@ const entries: Record<string, string> = {
 }
 
 // ESM only: `vitest` has no usable CommonJS entry, so a CJS build of the Vitest
-// layer would throw on require(). Node 20 consumers import ESM fine.
+// layer would throw on require(). CommonJS consumers (a `vitest.config.ts` in a
+// project without `"type": "module"`, which Vite bundles to CommonJS) still load it:
+// package.json exports each entry under `default`, and Node ≥ 20.19 require()s ESM.
 export default defineConfig({
   entry: Object.fromEntries(Object.entries(entries).filter(([, source]) => existsSync(source))),
   format: ['esm'],

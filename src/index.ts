@@ -36,6 +36,7 @@ export {
   DEBIAS_MODES,
   decisionJsonSchema,
   DecisionSchema,
+  DEFAULT_DEBIAS,
   DEFAULT_LEVEL,
   DEFAULT_PRIDE_FRACTION,
   DEFAULT_RESAMPLES,
@@ -89,18 +90,25 @@ export {
   pairwiseAudit,
   panelDecision,
   parseDecisions,
+  parsePartFile,
+  parseShard,
+  PART_FORMAT,
+  partFileText,
   passAt,
   percentileBootstrap,
   percentileBootstrapCounts,
   pinnedSlots,
   readCacheCounts,
+  reassemble,
   recallByClass,
+  recordingScorer,
   recordsFingerprint,
   recordsToJsonl,
   REDUCERS,
   render,
   renderComparison,
   reorderCriterion,
+  replayKey,
   resolveReducer,
   resultToJson,
   robustnessPanel,
@@ -108,6 +116,9 @@ export {
   runCustomMetrics,
   scoreFailure,
   ScorerError,
+  shardKey,
+  shardOf,
+  shardPositions,
   THRESHOLD_METRICS,
   thresholdLabel,
   thresholdProblem,
@@ -165,7 +176,11 @@ export type {
   PairPosition,
   PairwiseAudit,
   PanelDecision,
+  PartContent,
+  PartHeader,
+  PartSettings,
   PrideManifest,
+  Reassembled,
   Reducer,
   ReducerLike,
   RenderComparisonOptions,
@@ -177,6 +192,8 @@ export type {
   ScoreFn,
   ScoreOutcome,
   ScoreRequest,
+  ShardPart,
+  ShardSpec,
   SlotBias,
   Threshold,
   ThresholdMetric,
@@ -220,8 +237,8 @@ export { aboveChanceP, scepticMatchers } from './vitest/matchers.ts'
 export type { AboveChanceOptions, AtLeast, LetterDistributionOptions, ResultLike, ScepticMatchers } from './vitest/matchers.ts'
 export { letterDistributionAdapter } from './vitest/snapshot.ts'
 export type { LetterDistribution } from './vitest/snapshot.ts'
-export { baselinePath, compareWithBaseline, consistencyFlags, readBaseline } from './vitest/baseline.ts'
-export type { BaselineFile, BaselineOutcome, BaselineStatus } from './vitest/baseline.ts'
+export { baselineDecisions, baselinePath, compareWithBaseline, decisionFingerprint, readBaseline } from './vitest/baseline.ts'
+export type { BaselineDecision, BaselineFile, BaselineOutcome, BaselineStatus } from './vitest/baseline.ts'
 export { mcnemarRegression, minimumDetectableDiscordant, powerCheck } from './vitest/mcnemar.ts'
 export type { McNemarRegression, PowerCheck } from './vitest/mcnemar.ts'
 export { META_KEY, readSuiteMeta } from './vitest/meta.ts'

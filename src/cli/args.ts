@@ -1,18 +1,98 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util'
+/** Parsing a subcommand's command line from its option table; every complaint is a one-line UsageError. */
+import { parseArgs } from 'node:util'
 import { parseCacheMode, type CacheOptions } from '../cache/config.ts'
-import { UsageError } from './command.ts'
+import { UsageError } from './usage-error.ts'
+
+/**
+ * One option of a command: what `util.parseArgs` needs plus what `--help` prints. Each
+ * command declares its options once, in one such table, which the parser, `--help` and
+ * "did you mean" all read.
+ */
+export interface OptionSpec {
+  /** `'string'` takes a value, `'boolean'` is a switch. */
+  type: 'string' | 'boolean'
+  /** One line for `--help`. */
+  description: string
+  /** Placeholder for the value in `--help`, e.g. `'FILE'`. Default `'VALUE'`. */
+  value?: string
+  /** Default value, applied by the parser and shown by `--help`. */
+  default?: string
+  /** One-letter alias, e.g. `'o'` for `-o`. */
+  short?: string
+  /** May be given several times (the values collect into an array). */
+  multiple?: boolean
+}
+
+/** A command's options, by long name (without `--`). */
+export type OptionTable = Readonly<Record<string, OptionSpec>>
 
 /** `util.parseArgs` with strict checking, whose complaints become one-line {@link UsageError}s. */
 export function parse(
   argv: string[],
-  options: NonNullable<ParseArgsConfig['options']>,
+  options: OptionTable,
   usage: string,
 ): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+  const config = Object.fromEntries(
+    Object.entries(options).map(([name, { type, default: value, short, multiple }]) => [
+      name,
+      { type, ...(value !== undefined ? { default: value } : {}), ...(short ? { short } : {}), ...(multiple ? { multiple } : {}) },
+    ]),
+  )
   try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true }) as never
+    return parseArgs({ args: argv, options: config, allowPositionals: true, strict: true }) as never
   } catch (error) {
+    const unknown = /^Unknown option '(-{1,2}[^']+)'/.exec((error as Error).message)?.[1]
+    if (unknown !== undefined) {
+      const near = closest(unknown.replace(/^-+/, '').replace(/=.*$/, ''), Object.keys(options))
+      throw new UsageError(`unknown option ${unknown}${near ? `; did you mean --${near}?` : ''} (see: sceptic ${usage.split(' ')[0]} --help)`)
+    }
     throw new UsageError(`${(error as Error).message.replace(/\.$/, '')}. Usage: sceptic ${usage}`)
   }
+}
+
+/** Whether the arguments ask for help (`--help` or `-h` anywhere). */
+export function wantsHelp(argv: readonly string[]): boolean {
+  return argv.includes('--help') || argv.includes('-h')
+}
+
+/** A command's `--help`: its usage line, summary and every option with its default. */
+export function commandHelp(command: { usage: string; summary: string; options: OptionTable }): string {
+  const rows = Object.entries(command.options).map(([name, spec]) => {
+    const flag = `${spec.short ? `-${spec.short}, ` : ''}--${name}${spec.type === 'string' ? ` ${spec.value ?? 'VALUE'}` : ''}`
+    const extra = [spec.default !== undefined ? `default: ${spec.default}` : '', spec.multiple ? 'repeatable' : ''].filter(Boolean).join('; ')
+    return [flag, `${spec.description}${extra ? ` (${extra})` : ''}`] as const
+  })
+  const width = Math.max(0, ...rows.map(([flag]) => flag.length)) + 2
+  const lines = [`usage: sceptic ${command.usage}`, '', command.summary]
+  if (rows.length > 0) lines.push('', 'options:', ...rows.map(([flag, text]) => `  ${flag.padEnd(width)}${text}`))
+  lines.push(`  ${'-h, --help'.padEnd(width)}print this help`)
+  return lines.join('\n') + '\n'
+}
+
+/**
+ * The known name nearest to `given` (edit distance at most 2, or at most a third of its
+ * length for long names), or `undefined` when none is close.
+ */
+export function closest(given: string, known: readonly string[]): string | undefined {
+  let best: string | undefined
+  let bestDistance = Infinity
+  for (const name of known) {
+    const d = editDistance(given, name)
+    if (d < bestDistance) (best = name), (bestDistance = d)
+  }
+  return bestDistance <= Math.max(2, Math.floor(given.length / 3)) ? best : undefined
+}
+
+/** Levenshtein distance with adjacent transpositions counted as one edit (optimal string alignment). */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1)
+    }
+  return d[a.length]![b.length]!
 }
 
 /** A non-negative integer option, or a UsageError naming it. */
@@ -25,10 +105,10 @@ export function integer(value: string | undefined, name: string, min = 0): numbe
 
 /** The score-cache flags of `evaluate` (docs/cache.md). */
 export const CACHE_FLAGS = {
-  cache: { type: 'string' },
-  'no-cache': { type: 'boolean' },
-  'cache-mode': { type: 'string' },
-} as const satisfies NonNullable<ParseArgsConfig['options']>
+  cache: { type: 'string', value: 'DIR', description: 'score cache directory (default SCEPTIC_CACHE_DIR, else node_modules/.cache/vitest-sceptic/)' },
+  'no-cache': { type: 'boolean', description: 'neither read nor write the score cache' },
+  'cache-mode': { type: 'string', value: 'MODE', description: 'score cache mode: read-write (default), read-only, off' },
+} as const satisfies OptionTable
 
 /** `--cache DIR`, `--no-cache`, `--cache-mode MODE` as the cache option (`undefined` parts fall back to the environment). */
 export function cacheFromFlags(values: Record<string, string | boolean | undefined>): CacheOptions | false {

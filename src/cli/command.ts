@@ -1,5 +1,5 @@
-/** What every `sceptic` subcommand is (its interface) and the error for a command line it cannot understand. */
-import { escapeControl } from '../core/escape.ts'
+/** What every `sceptic` subcommand is: the shape `commands.ts` lists and `main.ts` runs. */
+import type { OptionTable } from './args.ts'
 
 /** A `sceptic` subcommand: parses its own arguments, returns the exit code. */
 export interface Command {
@@ -7,16 +7,7 @@ export interface Command {
   readonly usage: string
   /** One sentence on what it does. */
   readonly summary: string
+  /** Its options, declared once: the parser, `--help` and "did you mean" read this table. */
+  readonly options: OptionTable
   run(argv: string[]): Promise<number>
-}
-
-/** A command line that cannot be understood. Exit code 2. */
-export class UsageError extends Error {
-  override name = 'UsageError'
-  readonly exitCode = 2
-
-  /** The message may quote the command line: control characters in it are escaped. */
-  constructor(message: string) {
-    super(escapeControl(message))
-  }
 }

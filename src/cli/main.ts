@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /** The `sceptic` executable: dispatches to a subcommand, prints one line on error, sets the exit code. */
 import { EvaluationError } from '../core/errors.ts'
-import { UsageError } from './command.ts'
+import { closest, commandHelp, wantsHelp } from './args.ts'
 import { commands, usage } from './commands.ts'
+import { UsageError } from './usage-error.ts'
 
 /**
  * `sceptic COMMAND ...`. Every error a user can cause prints one line and exits
@@ -10,6 +11,10 @@ import { commands, usage } from './commands.ts'
  */
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv
+  if (name === 'help' && rest[0] !== undefined && commands[rest[0]]) {
+    process.stdout.write(commandHelp(commands[rest[0]]!))
+    return 0
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(usage())
     return name === undefined ? 2 : 0
@@ -20,7 +25,14 @@ async function main(argv: string[]): Promise<number> {
     return 0
   }
   const command = Object.hasOwn(commands, name) ? commands[name] : undefined
-  if (!command) throw new UsageError(`unknown command "${name}". Commands: ${Object.keys(commands).join(', ')}.`)
+  if (!command) {
+    const near = closest(name, Object.keys(commands))
+    throw new UsageError(`unknown command "${name}"${near ? ` (did you mean "${near}"?)` : ''}; commands: ${Object.keys(commands).join(', ')}`)
+  }
+  if (wantsHelp(rest)) {
+    process.stdout.write(commandHelp(command))
+    return 0
+  }
   return command.run(rest)
 }
 

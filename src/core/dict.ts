@@ -46,7 +46,8 @@ export function dictSchema<T extends z.ZodType>(value: T) {
       for (const key of Object.keys(input)) {
         const parsed = value.safeParse(input[key])
         if (!parsed.success) {
-          ctx.addIssue({ code: 'custom', path: [key], message: parsed.error.issues[0]?.message ?? 'invalid value' })
+          const issue = parsed.error.issues[0]
+          ctx.addIssue({ code: 'custom', path: [key, ...(issue?.path ?? [])], message: issue?.message ?? 'invalid value' })
           return z.NEVER
         }
         out[key] = parsed.data

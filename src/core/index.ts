@@ -39,7 +39,7 @@ export {
   orderConsistency,
   recallByClass,
 } from './metrics.ts'
-export { AVERAGE_MODES, DEBIAS_MODES, MAX_PERMUTATION_OPTIONS, assertAverageMode, assertDebiasMode, orderings } from './orderings.ts'
+export { AVERAGE_MODES, DEBIAS_MODES, DEFAULT_DEBIAS, MAX_PERMUTATION_OPTIONS, assertAverageMode, assertDebiasMode, orderings } from './orderings.ts'
 export type { AverageMode, DebiasMode, Ordering } from './orderings.ts'
 export { DEFAULT_PRIDE_FRACTION } from './evaluate.ts'
 export type { PrideManifest } from './evaluate.ts'
@@ -110,3 +110,7 @@ export { loadDecisionLines } from './decisions.ts'
 export type { DecisionLine } from './decisions.ts'
 export type { JsonlReadOptions } from './jsonl.ts'
 export { COMPUTED_MANIFEST_KEYS } from './manifest-extras.ts'
+export { parseShard, shardKey, shardOf, shardPositions } from './shard.ts'
+export type { ShardSpec } from './shard.ts'
+export { PART_FORMAT, parsePartFile, partFileText, reassemble, recordingScorer, replayKey } from './shard-part.ts'
+export type { PartContent, PartHeader, PartSettings, Reassembled, ShardPart } from './shard-part.ts'

@@ -9,6 +9,12 @@ import { ConfigError } from './errors.ts'
 export const DEBIAS_MODES = ['none', 'cyclic', 'permutation', 'calibrated', 'pride'] as const
 /** How a decision's options are re-ordered and the results combined. */
 export type DebiasMode = (typeof DEBIAS_MODES)[number]
+/**
+ * The default debias mode of the CLI, the library and `describeDecisions`: `cyclic`, because
+ * order consistency (does the answer survive re-ordering?) is the point; `none` scores one
+ * ordering and cannot measure it.
+ */
+export const DEFAULT_DEBIAS: DebiasMode = 'cyclic'
 
 /** `permutation` scores n! orderings; above this many options it is refused. */
 export const MAX_PERMUTATION_OPTIONS = 6

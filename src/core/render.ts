@@ -66,7 +66,7 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
   ]
   if (result.orderConsistency === null) {
     lines.push(
-      `${label('order consistency')}n/a     ${c.dim('only one ordering was scored, so nothing here would expose a position prior')}`,
+      `${label('order consistency')}n/a     ${c.dim(`not measured: only one ordering was scored${m.debias === 'none' ? ' (debias none)' : ''}, so nothing here would expose a position prior; use debias cyclic`)}`,
     )
   } else {
     const oc = pct(result.orderConsistency)

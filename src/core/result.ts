@@ -3,8 +3,7 @@ import type { CacheCounts } from './cache-counts.ts'
 import type { DecisionFailure, DecisionRecord } from './record.ts'
 import type { HonestNumbers } from './intervals.ts'
 import type { DebiasMode } from './orderings.ts'
-import type { PairwiseAudit } from './pairwise.ts'
-import type { SlotBias } from './robustness.ts'
+import type { RobustnessPanel } from './robustness.ts'
 
 export type { DecisionFailure, DecisionRecord } from './record.ts'
 
@@ -71,36 +70,17 @@ export interface Manifest {
   [extra: string]: unknown
 }
 
-/** One evaluation, with everything needed to argue about it. JSON keys are exactly these names. */
-export interface EvalResult {
+/**
+ * One evaluation, with everything needed to argue about it. JSON keys are exactly these names;
+ * the order-robustness panel's keys are documented on {@link RobustnessPanel}.
+ */
+export interface EvalResult extends RobustnessPanel {
   /** Hits / n, in [0, 1]. Shown beside `manifest.chance`; reported for continuity, not trust. */
   accuracy: number
   /** Mean recall over the distinct gold answer ids, pooled across criteria, in [0, 1]. The headline. */
   balancedAccuracy: number
   /** Share of decisions with the same pick under every ordering; `null` when one ordering was scored. */
   orderConsistency: number | null
-  /**
-   * Share of decisions whose pick is the gold option under every ordering (OpenCompass
-   * CircularEval's strict accuracy, `perf_circular`); a uniform guesser on n options
-   * scores (1/n)^n. `null` when no decision was scored under more than one ordering.
-   */
-  circularAccuracy: number | null
-  /** Mean correctness over all (decision, ordering) pairs (OpenCompass `acc_circular`); `null` as above. */
-  orderingAccuracy: number | null
-  /**
-   * Accuracy over the (decision, ordering) pairs that showed the gold option at each
-   * letter (Zheng et al., ICLR 2024; Pezeshkpour & Hruschka, NAACL 2024); `null` for a
-   * letter that never showed gold, and for the whole entry as above.
-   */
-  accuracyByGoldSlot: Record<string, number | null> | null
-  /** Max − min of `accuracyByGoldSlot`, in [0, 1]; a position-blind reader scores 0. `null` as above. */
-  slotSensitivityGap: number | null
-  /** χ² test of the letters picked against a position-blind reader, with Cramér's V; `null` as above. */
-  slotBias: SlotBias | null
-  /** KL(gold-letter distribution ‖ picked-letter distribution) in nats (Choi et al., 2025), picked shares floored at 1e-6; `null` as above. */
-  ckld: number | null
-  /** Pairwise judge audit over two-candidate decisions (Shi et al., 2024); `null` when there is no pair judged in both orders. */
-  pairwise: PairwiseAudit | null
   /** Expected calibration error, 10 equal-width right-closed bins; `null` when nothing was scored. */
   ece: number | null
   /** Multi-class Brier score, not halved, in [0, 2]. */

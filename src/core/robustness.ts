@@ -40,19 +40,27 @@ export interface SlotBias {
 
 /** The panel's numbers (EvalResult keys of the same names). */
 export interface RobustnessPanel {
-  /** Share of decisions whose pick is the gold option under every ordering (OpenCompass `perf_circular`). */
+  /**
+   * Share of decisions whose pick is the gold option under every ordering (OpenCompass
+   * CircularEval's strict accuracy, `perf_circular`); a uniform guesser on n options
+   * scores (1/n)^n. `null` when no decision was scored under more than one ordering.
+   */
   circularAccuracy: number | null
-  /** Mean correctness over all (decision, ordering) pairs (OpenCompass `acc_circular`). */
+  /** Mean correctness over all (decision, ordering) pairs (OpenCompass `acc_circular`); `null` as above. */
   orderingAccuracy: number | null
-  /** Accuracy over the (decision, ordering) pairs that showed the gold option at each letter; `null` for a letter that never did. */
+  /**
+   * Accuracy over the (decision, ordering) pairs that showed the gold option at each
+   * letter (Zheng et al., ICLR 2024; Pezeshkpour & Hruschka, NAACL 2024); `null` for a
+   * letter that never showed gold, and for the whole entry as above.
+   */
   accuracyByGoldSlot: Record<string, number | null> | null
-  /** Max − min of `accuracyByGoldSlot` over the letters that showed gold. */
+  /** Max − min of `accuracyByGoldSlot`, in [0, 1]; a position-blind reader scores 0. `null` as above. */
   slotSensitivityGap: number | null
-  /** Slot independence test of the letters picked. */
+  /** χ² test of the letters picked against a position-blind reader, with Cramér's V; `null` as above. */
   slotBias: SlotBias | null
-  /** KL(gold-letter distribution ‖ picked-letter distribution), picked shares floored at {@link CKLD_FLOOR}. */
+  /** KL(gold-letter distribution ‖ picked-letter distribution) in nats (Choi et al., 2025), picked shares floored at {@link CKLD_FLOOR}; `null` as above. */
   ckld: number | null
-  /** The pairwise judge audit, over decisions with exactly two unpinned options; `null` when there are none. */
+  /** Pairwise judge audit over two-candidate decisions (Shi et al., 2024); `null` when there is no pair judged in both orders. */
   pairwise: PairwiseAudit | null
 }
 

@@ -1,44 +1,65 @@
 /**
  * Baselines: one reviewable JSON file per suite holding what the paired regression
- * test needs (issue 3, "Must hold" 4): order consistency, balanced accuracy, the
- * data fingerprint and each decision's consistency flag by record id. The gate is an
- * exact one-sided McNemar test on the decisions whose flag changed (literature notes
- * §4.5 step 1), plus a power check so "no detectable drop" is never said when no drop
- * could have been detected (§4.5 step 3).
+ * test needs: the scorer setup, order consistency, balanced accuracy and, per decision
+ * (record id), a fingerprint of its content, its consistency flag and its strict-correctness
+ * flag (right under every ordering, the per-decision form of `circularAccuracy`). Decisions edited
+ * or added since the baseline are reported as changed or new and left out of the
+ * paired test; only a change of scorer setup (debias mode, scorer) invalidates it. The gate runs
+ * an exact one-sided McNemar test on the decisions whose consistency flag changed, and another on
+ * those whose strict correctness changed (McNemar, 1947; see docs/statistics.md), plus a power
+ * check so "no detectable drop" is never said when no drop could have been detected.
  */
+import { createHash } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { isConsistent, type DebiasMode, type EvalResult } from '../core/index.ts'
+import { z } from 'zod'
+import { DEBIAS_MODES, isConsistent, type EvalResult } from '../core/index.ts'
+import { dictSchema } from '../core/dict.ts'
 import { formatValue, percent, slug } from './format.ts'
 import { mcnemarRegression, powerCheck, type PowerCheck } from './mcnemar.ts'
 
-/** The baseline file's layout (`<baseline dir>/<suite slug>.json`). */
-export interface BaselineFile {
-  /** Layout version. */
-  schema: 1
+/** One decision in a baseline. */
+const BaselineDecisionSchema = z.strictObject({
+  /** First 16 hex digits of sha256 over the decision's criterion, gold answer, option ids and prompt hash. */
+  fingerprint: z.string().regex(/^[0-9a-f]{16}$/),
+  /** Whether its pick was the same under every ordering. */
+  consistent: z.boolean(),
+  /** Whether its pick was the gold option under every ordering (strict correctness, as in `circularAccuracy`). */
+  strict: z.boolean(),
+})
+
+/** The baseline file's layout (`<baseline dir>/<suite slug>.json`), checked on read. */
+export const BaselineFileSchema = z.strictObject({
+  /** Layout version: 2 (per-decision fingerprints). Version 1 files are refused with a hint to refresh. */
+  schema: z.literal(2),
   /** The suite name it belongs to. */
-  suite: string
-  /** `manifest.fingerprint` of the data it was recorded on; the paired test needs it to match. */
-  fingerprint: string
-  /** Debias mode it was recorded with. */
-  debias: DebiasMode
-  /** What scored it (`manifest.model ?? manifest.scorer`). */
-  scorer: string
+  suite: z.string(),
+  /** Debias mode it was recorded with; a different mode invalidates the baseline. */
+  debias: z.enum(DEBIAS_MODES),
+  /** What scored it (`manifest.model ?? manifest.scorer`); a different scorer invalidates the baseline. */
+  scorer: z.string(),
   /** Labelled decisions scored. */
-  n: number
+  n: z.number().int().nonnegative(),
   /** Order consistency at baseline (`null` when one ordering was scored). */
-  orderConsistency: number | null
+  orderConsistency: z.number().min(0).max(1).nullable(),
   /** Balanced accuracy at baseline, for the record (not gated). */
-  balancedAccuracy: number
-  /** Per decision (record id): whether its pick was the same under every ordering. */
-  consistent: Record<string, boolean>
-}
+  balancedAccuracy: z.number().min(0).max(1),
+  /** Circular accuracy at baseline (`null` when one ordering was scored); gated per decision. */
+  circularAccuracy: z.number().min(0).max(1).nullable(),
+  /** Per decision (record id): its content fingerprint, consistency flag and strict-correctness flag. */
+  decisions: dictSchema(BaselineDecisionSchema),
+})
+
+/** A baseline file (see {@link BaselineFileSchema}). */
+export type BaselineFile = z.infer<typeof BaselineFileSchema>
+/** One decision of a {@link BaselineFile}. */
+export type BaselineDecision = z.infer<typeof BaselineDecisionSchema>
 
 /** How the gate ended. */
 export type BaselineStatus =
   /** Compared, no significant drop. */
   | 'pass'
-  /** Compared, order consistency dropped by more than chance allows. */
+  /** Compared, order consistency or circular accuracy dropped by more than chance allows. */
   | 'regressed'
   /** No baseline yet; one was written (local run). */
   | 'written'
@@ -46,8 +67,8 @@ export type BaselineStatus =
   | 'updated'
   /** No baseline, and baselines are not written in this mode (CI). */
   | 'missing'
-  /** The baseline was recorded on other data; nothing can be paired. */
-  | 'fingerprint-mismatch'
+  /** The baseline was recorded with another scorer setup (debias mode or scorer); nothing can be paired. */
+  | 'setup-changed'
 
 /** The gate's outcome, stored in suite meta for the report. */
 export interface BaselineOutcome {
@@ -67,8 +88,26 @@ export interface BaselineOutcome {
   worse?: number
   /** Decisions inconsistent at baseline and consistent now. */
   better?: number
+  /** Decisions paired with the baseline (same id, same fingerprint). */
+  paired?: number
+  /** Decisions whose content changed since the baseline (same id, other fingerprint): not paired. */
+  changed?: number
+  /** Decisions not in the baseline: not paired. */
+  added?: number
+  /** Baseline decisions no longer scored. */
+  removed?: number
   /** One-sided exact McNemar p-value. */
   p?: number
+  /** Circular accuracy at baseline, when a baseline was read. */
+  baselineCircularAccuracy?: number | null
+  /** Circular accuracy now. */
+  circularAccuracy?: number | null
+  /** Decisions right under every ordering at baseline and not now. */
+  strictWorse?: number
+  /** Decisions right under every ordering now and not at baseline. */
+  strictBetter?: number
+  /** One-sided exact McNemar p-value that strict correctness dropped. */
+  strictP?: number
   /** Significance level used. */
   alpha?: number
   /** What this set can detect at all. */
@@ -81,37 +120,56 @@ export function baselinePath(dir: string, suite: string): string {
 }
 
 /**
- * Per-decision consistency flags by record id. Ids are unique within a well-formed
- * set; a repeated id gets `~2`, `~3`, … so no flag is lost.
+ * Per-decision fingerprints and consistency flags by record id. Ids are unique within a
+ * well-formed set; a repeated id gets `~2`, `~3`, … so no flag is lost.
  */
-export function consistencyFlags(result: Pick<EvalResult, 'records'>): Record<string, boolean> {
-  const out: Record<string, boolean> = {}
+export function baselineDecisions(result: Pick<EvalResult, 'records'>): Record<string, BaselineDecision> {
+  const out: Record<string, BaselineDecision> = Object.create(null)
   for (const record of result.records) {
     let key = record.id
     for (let k = 2; key in out; k++) key = `${record.id}~${k}`
-    out[key] = isConsistent(record.picks)
+    out[key] = {
+      fingerprint: decisionFingerprint(record),
+      consistent: isConsistent(record.picks),
+      strict: record.picks.length > 0 && record.picks.every((pick) => pick === record.gold),
+    }
   }
-  return out
+  return { ...out }
+}
+
+/**
+ * A decision's content fingerprint: sha256 (first 16 hex digits) over its criterion key,
+ * gold answer, option ids and the hash of its prompt (state, question and option texts).
+ */
+export function decisionFingerprint(record: Pick<EvalResult['records'][number], 'criterion' | 'gold' | 'probabilities' | 'promptHash'>): string {
+  const content = JSON.stringify([record.criterion, record.gold, Object.keys(record.probabilities).sort(), record.promptHash ?? ''])
+  return createHash('sha256').update(content).digest('hex').slice(0, 16)
 }
 
 /** The baseline a result would write. */
 export function baselineFromResult(suite: string, result: EvalResult): BaselineFile {
   return {
-    schema: 1,
+    schema: 2,
     suite,
-    fingerprint: result.manifest.fingerprint,
     debias: result.manifest.debias,
     scorer: String(result.manifest.model ?? result.manifest.scorer),
     n: result.n,
     orderConsistency: result.orderConsistency,
     balancedAccuracy: result.balancedAccuracy,
-    consistent: consistencyFlags(result),
+    circularAccuracy: result.circularAccuracy ?? null,
+    decisions: baselineDecisions(result),
   }
 }
 
-/** Stable JSON text: two-space indent, one flag per line, trailing newline (so diffs review well and `-u` without change rewrites identical bytes). */
+/**
+ * Stable JSON text: two-space indent, one decision per line, trailing newline (so an
+ * edited decision is a one-line diff and `-u` without change rewrites identical bytes).
+ */
 export function serialiseBaseline(baseline: BaselineFile): string {
-  return JSON.stringify(baseline, null, 2) + '\n'
+  const { decisions, ...head } = baseline
+  const rows = Object.entries(decisions).map(([id, decision]) => `    ${JSON.stringify(id)}: ${JSON.stringify(decision)}`)
+  const top = JSON.stringify(head, null, 2).slice(0, -2)
+  return `${top},\n  "decisions": {${rows.length ? `\n${rows.join(',\n')}\n  ` : ''}}\n}\n`
 }
 
 /** Read a baseline, or `undefined` when the file does not exist. A malformed file throws with its path. */
@@ -123,22 +181,31 @@ export async function readBaseline(path: string): Promise<BaselineFile | undefin
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw error
   }
-  let value: BaselineFile
+  let value: unknown
   try {
-    value = JSON.parse(text) as BaselineFile
+    value = JSON.parse(text)
   } catch (error) {
     throw new Error(`baseline ${path} is not valid JSON (${(error as Error).message}); fix it or refresh it with \`vitest -u\``)
   }
-  if (value?.schema !== 1 || typeof value.fingerprint !== 'string' || typeof value.consistent !== 'object')
-    throw new Error(`baseline ${path} is not a vitest-sceptic baseline (schema 1); refresh it with \`vitest -u\``)
-  return value
+  if ((value as { schema?: unknown } | null)?.schema === 1)
+    throw new Error(`baseline ${path} has the old layout (schema 1, one fingerprint for the whole set); refresh it with \`vitest -u\` and commit it`)
+  const parsed = BaselineFileSchema.safeParse(value)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!
+    const field = issue.path.map(String).join('.') || '(top level)'
+    throw new Error(`baseline ${path}, field "${field}": ${issue.message}; fix it or refresh it with \`vitest -u\``)
+  }
+  return parsed.data
 }
 
-/** Write a baseline atomically (temp file + rename), creating the directory. */
+/** Write a baseline atomically (temp file + rename), creating the directory; identical content is left alone. */
 export async function writeBaseline(path: string, baseline: BaselineFile): Promise<void> {
+  const text = serialiseBaseline(baseline)
+  // Unchanged bytes are not rewritten: a write would be a change event that reruns watch mode.
+  if ((await readFile(path, 'utf8').catch(() => undefined)) === text) return
   await mkdir(dirname(path), { recursive: true })
   const temp = `${path}.${process.pid}.tmp`
-  await writeFile(temp, serialiseBaseline(baseline))
+  await writeFile(temp, text)
   await rename(temp, path)
 }
 
@@ -151,8 +218,9 @@ export interface CompareOptions {
 }
 
 /**
- * The gate on data with the same fingerprint: pair decisions by id, count the
- * discordant pairs, and fail when `P(Bin(worse + better, ½) ≥ worse) < alpha`.
+ * The gate: pair decisions by id and fingerprint, count the discordant pairs, and fail
+ * when `P(Bin(worse + better, ½) ≥ worse) < alpha`. Changed, added and removed decisions
+ * are counted and left out. A different scorer setup fails with a hint to refresh.
  * Returns the outcome without `file`.
  */
 export function compareWithBaseline(
@@ -160,37 +228,42 @@ export function compareWithBaseline(
   current: BaselineFile,
   { alpha, detectableDrop }: CompareOptions,
 ): Omit<BaselineOutcome, 'file'> {
-  if (baseline.fingerprint !== current.fingerprint)
+  if (baseline.debias !== current.debias || baseline.scorer !== current.scorer)
     return {
-      status: 'fingerprint-mismatch',
+      status: 'setup-changed',
       pass: false,
       message:
-        `baseline fingerprint mismatch: the baseline was recorded on data ${baseline.fingerprint} (${baseline.n} decisions), ` +
-        `this run scored ${current.fingerprint} (${current.n} decisions), so no decision can be paired. ` +
-        'If the data changed on purpose, refresh the baseline with `vitest -u` and commit it.',
+        `baseline scorer setup changed: the baseline was recorded with ${setup(baseline)}, this run used ${setup(current)}, ` +
+        'so its decisions cannot be paired. If the change is intended, refresh the baseline with `vitest -u` and commit it.',
       baselineOrderConsistency: baseline.orderConsistency,
       orderConsistency: current.orderConsistency,
     }
 
-  let worse = 0
-  let better = 0
-  let baselineConsistent = 0
-  for (const [id, now] of Object.entries(current.consistent)) {
-    const before = baseline.consistent[id]
-    if (before === undefined) continue
-    if (before) baselineConsistent++
-    if (before && !now) worse++
-    else if (!before && now) better++
-  }
+  const pairs = pairDecisions(baseline, current)
+  const { worse, better, paired, baselineConsistent, strictWorse, strictBetter } = pairs
   const { p } = mcnemarRegression(worse, better)
-  const power = powerCheck(current.n, baselineConsistent, detectableDrop, alpha)
-  const regressed = p < alpha
+  const { p: strictP } = mcnemarRegression(strictWorse, strictBetter)
+  const power = powerCheck(paired, baselineConsistent, detectableDrop, alpha)
+  const strictRegressed = strictP < alpha
+  const regressed = p < alpha || strictRegressed
+  const unpaired = [
+    pairs.changed ? `${pairs.changed} changed` : '',
+    pairs.added ? `${pairs.added} new` : '',
+    pairs.removed ? `${pairs.removed} removed` : '',
+  ].filter(Boolean)
   const counts =
     `order consistency ${percent(current.orderConsistency ?? 0)} vs ${percent(baseline.orderConsistency ?? 0)} at baseline: ` +
-    `${worse} decision${worse === 1 ? '' : 's'} newly inconsistent, ${better} newly consistent, ` +
-    `one-sided exact McNemar p = ${formatP(p)}`
+    `${worse} decision${worse === 1 ? '' : 's'} newly inconsistent, ${better} newly consistent` +
+    (unpaired.length ? ` (${paired} paired; ${unpaired.join(', ')} since the baseline, not paired)` : '') +
+    `, one-sided exact McNemar p = ${formatP(p)}`
+  const strictCounts =
+    `circular accuracy ${percent(current.circularAccuracy ?? 0)} vs ${percent(baseline.circularAccuracy ?? 0)} at baseline: ` +
+    `${strictWorse} decision${strictWorse === 1 ? '' : 's'} no longer right under every ordering, ${strictBetter} newly right, ` +
+    `one-sided exact McNemar p = ${formatP(strictP)}` +
+    (strictRegressed ? ` < alpha ${alpha}: circular accuracy regressed by more than chance allows` : '')
   let message: string
-  if (regressed) message = `${counts} < alpha ${alpha}: order consistency regressed by more than chance allows`
+  if (p < alpha) message = `${counts} < alpha ${alpha}: order consistency regressed by more than chance allows`
+  else if (strictRegressed) message = `${counts}`
   else if (!power.detectable)
     message =
       `${counts}: no significant drop, but this set is too small to detect a drop of ${percent(detectableDrop)} ` +
@@ -198,6 +271,7 @@ export function compareWithBaseline(
       `The smallest drop it can detect is ${power.minimumFlips} decisions (${percent(power.minimumDetectableDrop)})` +
       (baselineConsistent < power.minimumFlips ? `, and only ${baselineConsistent} were consistent at baseline` : '')
   else message = `${counts}: no significant drop (a drop of ${percent(detectableDrop)} would be detectable)`
+  message += `; ${strictCounts}`
   return {
     status: regressed ? 'regressed' : 'pass',
     pass: !regressed,
@@ -206,10 +280,50 @@ export function compareWithBaseline(
     orderConsistency: current.orderConsistency,
     worse,
     better,
+    paired,
+    changed: pairs.changed,
+    added: pairs.added,
+    removed: pairs.removed,
     p,
+    baselineCircularAccuracy: baseline.circularAccuracy,
+    circularAccuracy: current.circularAccuracy,
+    strictWorse,
+    strictBetter,
+    strictP,
     alpha,
     power,
   }
+}
+
+/** Pair current decisions with the baseline's by id; a different fingerprint means changed, not paired. */
+export function pairDecisions(baseline: BaselineFile, current: BaselineFile) {
+  let worse = 0
+  let better = 0
+  let paired = 0
+  let baselineConsistent = 0
+  let changed = 0
+  let added = 0
+  let strictWorse = 0
+  let strictBetter = 0
+  for (const [id, now] of Object.entries(current.decisions)) {
+    const before = Object.hasOwn(baseline.decisions, id) ? baseline.decisions[id]! : undefined
+    if (before === undefined) added++
+    else if (before.fingerprint !== now.fingerprint) changed++
+    else {
+      paired++
+      if (before.consistent) baselineConsistent++
+      if (before.consistent && !now.consistent) worse++
+      else if (!before.consistent && now.consistent) better++
+      if (before.strict && !now.strict) strictWorse++
+      else if (!before.strict && now.strict) strictBetter++
+    }
+  }
+  const removed = Object.keys(baseline.decisions).filter((id) => !Object.hasOwn(current.decisions, id)).length
+  return { worse, better, paired, baselineConsistent, changed, added, removed, strictWorse, strictBetter }
+}
+
+function setup(baseline: Pick<BaselineFile, 'debias' | 'scorer'>): string {
+  return `debias ${baseline.debias} and scorer "${baseline.scorer}"`
 }
 
 /** A p-value for humans: 3 significant digits, `< 0.0001` below that. */

@@ -3,6 +3,7 @@
  * (docs/vitest.md#describedecisionsname-options-fn). Scores once in `beforeAll` with its own timeout, then one named test per
  * threshold, one for the baseline gate, and the callback as its own test.
  */
+import { withScorerManifest } from '../core/live-manifest.ts'
 import type { CacheOptions } from '../cache/config.ts'
 import { cacheIdentityOf, withCache } from '../cache/with-cache.ts'
 import { escapeControl } from '../core/escape.ts'
@@ -12,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
   ConfigError,
   DEBIAS_MODES,
+  DEFAULT_DEBIAS,
   evaluateWithScorer,
   isLabelled,
   loadDecisions,
@@ -34,6 +36,7 @@ import {
   writeBaseline,
   type BaselineOutcome,
 } from './baseline.ts'
+import { keepingSnapshotsOnFailure } from './keep-snapshots.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, scepticContext, type ScepticContext } from './context.ts'
 import { evaluateThreshold, isBuiltinThreshold, THRESHOLD_METRICS } from '../core/threshold-metrics.ts'
 import { assertThreshold, formatThreshold, thresholdTestName } from '../core/verdict.ts'
@@ -158,7 +161,7 @@ export function describeDecisions(name: string, options: DescribeDecisionsOption
   expect.extend(scepticMatchers)
 
   const thresholds = options.thresholds ?? {}
-  const debias = options.debias ?? 'cyclic'
+  const debias = options.debias ?? DEFAULT_DEBIAS
   const timeout = options.timeout ?? DEFAULT_SCORING_TIMEOUT_MS
   const suiteFn = options.skip ? describe.skip : describe
 
@@ -233,7 +236,7 @@ export function describeDecisions(name: string, options: DescribeDecisionsOption
       test(CALLBACK_TEST_NAME, async (context) => {
         const measured = requireResult(result)
         writeMeta(context.task.meta, { suite: name, check: 'callback', result: summarise(measured) })
-        await fn(measured, context)
+        await keepingSnapshotsOnFailure(() => fn(measured, context))
       })
     }
   })
@@ -247,7 +250,7 @@ function checkOptions(name: string, options: DescribeDecisionsOptions): void {
   const scorer = options.scorer
   if (typeof scorer !== 'function' && typeof (scorer as ScorerHandle | undefined)?.score !== 'function')
     throw new ConfigError(`describeDecisions("${name}"): \`scorer\` must be a ScoreFn or an object with a \`score\` function`)
-  const debias = options.debias ?? 'cyclic'
+  const debias = options.debias ?? DEFAULT_DEBIAS
   if (!(DEBIAS_MODES as readonly string[]).includes(debias))
     throw new ConfigError(`describeDecisions("${name}"): unknown debias mode "${debias}"; use one of ${DEBIAS_MODES.join(', ')}`)
   for (const [key, threshold] of Object.entries(options.thresholds ?? {})) {
@@ -308,7 +311,8 @@ async function scoreWithTimeout(
     debias,
     seed: options.seed ?? 0,
     scorer: options.scorerName ?? handle.description ?? describeScorer(handle.score),
-    manifest: { ...handle.manifest, ...options.manifest },
+    // The scorer's own entries (an openAIScorer's requests per endpoint) are read at the end of the run.
+    manifest: withScorerManifest({ ...handle.manifest, ...options.manifest }, handle.score),
     ...(options.chunkSize !== undefined ? { chunkSize: options.chunkSize } : {}),
     ...(options.template ? { template: options.template } : {}),
     ...(options.epochs !== undefined ? { epochs: options.epochs } : {}),

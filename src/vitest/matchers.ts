@@ -38,7 +38,7 @@ export interface LetterDistributionOptions {
 /** What the result matchers accept: an {@link EvalResult} or its JSON summary (e.g. from task meta). */
 export type ResultLike = EvalResult | EvalResultJson
 
-/** The sceptic matchers, as added to `expect` (and typed on `Assertion` via `declare module 'vitest'`). */
+/** The sceptic matchers, as added to `expect` (typed on `expect(x)` through `Chai.Assertion`, see below). */
 export interface ScepticMatchers<R = unknown> {
   /** Balanced accuracy (mean recall over gold answers) is at least `atLeast`. */
   toHaveBalancedAccuracy(options: AtLeast): R
@@ -56,10 +56,16 @@ export interface ScepticMatchers<R = unknown> {
   toMatchLetterDistribution(options?: LetterDistributionOptions): R
 }
 
-declare module 'vitest' {
-  // `T` must keep the name and default Vitest declares, or the merge fails.
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars, @typescript-eslint/no-explicit-any
-  interface Matchers<T = any> extends ScepticMatchers<T> {}
+declare global {
+  // Typed through Chai's Assertion rather than Vitest's `Matchers`: Vitest 4.1 declares
+  // `Matchers<T = any>` and Vitest 5 `Matchers<R, T>`, and a merge must repeat the type
+  // parameters exactly, so no single `Matchers` augmentation compiles against both. Both
+  // versions copy every method of `Chai.Assertion` onto `expect(x)` (and onto `.not`,
+  // `.resolves`, `expect.poll`), so this one declaration types the matchers on either.
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Chai {
+    interface Assertion extends ScepticMatchers<void> {}
+  }
 }
 
 type Matcher = (this: MatcherState, received: unknown, ...args: any[]) => ExpectationResult

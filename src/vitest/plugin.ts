@@ -8,11 +8,15 @@ import { existsSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Plugin } from 'vite'
+import { configDefaults } from 'vitest/config'
 import type { Vitest } from 'vitest/node'
 import { parseCacheMode, type CacheOptions } from '../cache/config.ts'
 import { ConfigError } from '../core/index.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, type ScepticContext, type SharedModelOptions } from './context.ts'
+import { withEvalInclude } from './include.ts'
+import { checkSharedModels, checkVitestVersion, installedVitestVersion } from './preflight.ts'
 import { parseProgress } from './progress.ts'
+import { withRerunTriggers } from './watch.ts'
 import { interactiveTerminal } from './progress.ts'
 import ScepticReporter, { blobRun, type ScepticReporterOptions } from './reporter.ts'
 
@@ -23,7 +27,11 @@ export interface ScepticPluginOptions {
    * When unset, there is no baseline gate.
    */
   baseline?: string
-  /** Test file globs, used when the config sets no `test.include`. Default `['evals/**\/*.eval.ts']`. */
+  /**
+   * Eval file globs, added to the config's `test.include` (or to Vitest's default include
+   * when the config sets none), so the project's own tests keep running.
+   * Default `['evals/**\/*.eval.ts']`.
+   */
   include?: string[]
   /**
    * Add the sceptic reporter (never to a blob run), optionally with its options, e.g.
@@ -71,10 +79,16 @@ export function sceptic(options: ScepticPluginOptions = {}): Plugin {
   return {
     name: 'vitest:sceptic',
     config(userConfig) {
+      const vitestVersion = installedVitestVersion()
+      if (vitestVersion !== undefined) checkVitestVersion(vitestVersion)
       const test = (userConfig as { test?: { include?: unknown; pool?: unknown } }).test
       refuseVmPool(test?.pool)
-      // A default, not an addition: Vite merges arrays, so only set it when the user did not.
-      if (test?.include === undefined) return { test: { include: options.include ?? DEFAULT_INCLUDE } }
+      // Add to the project's include, never replace it (set in place: returning it would
+      // make Vite concatenate the arrays, and an unset include would lose Vitest's default).
+      const include = withEvalInclude(includeList(test?.include), options.include ?? DEFAULT_INCLUDE, configDefaults.include)
+      const triggers = (test as { forceRerunTriggers?: string[] } | undefined)?.forceRerunTriggers
+      const forceRerunTriggers = withRerunTriggers(triggers, options.baseline, configDefaults.forceRerunTriggers)
+      ;(userConfig as { test?: Record<string, unknown> }).test = { ...test, include, forceRerunTriggers }
       return undefined
     },
     configureVitest({ vitest, project }) {
@@ -146,7 +160,7 @@ function resolveCacheOption(cache: CacheOptions | false, root: string): CacheOpt
 
 /** Model entries with absolute paths (relative ones resolve against the Vitest root). */
 function resolveModels(models: NonNullable<ScepticPluginOptions['models']>, root: string): Record<string, SharedModelOptions> {
-  return Object.fromEntries(
+  const resolved: Record<string, SharedModelOptions> = Object.fromEntries(
     Object.entries(models).map(([name, entry]) => {
       const options = typeof entry === 'string' ? { model: entry } : entry
       if (typeof options.model !== 'string' || options.model === '')
@@ -154,6 +168,16 @@ function resolveModels(models: NonNullable<ScepticPluginOptions['models']>, root
       return [name, { ...options, model: isAbsolute(options.model) ? options.model : resolve(root, options.model) }]
     }),
   )
+  checkSharedModels(resolved, root)
+  return resolved
+}
+
+/** The config's include as a list (a single glob string counts as one), or `undefined` when unset. */
+function includeList(include: unknown): string[] | undefined {
+  if (include === undefined) return undefined
+  if (typeof include === 'string') return [include]
+  if (Array.isArray(include) && include.every((glob) => typeof glob === 'string')) return include
+  throw new ConfigError('vitest-sceptic: test.include must be a list of glob strings')
 }
 
 function hasScepticReporter(vitest: Vitest): boolean {

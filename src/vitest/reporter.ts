@@ -15,6 +15,7 @@ import { THRESHOLD_METRICS } from '../core/threshold-metrics.ts'
 import { formatValue, slug, thresholdMark, worstCriterion } from './format.ts'
 import { readSuiteMeta, type ScepticSuiteMeta } from './meta.ts'
 import { formatProgress, parseProgress } from './progress.ts'
+import { machineReporterOnStdout } from './report-stream.ts'
 
 /** Options of {@link ScepticReporter}. */
 export interface ScepticReporterOptions {
@@ -71,7 +72,7 @@ export default class ScepticReporter implements Reporter {
   onUserConsoleLog(log: UserConsoleLog): void {
     const event = parseProgress(log.content)
     if (!event || !this.vitest || blobRun(this.vitest)) return
-    this.vitest.logger.log(this.colors().dim(`  ⋯ ${formatProgress(event)}`))
+    this.print(this.colors().dim(`  ⋯ ${formatProgress(event)}`))
   }
 
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
@@ -80,7 +81,7 @@ export default class ScepticReporter implements Reporter {
     if (!vitest || blobRun(vitest)) return
     const reports = collectReports(testModules, vitest.config.root)
     if (reports.length === 0) return
-    vitest.logger.log(renderReports(reports, this.options.color ?? colorEnabled(process.stdout)))
+    this.print(renderReports(reports, this.options.color ?? colorEnabled(this.stream())))
     this.writeGitHubOutput(reports)
     if (this.options.html) this.writeHtml(reports, resolve(vitest.config.root, this.options.html))
   }
@@ -93,7 +94,7 @@ export default class ScepticReporter implements Reporter {
       try {
         mkdirSync(dirname(file), { recursive: true })
         writeFileSync(file, renderHtmlReport({ result: meta.result!, records: meta.records ?? null, label: meta.suite }, { title: `Sceptic report: ${meta.suite}` }))
-        this.vitest?.logger.log(`vitest-sceptic: wrote ${relative(this.vitest.config.root, file)}`)
+        if (this.vitest) this.print(`vitest-sceptic: wrote ${relative(this.vitest.config.root, file)}`)
       } catch (error) {
         this.vitest?.logger.error(`vitest-sceptic: cannot write the HTML report to ${file}: ${(error as Error).message}`)
       }
@@ -116,11 +117,23 @@ export default class ScepticReporter implements Reporter {
         this.vitest?.logger.error(`vitest-sceptic: cannot write the job summary to ${summaryFile}: ${(error as Error).message}`)
       }
     }
-    if (this.options.githubAnnotations) for (const line of githubAnnotations(suites)) this.vitest?.logger.log(line)
+    if (this.options.githubAnnotations) for (const line of githubAnnotations(suites)) this.print(line)
+  }
+
+  /** stdout, unless a machine-readable reporter owns it (see report-stream.ts): then stderr. */
+  private stream(): NodeJS.WriteStream {
+    return this.vitest && machineReporterOnStdout(this.vitest.config, this.vitest.version) ? process.stderr : process.stdout
+  }
+
+  /** Print through Vitest's logger (as a method call) to {@link stream}. */
+  private print(text: string): void {
+    if (!this.vitest) return
+    if (this.stream() === process.stderr) this.vitest.logger.error(text)
+    else this.vitest.logger.log(text)
   }
 
   private colors() {
-    return pc.createColors(this.options.color ?? colorEnabled(process.stdout))
+    return pc.createColors(this.options.color ?? colorEnabled(this.stream()))
   }
 }
 

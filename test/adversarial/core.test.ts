@@ -395,7 +395,7 @@ const vectorCases: Case[] = [
       const server = await rawServer(sane, '{"choices": [{"index": 0, "text": " A", "logprobs": {"top_logprobs": [{" A": -1e400, " B": -1e400}]}}]}')
       try {
         const score = openAIScorer({ baseURL: server.baseURL, model: 'm', retries: 0, concurrency: 1 })
-        const result = await evaluateWithScorer([decision(2, 0, { id: 'inf1' }), decision(2, 0, { id: 'inf2' })], score, quiet)
+        const result = await evaluateWithScorer([decision(2, 0, { id: 'inf1' }), decision(2, 0, { id: 'inf2' })], score, { ...quiet, debias: 'none' })
         expect(result.n).toBe(1)
         expect(result.failures).toEqual([expect.objectContaining({ id: 'inf2', reason: 'parse_failure' })])
       } finally {

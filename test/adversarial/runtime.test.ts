@@ -341,7 +341,7 @@ describe('HTTP: connections that break or stall', () => {
     const server = await halfBodyServer(then)
     try {
       const score = openAIScorer({ baseURL: server.baseURL, model: 'm', timeoutMs: 300, retries: 1, backoffMs: 10 })
-      const result = await evaluateWithScorer(decisions(2), score, { onWarning: () => {} }).catch((error: Error) => error)
+      const result = await evaluateWithScorer(decisions(2), score, { debias: 'none', onWarning: () => {} }).catch((error: Error) => error)
       // Every decision failed: the run is an error naming the bucket, not a result.
       expect(result).toBeInstanceOf(Error)
       expect((result as Error).message).toMatch(new RegExp(`every decision failed to score \\(${reason} 2\\)`))
@@ -629,7 +629,7 @@ describe('ONNX: prompts longer than the model context', () => {
     const dir = temp()
     const model = makeModel({ tokenizer: 'bpe', decoder: { maxPositions: 64 } })
     const data = writeData(dir, rows())
-    const { code, stderr } = await sceptic(['evaluate', data, '--model', model, '--workers', '1'], { timeoutMs: 60_000, env: { NO_COLOR: '' } })
+    const { code, stderr } = await sceptic(['evaluate', data, '--model', model, '--workers', '1', '--debias', 'none'], { timeoutMs: 60_000, env: { NO_COLOR: '' } })
     expect(code).toBe(4)
     expect(oneLine(stderr)).toMatch(/^sceptic: ScorerError: onnxruntime failed on 4 requests: .*indices element out of data bounds/)
     expect(stderr).not.toMatch(/\x1b\[|onnxruntime:/)

@@ -44,18 +44,28 @@ describe('sceptic evaluate', () => {
     expect(lines[0].picks).toHaveLength(4)
   })
 
-  it('exposes the positional scorer: order consistency 0 and letters A 100%', async () => {
-    const { code, stdout } = await sceptic(['evaluate', DATA, '--scorer', FIRST, '--debias', 'cyclic'])
+  it('by default (debias cyclic) exposes the positional scorer: order consistency 0 and letters A 100%', async () => {
+    const { code, stdout } = await sceptic(['evaluate', DATA, '--scorer', FIRST])
     expect(code).toBe(0)
+    expect(stdout).toMatch(/^debias {13}cyclic /m)
     expect(stdout).toMatch(/^order consistency  0\.0%/m)
     expect(stdout).toMatch(/^letters picked     A:100%  B:0%  C:0%  D:0%$/m)
+  })
+
+  it('--debias none says order consistency was not measured', async () => {
+    const { code, stdout } = await sceptic(['evaluate', DATA, '--scorer', FIRST, '--debias', 'none'])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/^order consistency  n\/a {5}not measured: only one ordering was scored \(debias none\)/m)
   })
 
   it.each([
     [['evaluate'], 2, /evaluate takes one DATA file/],
     [['evaluate', DATA], 2, /give exactly one of --model DIR or --scorer MODULE/],
     [['evaluate', DATA, '--scorer', READER, '--debias', 'sideways'], 2, /ConfigError: debias="sideways" is not a mode/],
-    [['evaluate', DATA, '--scorer', READER, '--bogus'], 2, /Unknown option '--bogus'/],
+    [['evaluate', DATA, '--scorer', READER, '--bogus'], 2, /unknown option --bogus \(see: sceptic evaluate --help\)/],
+    [['evaluate', DATA, '--scorer', READER, '--debais', 'none'], 2, /unknown option --debais; did you mean --debias\?/],
+    [['evaluate', DATA, '--scorer', READER, '--json-outt', 'x.json'], 2, /did you mean --json-out\?/],
+    [['evalute', DATA], 2, /unknown command "evalute" \(did you mean "evaluate"\?\)/],
     [['evaluate', DATA, '--scorer', READER, '--seed', 'x'], 2, /--seed must be an integer/],
     [['frobnicate'], 2, /unknown command "frobnicate"/],
     [['evaluate', 'test/data/bad/missing-state.jsonl', '--scorer', READER], 3, /DataError: test\/data\/bad\/missing-state\.jsonl:3, field "state": is required/],
@@ -75,7 +85,7 @@ describe('sceptic evaluate', () => {
   it('a scorer that breaks its contract exits 4 naming the request', async () => {
     const module = join(dir, 'nan.mjs')
     await writeFile(module, 'export default (requests) => requests.map((r) => r.criterion.options.map(() => NaN))\n')
-    const { code, stderr } = await sceptic(['evaluate', DATA, '--scorer', module])
+    const { code, stderr } = await sceptic(['evaluate', DATA, '--scorer', module, '--debias', 'none'])
     expect(code).toBe(4)
     expect(stderr).toMatch(/ScorerError: the scorer returned NaN at slot A for request 0 \(decision "t-001-queue", criterion "queue", ordering 1 of 1\)/)
   })
@@ -98,7 +108,7 @@ describe('sceptic evaluate', () => {
     // golds are o1, o1, o2: under max the values are 1, 1, 0, so the score is 2/3.
     await writeFile(module, "export default (requests) => requests.map((r) => r.criterion.options.map((o, i) => (i === 0) === (r.epoch !== 1) ? 1 : 0))\n")
     const json = join(dir, 'epochs.json')
-    const { code, stdout } = await sceptic(['evaluate', 'test/data/good/bom-crlf-blank.jsonl', '--scorer', module, '--epochs', '3', '--reducer', 'max', '--json-out', json])
+    const { code, stdout } = await sceptic(['evaluate', 'test/data/good/bom-crlf-blank.jsonl', '--scorer', module, '--debias', 'none', '--epochs', '3', '--reducer', 'max', '--json-out', json])
     expect(code).toBe(0)
     expect(stdout).toMatch(/^score {14}0\.667 {3}\(max over 3 epochs\)$/m)
     const result = JSON.parse(await readFile(json, 'utf8'))

@@ -33,7 +33,7 @@ describe('prompt (docs/data-format.md#the-prompt)', () => {
     await evaluateWithScorer([decision(2, 0)], (requests) => {
       seen.push(...requests.map((r) => r.prompt))
       return requests.map(() => [1, 1])
-    }, { template: (state, c) => `${state} | ${c.options.map((o) => o.id).join(',')}`, onWarning: () => {} })
+    }, { debias: 'none', template: (state, c) => `${state} | ${c.options.map((o) => o.id).join(',')}`, onWarning: () => {} })
     expect(seen).toEqual(['Some evidence. | o0,o1'])
   })
 })

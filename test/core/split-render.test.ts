@@ -119,8 +119,8 @@ describe('render', () => {
   })
 
   it('says why order consistency is n/a with one ordering', async () => {
-    const result = await evaluateWithScorer([decision(2, 0)], byId(() => 1), quiet)
-    expect(render(result, { color: false })).toMatch(/order consistency  n\/a {5}only one ordering was scored/)
+    const result = await evaluateWithScorer([decision(2, 0)], byId(() => 1), { ...quiet, debias: 'none' })
+    expect(render(result, { color: false })).toMatch(/order consistency  n\/a {5}not measured: only one ordering was scored \(debias none\)/)
   })
 
   it('the JSON document has the EvalResult fields as top-level keys plus manifest, no records', async () => {

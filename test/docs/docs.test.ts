@@ -418,8 +418,8 @@ async function runPage(page: string): Promise<PageOutcome> {
           ;({ code, stdout } = r)
           output = r.stdout + r.stderr
         } else if (tool === 'vitest') {
-          // `--merge-reports` alone reads .vitest-reports/ of the current directory: the scratch project's.
-          const args = rest.map((a) => (a === '--merge-reports' ? `--merge-reports=${join(dir, '.vitest-reports')}` : a))
+          // `--merge-reports=DIR` reads DIR relative to the current directory: the scratch project's.
+          const args = rest.map((a) => a.replace(/^--merge-reports=(?!\/)/, `--merge-reports=${dir}/`))
           const r = await vitest([...args, '--root', dir], command.env, VITEST_TIMEOUT)
           ;({ code, output } = r)
         } else if (tool === 'node') {

@@ -31,6 +31,9 @@ export async function startFakeOpenAI(behave: (body: any, call: number) => Behav
   let inFlight = 0
   let maxInFlight = 0
   let calls = 0
+  let connections = 0
+  /** Arrivals and answers in the order they happened, by prompt (for scheduling tests). */
+  const events: { type: 'arrive' | 'answer'; prompt: string }[] = []
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     inFlight++
     maxInFlight = Math.max(maxInFlight, inFlight)
@@ -42,6 +45,8 @@ export async function startFakeOpenAI(behave: (body: any, call: number) => Behav
       const behaviour = behave(body, calls++)
       const chat = req.url?.endsWith('/chat/completions')
       const prompt: string = chat ? body.messages[0].content : body.prompt
+      events.push({ type: 'arrive', prompt })
+      res.on('finish', () => events.push({ type: 'answer', prompt }))
       if (behaviour.kind === 'delay') await new Promise((r) => setTimeout(r, behaviour.ms))
       if (behaviour.kind === 'status') {
         res.writeHead(behaviour.status, behaviour.retryAfter !== undefined ? { 'retry-after': String(behaviour.retryAfter) } : {})
@@ -79,11 +84,17 @@ export async function startFakeOpenAI(behave: (body: any, call: number) => Behav
       inFlight--
     }
   })
+  server.on('connection', () => connections++)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     received,
+    events,
+    /** TCP connections accepted so far (keep-alive reuses them). */
+    get connections() {
+      return connections
+    },
     get maxInFlight() {
       return maxInFlight
     },

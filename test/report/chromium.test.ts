@@ -164,9 +164,13 @@ describe.skipIf(CHROMIUM === null)(
       expect(json, 'the measuring script ran (so the page loaded and laid out)').toBeDefined()
       const m = JSON.parse(json!.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')) as Measurements
 
-      // Three charts per run, in both columns, side by side at this width.
-      expect(m.charts.map((c) => `${c.run}:${c.kind}`)).toEqual(['0:columns', '0:reliability', '0:rows', '1:columns', '1:reliability', '1:rows'])
-      const [first, second] = [m.charts[0]!, m.charts[3]!]
+      // Four charts per run (letters picked, accuracy by gold slot, reliability, per criterion),
+      // in both columns, side by side at this width.
+      expect(m.charts.map((c) => `${c.run}:${c.kind}`)).toEqual([
+        '0:columns', '0:columns', '0:reliability', '0:rows',
+        '1:columns', '1:columns', '1:reliability', '1:rows',
+      ])
+      const [first, second] = [m.charts[0]!, m.charts[4]!]
       expect(second.box.left).toBeGreaterThan(first.box.right)
       expect(Math.abs(second.box.top - first.box.top)).toBeLessThan(40)
       for (const chart of m.charts) {
@@ -190,8 +194,11 @@ describe.skipIf(CHROMIUM === null)(
           else expect(bar.box.h / ref!.box.h).toBeCloseTo(bar.value! / ref!.value!, 1)
         }
       }
-      // The always-first run's histogram is one full bar on A.
+      // The always-first run's histogram is one full bar on A, and so is its accuracy by gold
+      // slot (right only when gold was shown at A); the keyword reader is right at every slot.
       expect(m.charts[0]!.bars.map((b) => b.value)).toEqual([1, 0, 0, 0])
+      expect(m.charts[1]!.bars.map((b) => b.value)).toEqual([1, 0, 0, 0])
+      for (const bar of m.charts[5]!.bars) expect(bar.value).toBeGreaterThan(0.9)
       // Reliability: a visible bar for every non-empty bin with hits; per criterion: one row per key.
       for (const chart of m.charts.filter((c) => c.kind === 'reliability')) {
         expect(chart.bars.length).toBeGreaterThan(0)

@@ -86,3 +86,23 @@ export function vitest(args: string[], env: Record<string, string> = {}, timeout
     })
   })
 }
+
+/** Like {@link vitest}, with stdout and stderr kept apart (ANSI codes removed from both). */
+export function vitestStreams(args: string[], env: Record<string, string> = {}, timeoutMs = 90_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !SCRUB.test(key)))
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [VITEST_BIN, ...args], { cwd: REPO, env: { ...base, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => (stdout += chunk))
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      // eslint-disable-next-line no-control-regex
+      const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '')
+      resolve({ code, stdout: plain(stdout), stderr: plain(stderr) })
+    })
+  })
+}

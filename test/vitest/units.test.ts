@@ -1,7 +1,11 @@
 // In-process tests of the Vitest layer's pure parts and of the matchers.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, expectTypeOf, test } from 'vitest'
+import { configDefaults } from 'vitest/config'
 import type { EvalResult } from '../../src/core/index.ts'
-import { baselineFromResult, compareWithBaseline, consistencyFlags, formatP, type BaselineFile } from '../../src/vitest/baseline.ts'
+import { baselineDecisions, baselineFromResult, compareWithBaseline, formatP, readBaseline, serialiseBaseline, type BaselineFile } from '../../src/vitest/baseline.ts'
 import { formatBound, meets, slug, thresholdMark, worstCriterion } from '../../src/vitest/format.ts'
 import { scorerHandle } from '../../src/vitest/describe-decisions.ts'
 import { aboveChanceP, scepticMatchers, type AtLeast } from '../../src/vitest/matchers.ts'
@@ -82,10 +86,11 @@ describe('baseline comparison', () => {
   const base = baselineFromResult('suite', fakeResult(Array(40).fill(true)))
 
   test('flags by record id; repeated ids keep every flag', () => {
-    expect(consistencyFlags({ records: [{ id: 'x', picks: ['a', 'a'] }, { id: 'x', picks: ['a', 'b'] }] as EvalResult['records'] })).toEqual({
-      x: true,
-      'x~2': false,
-    })
+    const records = [{ id: 'x', criterion: 'c', gold: 'a', probabilities: { a: 1 }, picks: ['a', 'a'] }, { id: 'x', criterion: 'c', gold: 'a', probabilities: { a: 1 }, picks: ['a', 'b'] }]
+    const decisions = baselineDecisions({ records } as unknown as Pick<EvalResult, 'records'>)
+    expect(Object.keys(decisions)).toEqual(['x', 'x~2'])
+    expect([decisions.x!.consistent, decisions['x~2']!.consistent]).toEqual([true, false])
+    expect(decisions.x!.fingerprint).toMatch(/^[0-9a-f]{16}$/)
   })
 
   test('noise within chance passes, a regression beyond it fails', () => {
@@ -100,17 +105,76 @@ describe('baseline comparison', () => {
   })
 
   test('improvements offset regressions (paired, not a difference of means)', () => {
-    const before: BaselineFile = { ...base, consistent: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`d-${i}`, i >= 6])) }
+    const before: BaselineFile = baselineFromResult('suite', fakeResult(Array.from({ length: 40 }, (_, i) => i >= 6)))
     const now = baselineFromResult('suite', fakeResult(Array.from({ length: 40 }, (_, i) => i < 6 || i >= 12)))
     expect(compareWithBaseline(before, now, { alpha: 0.05, detectableDrop: 0.1 })).toMatchObject({ worse: 6, better: 6, status: 'pass' })
   })
 
-  test('a fingerprint mismatch is its own failure', () => {
-    const other = { ...base, fingerprint: '0000000000000000' }
-    const outcome = compareWithBaseline(base, other, { alpha: 0.05, detectableDrop: 0.1 })
-    expect(outcome.status).toBe('fingerprint-mismatch')
-    expect(outcome.pass).toBe(false)
-    expect(outcome.message).toContain('vitest -u')
+  test('a different scorer setup (debias or scorer) is its own failure', () => {
+    for (const other of [{ ...base, debias: 'permutation' as const }, { ...base, scorer: 'other' }]) {
+      const outcome = compareWithBaseline(base, other, { alpha: 0.05, detectableDrop: 0.1 })
+      expect(outcome).toMatchObject({ status: 'setup-changed', pass: false })
+      expect(outcome.message).toContain('refresh the baseline with `vitest -u`')
+    }
+  })
+
+  test('edited, added and removed decisions are counted and left out of the paired test', () => {
+    // 8 decisions newly inconsistent would regress (p = 0.0039); if all 8 were edited, none is paired.
+    const now = baselineFromResult('suite', fakeResult([...Array(8).fill(false), ...Array(32).fill(true)]))
+    const decisions = { ...now.decisions }
+    for (let i = 0; i < 8; i++) decisions[`d-${i}`] = { ...decisions[`d-${i}`]!, fingerprint: '0123456789abcdef' }
+    delete decisions['d-39']
+    decisions['d-new'] = { fingerprint: 'fedcba9876543210', consistent: false, strict: false }
+    const outcome = compareWithBaseline(base, { ...now, decisions }, { alpha: 0.05, detectableDrop: 0.1 })
+    expect(outcome).toMatchObject({ status: 'pass', pass: true, worse: 0, better: 0, paired: 31, changed: 8, added: 1, removed: 1 })
+    expect(outcome.message).toContain('(31 paired; 8 changed, 1 new, 1 removed since the baseline, not paired)')
+    // The same flips on unedited decisions regress.
+    expect(compareWithBaseline(base, now, { alpha: 0.05, detectableDrop: 0.1 })).toMatchObject({ status: 'regressed', paired: 40, changed: 0 })
+  })
+
+  test('strict correctness (right under every ordering) is gated too: consistent but wrong is a regression', () => {
+    const records = [
+      { id: 'right', gold: 'a', picks: ['a', 'a'] },
+      { id: 'wrong', gold: 'a', picks: ['b', 'b'] },
+      { id: 'flip', gold: 'a', picks: ['a', 'b'] },
+    ].map((r) => ({ ...r, criterion: 'c', probabilities: { a: 0.5, b: 0.5 } }))
+    const flags = baselineDecisions({ records } as unknown as Pick<EvalResult, 'records'>)
+    expect(Object.values(flags).map((d) => [d.consistent, d.strict])).toEqual([[true, true], [true, false], [false, false]])
+    // Six decisions stay consistent but become consistently wrong: order consistency is unchanged,
+    // circular accuracy drops, p = 2^-6 (McNemar, one-sided exact).
+    const before = { ...structuredClone(base), circularAccuracy: 1 }
+    const now = structuredClone(before)
+    for (let i = 0; i < 6; i++) now.decisions[`d-${i}`]!.strict = false
+    now.circularAccuracy = 34 / 40
+    const outcome = compareWithBaseline(before, now, { alpha: 0.05, detectableDrop: 0.1 })
+    expect(outcome).toMatchObject({ status: 'regressed', pass: false, worse: 0, better: 0, strictWorse: 6, strictBetter: 0 })
+    expect(outcome.strictP).toBeCloseTo(2 ** -6, 15)
+    expect(outcome.message).toContain('circular accuracy 85.0% vs 100.0% at baseline: 6 decisions no longer right under every ordering')
+    expect(outcome.message).toContain('circular accuracy regressed by more than chance allows')
+    // Three such flips are within chance (p = 0.125).
+    const few = structuredClone(base)
+    for (let i = 0; i < 3; i++) few.decisions[`d-${i}`]!.strict = false
+    expect(compareWithBaseline(base, few, { alpha: 0.05, detectableDrop: 0.1 })).toMatchObject({ status: 'pass', strictWorse: 3 })
+  })
+
+  test('a baseline file is parsed with its schema: a wrong field is a clear error naming the file, never a pass', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sceptic-baseline-'))
+    const file = join(dir, 'b.json')
+    await writeFile(file, serialiseBaseline(base))
+    expect(await readBaseline(file)).toEqual(base)
+    const bad = JSON.parse(serialiseBaseline(base))
+    bad.decisions['d-3'].consistent = 'yes'
+    await writeFile(file, JSON.stringify(bad))
+    await expect(readBaseline(file)).rejects.toThrow(`baseline ${file}, field "decisions.d-3.consistent": `)
+    const noStrict = JSON.parse(serialiseBaseline(base))
+    delete noStrict.decisions['d-2'].strict
+    await writeFile(file, JSON.stringify(noStrict))
+    await expect(readBaseline(file)).rejects.toThrow(`baseline ${file}, field "decisions.d-2.strict": `)
+    await writeFile(file, JSON.stringify({ ...bad, decisions: [] }))
+    await expect(readBaseline(file)).rejects.toThrow(`baseline ${file}, field "decisions": `)
+    await writeFile(file, JSON.stringify({ schema: 1, suite: 's', fingerprint: 'x', consistent: { a: true } }))
+    await expect(readBaseline(file)).rejects.toThrow(`baseline ${file} has the old layout (schema 1, one fingerprint for the whole set); refresh it with \`vitest -u\``)
+    await rm(dir, { recursive: true, force: true })
   })
 
   test('a small set says it cannot detect the drop asked for', () => {
@@ -250,10 +314,14 @@ describe('helpers', () => {
     expect(scorerHandle(() => [[1]]).description).toBeUndefined()
   })
 
-  test('plugin: default include only when unset; vm pools refused', () => {
-    const plugin = sceptic() as unknown as { config: (c: object) => unknown }
-    expect(plugin.config({})).toEqual({ test: { include: ['evals/**/*.eval.ts'] } })
-    expect(plugin.config({ test: { include: ['x/*.ts'] } })).toBeUndefined()
+  test('plugin: the eval include is added to the project\'s (or to Vitest\'s default); vm pools refused', () => {
+    const plugin = sceptic() as unknown as { config: (c: { test?: { include?: string[]; pool?: string } }) => unknown }
+    const unset: { test?: { include?: string[] } } = {}
+    plugin.config(unset)
+    expect(unset.test?.include).toEqual([...configDefaults.include, 'evals/**/*.eval.ts'])
+    const own = { test: { include: ['x/*.ts'] } }
+    plugin.config(own)
+    expect(own.test.include).toEqual(['x/*.ts', 'evals/**/*.eval.ts'])
     expect(() => plugin.config({ test: { pool: 'vmForks' } })).toThrow(/vm pools run tests in a separate V8 realm/)
   })
 

@@ -2,8 +2,9 @@
 import { resolve } from 'node:path'
 import { cacheStats, clearCache } from '../../cache/admin.ts'
 import { resolveCache } from '../../cache/config.ts'
-import { parse } from '../args.ts'
-import { UsageError, type Command } from '../command.ts'
+import { parse, type OptionTable } from '../args.ts'
+import type { Command } from '../command.ts'
+import { UsageError } from '../usage-error.ts'
 
 const USAGE = 'cache (stats [DIR] | clear [DIR] [--model DIR])'
 
@@ -18,12 +19,18 @@ function cacheDir(positional: string | undefined): string {
   return positional !== undefined ? resolve(positional) : resolveCache(undefined).dir
 }
 
+/** Every option of `sceptic cache`: read by the parser, `--help` and "did you mean". */
+const OPTIONS = {
+  model: { type: 'string', value: 'DIR', description: 'with clear: remove only the entries of this model directory' },
+} satisfies OptionTable
+
 /** `sceptic cache stats|clear`: look after the score cache (docs/cache.md). */
 export const cacheCommand: Command = {
   usage: USAGE,
+  options: OPTIONS,
   summary: 'Show what the score cache holds (entries, size, models), or clear it, whole or for one model.',
   async run(argv) {
-    const { values, positionals } = parse(argv, { model: { type: 'string' } }, USAGE)
+    const { values, positionals } = parse(argv, OPTIONS, USAGE)
     const [action, dirArg, ...extra] = positionals
     if (extra.length > 0 || (action !== 'stats' && action !== 'clear')) throw new UsageError(`Usage: sceptic ${USAGE}`)
     const dir = cacheDir(dirArg)

@@ -8,11 +8,20 @@ import { dict, dictSchema } from '../../core/dict.ts'
 import { DataError } from '../../core/errors.ts'
 import { colorEnabled } from '../../core/render.ts'
 import type { DecisionRecord } from '../../core/result.ts'
-import { integer, parse } from '../args.ts'
-import { UsageError, type Command } from '../command.ts'
+import { integer, parse, type OptionTable } from '../args.ts'
+import type { Command } from '../command.ts'
+import { UsageError } from '../usage-error.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 
 const USAGE = 'compare A B [--data DATA] [--seed N] [--resamples N] [--json-out FILE]'
+
+/** Every option of `sceptic compare`: read by the parser, `--help` and "did you mean". */
+const OPTIONS = {
+  data: { type: 'string', value: 'DATA', description: 'the decision file, for group_ids: the bootstrap resamples whole groups' },
+  seed: { type: 'string', value: 'N', default: '0', description: 'bootstrap seed' },
+  resamples: { type: 'string', value: 'N', description: 'bootstrap resamples (default: 2000, fewer above 10,000 decisions)' },
+  'json-out': { type: 'string', value: 'FILE', description: 'write the comparison as JSON' },
+} satisfies OptionTable
 
 /** One `--records-out` line, checked before it is trusted. */
 const RecordSchema = z.object({
@@ -37,18 +46,10 @@ const RecordSchema = z.object({
  */
 export const compareCommand: Command = {
   usage: USAGE,
+  options: OPTIONS,
   summary: 'Paired comparison of two runs on the same decisions: 2×2 table, exact McNemar, bootstrap interval of the change.',
   async run(argv) {
-    const { values: raw, positionals } = parse(
-      argv,
-      {
-        data: { type: 'string' },
-        seed: { type: 'string' },
-        resamples: { type: 'string' },
-        'json-out': { type: 'string' },
-      },
-      USAGE,
-    )
+    const { values: raw, positionals } = parse(argv, OPTIONS, USAGE)
     const values = raw as Record<string, string | undefined>
     if (positionals.length !== 2) throw new UsageError(`compare takes two result files, A and B. Usage: sceptic ${USAGE}`)
     const [pathA, pathB] = positionals as [string, string]

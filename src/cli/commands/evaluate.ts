@@ -5,21 +5,27 @@ import { isLabelled, loadDecisions } from '../../core/decisions.ts'
 import { deadline } from '../../core/abort.ts'
 import { ConfigError, DataError, ScorerError } from '../../core/errors.ts'
 import { evaluateWithScorer } from '../../core/evaluate.ts'
-import { assertDebiasMode, type AverageMode } from '../../core/orderings.ts'
+import { assertDebiasMode, DEBIAS_MODES, DEFAULT_DEBIAS, type AverageMode } from '../../core/orderings.ts'
 import { resolveReducer, type ReducerLike } from '../../core/reducers.ts'
 import { colorEnabled, render } from '../../core/render.ts'
-import { recordsToJsonl, resultToJson } from '../../core/result.ts'
+import { recordsToJsonl, resultToJson, type EvalResult } from '../../core/result.ts'
 import type { ScoreFn } from '../../core/score.ts'
-import { cacheFromFlags, CACHE_FLAGS, integer, parse } from '../args.ts'
+import { cacheFromFlags, CACHE_FLAGS, integer, parse, type OptionTable } from '../args.ts'
 import { cacheIdentityOf, withCache } from '../../cache/with-cache.ts'
 import type { CacheIdentity } from '../../cache/key.ts'
 import { useScorer } from '../scorer-lifecycle.ts'
-import { UsageError, type Command } from '../command.ts'
+import type { Command } from '../command.ts'
+import { UsageError } from '../usage-error.ts'
+import { readCacheCounts } from '../../core/cache-counts.ts'
+import { parseShard } from '../../core/shard.ts'
+import { partFileText, recordingScorer } from '../../core/shard-part.ts'
+import { partFileOf, selectShard } from '../shard-run.ts'
+import { withScorerManifest } from '../../core/live-manifest.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 import { cliProgress } from '../progress.ts'
 
 const USAGE =
-  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--batch-size N] [--workers N] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--json-out FILE] [--records-out FILE] [--timeout SECONDS]'
+  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--batch-size N] [--workers N] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--json-out FILE] [--records-out FILE] [--timeout SECONDS] [--shard i/n]'
 
 /** A scorer the CLI loaded, with what to call when done. */
 interface LoadedScorer {
@@ -31,30 +37,31 @@ interface LoadedScorer {
   identity?: CacheIdentity
 }
 
+/** Every option of `sceptic evaluate`: read by the parser, `--help` and "did you mean". */
+const OPTIONS = {
+  model: { type: 'string', value: 'DIR', description: 'score with a local ONNX model directory (needs onnxruntime-node)' },
+  scorer: { type: 'string', value: 'MODULE', description: 'score with a JS module whose default export is a ScoreFn' },
+  debias: { type: 'string', value: 'MODE', default: DEFAULT_DEBIAS, description: `option orderings: ${DEBIAS_MODES.join(', ')}; none cannot measure order consistency` },
+  'batch-size': { type: 'string', value: 'N', description: 'prompts per ONNX run (--model)' },
+  workers: { type: 'string', value: 'N', description: 'ONNX worker threads (--model)' },
+  seed: { type: 'string', value: 'N', default: '0', description: 'seed for sampled orderings and the PriDe sample' },
+  average: { type: 'string', value: 'MODE', default: 'probability', description: 'combine orderings by probability or log mean: probability, log' },
+  epochs: { type: 'string', value: 'N', default: '1', description: 'score every decision N times (for sampling scorers)' },
+  reducer: { type: 'string', value: 'NAME', default: 'mean', description: 'combine epochs: mean, median, mode, max' },
+  'store-prompts': { type: 'boolean', description: 'keep each prompt in the records' },
+  ...CACHE_FLAGS,
+  'json-out': { type: 'string', value: 'FILE', description: 'write the result as JSON' },
+  'records-out': { type: 'string', value: 'FILE', description: 'write one record per decision as JSONL' },
+  timeout: { type: 'string', value: 'SECONDS', description: 'bound the whole run; past it in-flight work is cancelled and the run exits 4 (no bound by default)' },
+  shard: { type: 'string', value: 'I/N', description: 'score only part I of N (split by group_id, else id); needs --records-out; join parts with sceptic merge' },
+} satisfies OptionTable
+
 export const evaluateCommand: Command = {
   usage: USAGE,
+  options: OPTIONS,
   summary: 'Score a JSONL decision file and print the sceptic report.',
   async run(argv) {
-    const { values: raw, positionals } = parse(
-      argv,
-      {
-        model: { type: 'string' },
-        scorer: { type: 'string' },
-        debias: { type: 'string', default: 'none' },
-        'batch-size': { type: 'string' },
-        workers: { type: 'string' },
-        seed: { type: 'string' },
-        average: { type: 'string' },
-        epochs: { type: 'string' },
-        reducer: { type: 'string' },
-        'store-prompts': { type: 'boolean' },
-        ...CACHE_FLAGS,
-        'json-out': { type: 'string' },
-        'records-out': { type: 'string' },
-        timeout: { type: 'string' },
-      },
-      USAGE,
-    )
+    const { values: raw, positionals } = parse(argv, OPTIONS, USAGE)
     const values = raw as Record<string, string | undefined>
     if (positionals.length !== 1) throw new UsageError(`evaluate takes one DATA file. Usage: sceptic ${USAGE}`)
     if ((values.model === undefined) === (values.scorer === undefined))
@@ -69,16 +76,22 @@ export const evaluateCommand: Command = {
 
     const timeoutSeconds = seconds(values.timeout, 'timeout')
     const data = positionals[0]!
+    const shard = values.shard !== undefined ? parseShard(values.shard) : undefined
+    if (shard && values['records-out'] === undefined)
+      throw new UsageError('--shard needs --records-out FILE: the part\'s records (and the part file beside them) are what `sceptic merge` reads')
     const outputs = await planOutputs(
       [
         { flag: '--json-out', path: values['json-out'] },
         { flag: '--records-out', path: values['records-out'] },
+        { flag: '--records-out (part file)', path: shard ? partFileOf(values['records-out']!) : undefined },
       ],
       [data, ...(values.scorer !== undefined ? [values.scorer] : []), ...(values.model !== undefined ? modelFiles(values.model) : [])],
     )
-    const decisions = await loadDecisions(data)
+    const all = await loadDecisions(data)
+    const selection = shard ? selectShard(all, shard, debias) : undefined
+    const decisions = selection ? selection.evaluate : all
     const total = decisions.filter(isLabelled).length
-    if (total === 0)
+    if (total === 0 && !selection)
       throw new DataError(`none of the ${decisions.length} decisions has an answer_id, so there is nothing to score against`, {
         file: data,
       })
@@ -94,21 +107,41 @@ export const evaluateCommand: Command = {
     const signal = limit?.signal
     const progress = cliProgress(data)
     try {
-      const result = await useScorer(
+      let part: ((records: number) => string) | undefined
+      const result = await useScorer<LoadedScorer, EvalResult | undefined>(
         () => (values.model !== undefined ? loadModel(values.model, { batchSize, workers }) : loadScorerModule(values.scorer!)),
-        (scorer) =>
-          evaluateWithScorer(
+        (scorer) => {
+          const cached = withCache(scorer.score, {
+            cache: cacheFromFlags(raw),
+            identity: scorer.identity ?? cacheIdentityOf(scorer.score, scorer.description),
+            onWarning: (message) => process.stderr.write(`${message}\n`),
+          })
+          // A shard keeps every answer for the merge (docs/scaling-out.md).
+          const recording = selection ? recordingScorer(cached) : undefined
+          if (selection && recording)
+            part = (records) =>
+              partFileText({
+                shard: shard!,
+                fingerprint: selection.fingerprint,
+                rows: all.length,
+                settings: { debias, seed, epochs, reducer: reducer.name, average: values.average ?? 'probability', storePrompts: raw['store-prompts'] === true },
+                scorer: scorer.description,
+                manifest: scorer.manifest,
+                cache: readCacheCounts(cached),
+                records,
+                decisions: selection.rows,
+                answers: recording.answers,
+              })
+          // A shard can hold no labelled decision (small data, many shards): it leaves an empty part.
+          if (total === 0) return Promise.resolve(undefined)
+          return evaluateWithScorer(
             decisions,
-            withCache(scorer.score, {
-              cache: cacheFromFlags(raw),
-              identity: scorer.identity ?? cacheIdentityOf(scorer.score, scorer.description),
-              onWarning: (message) => process.stderr.write(`${message}\n`),
-            }),
+            recording?.score ?? cached,
             {
               debias,
               seed,
               scorer: scorer.description,
-              manifest: scorer.manifest,
+              manifest: shard ? withScorerManifest({ shard: `${shard.index}/${shard.count}` }, { manifestEntries: () => scorer.manifest }) : scorer.manifest,
               epochs,
               reducer,
               ...(values.average !== undefined ? { average: values.average as AverageMode } : {}),
@@ -123,17 +156,33 @@ export const evaluateCommand: Command = {
                 process.stderr.write(`${message}\n`)
               },
             },
-          ),
+          )
+        },
         signal,
       )
       progress.done()
+      if (result === undefined) {
+        await writeOutputs(
+          outputs.filter((o) => o.flag !== '--json-out').map((output) => ({ output, content: output.flag === '--records-out' ? '' : part!(0) })),
+        )
+        process.stderr.write(
+          `shard ${shard!.index}/${shard!.count} holds none of the ${all.filter(isLabelled).length} labelled decisions: wrote an empty part${values['json-out'] !== undefined ? ' (no --json-out: there is no result)' : ''}; merge every part with \`sceptic merge\`\n`,
+        )
+        return 0
+      }
       process.stdout.write(render(result, { color: colorEnabled(process.stdout) }) + '\n')
       await writeOutputs(
         outputs.map((output) => ({
           output,
-          content: output.flag === '--json-out' ? JSON.stringify(resultToJson(result), null, 2) + '\n' : recordsToJsonl(result.records),
+          content:
+            output.flag === '--json-out'
+              ? JSON.stringify(resultToJson(result), null, 2) + '\n'
+              : output.flag === '--records-out'
+                ? recordsToJsonl(result.records)
+                : part!(result.records.length),
         })),
       )
+      if (shard) process.stderr.write(`shard ${shard.index}/${shard.count}: ${total} of ${all.filter(isLabelled).length} labelled decisions scored; merge every part with \`sceptic merge\`\n`)
     } finally {
       progress.done()
       limit?.clear()
@@ -164,6 +213,10 @@ async function loadScorerModule(path: string): Promise<LoadedScorer> {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes(resolve(path)))
       throw new ConfigError(`--scorer ${path}: no such module`)
+    if (code === 'ERR_UNKNOWN_FILE_EXTENSION' && /\.[cm]?ts$/.test(path))
+      throw new ConfigError(
+        `--scorer ${path}: Node ${process.version} cannot import TypeScript; use Node >= 22.18 (it strips types by default), or write the scorer as .mjs (or compile it to .mjs)`,
+      )
     throw new ConfigError(`--scorer ${path}: the module failed to load: ${(error as Error).message.split('\n')[0]}`)
   }
   if (typeof mod.default !== 'function')
@@ -173,7 +226,8 @@ async function loadScorerModule(path: string): Promise<LoadedScorer> {
   const description = typeof (score as { describe?: unknown }).describe === 'string' ? (score as unknown as { describe: string }).describe : `scorer ${path}`
   const cacheKey = typeof mod.cacheKey === 'string' && mod.cacheKey !== '' ? mod.cacheKey : undefined
   const identity: CacheIdentity | undefined = cacheKey ? { kind: 'user', label: `scorer ${resolve(path)}`, settings: { cacheKey } } : undefined
-  return { score, description, manifest: {}, ...(close ? { close } : {}), ...(identity ? { identity } : {}) }
+  // A scorer's own manifest entries (an openAIScorer's requests per endpoint) are read at the end of the run.
+  return { score, description, manifest: withScorerManifest({}, score), ...(close ? { close } : {}), ...(identity ? { identity } : {}) }
 }
 
 /** The part of `vitest-sceptic/onnx` the CLI uses. */

@@ -1,6 +1,7 @@
 /** `sceptic optimize-model IN_DIR OUT_DIR`. */
 import { parse } from '../args.ts'
-import { UsageError, type Command } from '../command.ts'
+import type { Command } from '../command.ts'
+import { UsageError } from '../usage-error.ts'
 
 const USAGE = 'optimize-model IN_DIR OUT_DIR'
 
@@ -10,6 +11,7 @@ const USAGE = 'optimize-model IN_DIR OUT_DIR'
  */
 export const optimizeModelCommand: Command = {
   usage: USAGE,
+  options: {},
   summary: 'Rewrite an ONNX model directory so the LM head runs on the last position and only for the option letters (same probabilities, less work).',
   async run(argv) {
     const { positionals } = parse(argv, {}, USAGE)

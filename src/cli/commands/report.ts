@@ -5,11 +5,20 @@ import { DataError } from '../../core/errors.ts'
 import type { DecisionRecord } from '../../core/result.ts'
 import { parseRecordsJsonl, parseResultJson, renderHtmlReport, type ReportRun } from '../../report/html.ts'
 import { checkRecordsMatch } from '../../report/records-match.ts'
-import { parse } from '../args.ts'
-import { UsageError, type Command } from '../command.ts'
+import { parse, type OptionTable } from '../args.ts'
+import type { Command } from '../command.ts'
+import { UsageError } from '../usage-error.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 
 const USAGE = 'report RUN.json [RUN2.json] -o FILE.html [--records RUN.records.jsonl ...] [--no-records] [--title TEXT]'
+
+/** Every option of `sceptic report`: read by the parser, `--help` and "did you mean". */
+const OPTIONS = {
+  output: { type: 'string', short: 'o', value: 'FILE.html', description: 'the HTML file to write (required)' },
+  records: { type: 'string', multiple: true, value: 'FILE', description: 'records JSONL of each run, in the order of the runs (default: X.records.jsonl beside X.json)' },
+  'no-records': { type: 'boolean', description: 'do not pick up records files beside the runs' },
+  title: { type: 'string', value: 'TEXT', description: 'the page title' },
+} satisfies OptionTable
 
 /**
  * `sceptic report`: the self-contained HTML report of one run, or of two side by side
@@ -22,18 +31,10 @@ const USAGE = 'report RUN.json [RUN2.json] -o FILE.html [--records RUN.records.j
  */
 export const reportCommand: Command = {
   usage: USAGE,
+  options: OPTIONS,
   summary: 'Write a self-contained HTML report of one run, or two side by side, from --json-out (and --records-out) files.',
   async run(argv) {
-    const { values, positionals } = parse(
-      argv,
-      {
-        output: { type: 'string', short: 'o' },
-        records: { type: 'string', multiple: true },
-        'no-records': { type: 'boolean' },
-        title: { type: 'string' },
-      },
-      USAGE,
-    )
+    const { values, positionals } = parse(argv, OPTIONS, USAGE)
     const output = values.output as string | undefined
     const given = (values.records as unknown as string[] | undefined) ?? []
     if (positionals.length < 1 || positionals.length > 2) throw new UsageError(`report takes one or two RUN.json files. Usage: sceptic ${USAGE}`)

@@ -8,6 +8,7 @@ const USAGE = 'schema'
 /** `sceptic schema`: print the JSON Schema of a decision line. */
 export const schemaCommand: Command = {
   usage: USAGE,
+  options: {},
   summary: 'Print the JSON Schema of one decision line (for editors and other validators).',
   async run(argv) {
     parse(argv, {}, USAGE)

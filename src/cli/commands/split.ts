@@ -1,11 +1,20 @@
 /** `sceptic split DATA`: a group-aware train/eval split. */
 import { groupOf, groupSplit, loadDecisionLines, type Decision } from '../../core/decisions.ts'
 import { DataError } from '../../core/errors.ts'
-import { integer, parse } from '../args.ts'
-import { UsageError, type Command } from '../command.ts'
+import { integer, parse, type OptionTable } from '../args.ts'
+import type { Command } from '../command.ts'
+import { UsageError } from '../usage-error.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 
 const USAGE = 'split DATA --eval-fraction F --out-train FILE --out-eval FILE [--seed N]'
+
+/** Every option of `sceptic split`: read by the parser, `--help` and "did you mean". */
+const OPTIONS = {
+  'eval-fraction': { type: 'string', value: 'F', description: 'share of groups for the eval side, between 0 and 1 (required)' },
+  seed: { type: 'string', value: 'N', default: '0', description: 'seed of the split' },
+  'out-train': { type: 'string', value: 'FILE', description: 'where to write the train decisions (required)' },
+  'out-eval': { type: 'string', value: 'FILE', description: 'where to write the eval decisions (required)' },
+} satisfies OptionTable
 
 /**
  * `sceptic split DATA`: a group-aware train/eval split with `groupSplit` (a group is
@@ -15,18 +24,10 @@ const USAGE = 'split DATA --eval-fraction F --out-train FILE --out-eval FILE [--
  */
 export const splitCommand: Command = {
   usage: USAGE,
+  options: OPTIONS,
   summary: 'Split a decision file into train and eval JSONL with no group on both sides.',
   async run(argv) {
-    const { values: raw, positionals } = parse(
-      argv,
-      {
-        'eval-fraction': { type: 'string' },
-        seed: { type: 'string' },
-        'out-train': { type: 'string' },
-        'out-eval': { type: 'string' },
-      },
-      USAGE,
-    )
+    const { values: raw, positionals } = parse(argv, OPTIONS, USAGE)
     const values = raw as Record<string, string | undefined>
     if (positionals.length !== 1) throw new UsageError(`split takes one DATA file. Usage: sceptic ${USAGE}`)
     const data = positionals[0]!

@@ -2,7 +2,7 @@
 import type { Criterion } from '../decisions.ts'
 import { ConfigError } from '../errors.ts'
 import type { HonestNumbersOptions } from '../intervals.ts'
-import { assertAverageMode, assertDebiasMode, type AverageMode, type DebiasMode } from '../orderings.ts'
+import { assertAverageMode, assertDebiasMode, DEFAULT_DEBIAS, type AverageMode, type DebiasMode } from '../orderings.ts'
 import { buildPrompt } from '../prompt.ts'
 import { resolveReducer, type Reducer, type ReducerLike } from '../reducers.ts'
 import type { CustomMetric } from '../sample-score.ts'
@@ -24,7 +24,7 @@ export interface EvaluateProgress {
 
 /** Options for `evaluateWithScorer`. */
 export interface EvaluateOptions {
-  /** How options are re-ordered and combined. Default `'none'`. */
+  /** How options are re-ordered and combined. Default `'cyclic'` ({@link DEFAULT_DEBIAS}). */
   debias?: DebiasMode
   /**
    * How each decision's per-ordering vectors are combined per option id: `'probability'`
@@ -103,7 +103,7 @@ export interface Settings {
 
 /** Apply the defaults and refuse a bad mode, epoch count or reducer (a `ConfigError` naming it). */
 export function resolveSettings(options: EvaluateOptions): Settings {
-  const { debias = 'none', seed = 0, chunkSize = 1024, template = buildPrompt, signal, epochs = 1 } = options
+  const { debias = DEFAULT_DEBIAS, seed = 0, chunkSize = 1024, template = buildPrompt, signal, epochs = 1 } = options
   const { average = 'probability', prideFraction = DEFAULT_PRIDE_FRACTION } = options
   assertDebiasMode(debias)
   assertAverageMode(average)

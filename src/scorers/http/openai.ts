@@ -6,11 +6,19 @@ import { BodyTooLargeError, DEFAULT_MAX_RESPONSE_BYTES, readCappedText } from '.
 import { mapConcurrent, sleep } from './concurrency.ts'
 import { secretScrubber } from './scrub.ts'
 import { absurdLogprob, asLogprob, parseAnswerLetter, readLetters, type TokenLogprob } from './letters.ts'
+import { affinityKey, choose, endpointCounts, rank, settle, type Endpoint, type EndpointCounts } from './endpoints.ts'
+import { mapPrefixFirst } from './prefix-first.ts'
+import { pooledFetch } from './transport.ts'
 
 /** Options for {@link openAIScorer}. */
 export interface OpenAIScorerOptions {
-  /** API root as for the OpenAI SDK, ending in `/v1`, e.g. `http://127.0.0.1:8000/v1`. */
-  baseURL: string
+  /**
+   * API root as for the OpenAI SDK, ending in `/v1`, e.g. `http://127.0.0.1:8000/v1`; or
+   * several roots serving the same model (replicas). With several, every request of a
+   * decision goes to one endpoint chosen by rendezvous hashing, an endpoint that fails is
+   * taken out for a back-off period, and its decisions go to the next (docs/scaling-out.md).
+   */
+  baseURL: string | readonly string[]
   /** Model name sent in each request body. */
   model: string
   /** `completions` (default) posts `prompt` to `/completions`; `chat` posts one user message to `/chat/completions`. */
@@ -48,6 +56,14 @@ export interface OpenAIScorerOptions {
   maxResponseBytes?: number
   /** Extra request headers (not secrets: they are not scrubbed). */
   headers?: Record<string, string>
+  /**
+   * Send one ordering of each decision first and its other orderings (and epochs) only
+   * once it returned, so a server's prefix cache already holds the shared prompt; other
+   * decisions fill the concurrency window meanwhile. Default true.
+   */
+  prefixFirst?: boolean
+  /** How long an endpoint that failed (connection error, timeout, 429, 5xx) is taken out, in ms; doubles per consecutive failure up to 60 s. Only with several endpoints. Default 5,000. */
+  endpointBackoffMs?: number
   /** `fetch` to use (for tests or proxies). Default the global `fetch`. */
   fetch?: typeof fetch
 }
@@ -62,6 +78,8 @@ export interface OpenAIScorerStats {
   failures: Partial<Record<FailureReason, number>>
   /** Requests answered with some letters floored (`missing_logprobs`). */
   missingLogprobs: number
+  /** Attempts, failures and failovers per endpoint, keyed by its URL without credentials or query. */
+  endpoints: Record<string, EndpointCounts>
 }
 
 /** A {@link FallibleScoreFn} for an OpenAI-compatible server, with a description and counters. */
@@ -70,6 +88,8 @@ export type OpenAIScorer = FallibleScoreFn & {
   readonly describe: string
   /** Counters since creation. */
   stats(): OpenAIScorerStats
+  /** What the run's manifest records of this scorer: `{ endpoints }` (counts per endpoint, no credentials). */
+  manifestEntries(): { endpoints: Record<string, EndpointCounts> }
   /**
    * What decides this scorer's vectors, for the score cache (docs/cache.md): the
    * endpoint without credentials or query, model, API, mode and every sampling
@@ -98,20 +118,33 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
     temperature = 0,
     maxTokens = 8,
     maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
+    prefixFirst = true,
+    endpointBackoffMs = 5_000,
   } = options
-  const doFetch = options.fetch ?? globalThis.fetch
-  let url: URL
-  try {
-    // Append to the path, keeping any query (Azure-style `?api-version=`) in place.
-    url = new URL(options.baseURL)
-    url.pathname = url.pathname.replace(/\/+$/, '') + (api === 'chat' ? '/chat/completions' : '/completions')
-  } catch {
-    throw new ConfigError(`openAIScorer: baseURL ${JSON.stringify(redactUrl(options.baseURL))} is not a URL`)
-  }
+  const bases = typeof options.baseURL === 'string' ? [options.baseURL] : [...options.baseURL]
+  if (bases.length === 0) throw new ConfigError('openAIScorer: baseURL is an empty list; give at least one endpoint')
+  const endpoints: Endpoint[] = bases.map((base) => {
+    let url: URL
+    try {
+      // Append to the path, keeping any query (Azure-style `?api-version=`) in place.
+      url = new URL(base)
+      url.pathname = url.pathname.replace(/\/+$/, '') + (api === 'chat' ? '/chat/completions' : '/completions')
+    } catch {
+      throw new ConfigError(`openAIScorer: baseURL ${JSON.stringify(redactUrl(String(base)))} is not a URL`)
+    }
+    return { url, label: redactUrl(url.href), counts: { requests: 0, failures: 0, failovers: 0 }, downUntil: 0, strikes: 0 }
+  })
+  const labels = new Set(endpoints.map((e) => e.label))
+  if (labels.size !== endpoints.length) throw new ConfigError('openAIScorer: baseURL lists the same endpoint twice')
+  if (!(endpointBackoffMs >= 0)) throw new ConfigError(`openAIScorer: endpointBackoffMs must be ≥ 0, got ${endpointBackoffMs}`)
+  const url = endpoints[0]!.url
   if (!model) throw new ConfigError('openAIScorer: `model` is required')
   if (!(concurrency >= 1)) throw new ConfigError(`openAIScorer: concurrency must be ≥ 1, got ${concurrency}`)
   if (!(Number.isInteger(maxResponseBytes) && maxResponseBytes >= 1))
     throw new ConfigError(`openAIScorer: maxResponseBytes must be an integer ≥ 1, got ${maxResponseBytes}`)
+
+  // Keep-alive sockets pooled per scorer, up to the concurrency limit (a user's `fetch` replaces it).
+  const doFetch = (options.fetch ?? pooledFetch(concurrency)) as typeof fetch
 
   let apiKey: string | undefined
   if (options.apiKeyEnv !== undefined) {
@@ -120,8 +153,8 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
   }
   // Every message is scrubbed whole before it is cut, so no cut point can leave part of a key.
   const { scrub, clip } = secretScrubber([apiKey])
-  const endpoint = `POST ${url.pathname}`
-  const stats: OpenAIScorerStats = { attempts: 0, retries: 0, failures: {}, missingLogprobs: 0 }
+  const stats: Omit<OpenAIScorerStats, 'endpoints'> = { attempts: 0, retries: 0, failures: {}, missingLogprobs: 0 }
+  const several = endpoints.length > 1
 
   const body = (request: ScoreRequest) => {
     const common = { model, max_tokens: mode === 'generate' ? maxTokens : 1, temperature: mode === 'generate' ? temperature : 0 }
@@ -136,6 +169,7 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
     const optionCount = request.criterion.options.length
     let last: { reason: FailureReason; message: string } = { reason: 'error', message: 'not attempted' }
     let retryAfter: number | undefined
+    const ranked = rank(endpoints, several ? affinityKey(request) : '')
     for (let attempt = 0; attempt <= retries; attempt++) {
       if (attempt > 0) {
         stats.retries++
@@ -144,9 +178,16 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
       signal?.throwIfAborted()
       retryAfter = undefined
       stats.attempts++
+      const chosen = choose(ranked, Date.now())
+      const target = chosen.endpoint
+      target.counts.requests++
+      if (chosen.failover) target.counts.failovers++
+      const endpoint = several ? `POST ${target.label}` : `POST ${target.url.pathname}`
+      /** This attempt's verdict on the endpoint: a failure takes it out (with several). */
+      const health = (ok: boolean) => settle(target, ok, endpointBackoffMs, Date.now(), several)
       let response: Response
       try {
-        response = await doFetch(url, {
+        response = await doFetch(target.url, {
           method: 'POST',
           headers: {
             'content-type': 'application/json',
@@ -159,6 +200,7 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
       } catch (error) {
         // The run was cancelled: no failure to count, the evaluator reports the cancellation.
         if (signal?.aborted) throw signal.reason
+        health(false)
         const name = (error as Error)?.name
         last =
           name === 'TimeoutError' || name === 'AbortError'
@@ -171,6 +213,7 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
         text = await readCappedText(response, maxResponseBytes)
       } catch (error) {
         if (signal?.aborted) throw signal.reason
+        health(error instanceof BodyTooLargeError)
         last =
           error instanceof BodyTooLargeError
             ? { reason: 'error', message: `${endpoint}: ${error.message}` }
@@ -182,12 +225,15 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
       if (!response.ok) {
         last = { reason: 'http_error', message: `HTTP ${response.status} from ${endpoint}: ${clip(text, 200)}` }
         if (response.status === 429 || response.status >= 500) {
+          health(false)
           const seconds = Number(response.headers.get('retry-after'))
           if (Number.isFinite(seconds) && seconds >= 0 && seconds <= 30) retryAfter = seconds * 1000
           continue
         }
+        health(true)
         break // another 4xx will not get better by asking again
       }
+      health(true)
       let json: any
       try {
         json = JSON.parse(text)
@@ -210,19 +256,26 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
     return scoreFailure(last.reason, last.message)
   }
 
+  const one = (request: ScoreRequest) => (context: Parameters<FallibleScoreFn>[1]) => {
+    context?.signal.throwIfAborted()
+    return scoreOne(request, context?.signal)
+  }
   const score: FallibleScoreFn = (requests, context) =>
-    mapConcurrent(requests, concurrency, (request) => {
-      context?.signal.throwIfAborted()
-      return scoreOne(request, context?.signal)
-    })
+    prefixFirst
+      ? mapPrefixFirst(requests, affinityKey, concurrency, (request) => one(request)(context))
+      : mapConcurrent(requests, concurrency, (request) => one(request)(context))
+  const where = several ? `${endpoints.length} replicas (${[...labels].join(', ')})` : redactUrl(url.href)
   return Object.assign(score, {
-    describe: `openai ${model} ${api}${mode === 'generate' ? ' generate' : ''} at ${redactUrl(url.href)}`,
-    stats: () => structuredClone(stats),
+    describe: `openai ${model} ${api}${mode === 'generate' ? ' generate' : ''} at ${where}`,
+    stats: () => ({ ...structuredClone(stats), endpoints: endpointCounts(endpoints) }),
+    manifestEntries: () => ({ endpoints: endpointCounts(endpoints) }),
     cacheIdentity: {
       kind: 'http',
-      label: `${model} at ${redactUrl(url.href)}`,
+      label: `${model} at ${where}`,
       settings: {
-        url: redactUrl(url.href),
+        // Replicas serve one model: their URLs are deployment, not identity, so adding or
+        // moving one keeps the cache valid (docs/cache.md). One URL stays in the key as before.
+        url: several ? 'replicas' : redactUrl(url.href),
         model,
         api,
         mode,

@@ -1,0 +1,81 @@
+/** `sceptic merge`: the parts of a sharded run, replayed into one result (docs/scaling-out.md). */
+import { readFile } from 'node:fs/promises'
+import { DataError } from '../../core/errors.ts'
+import { evaluateWithScorer } from '../../core/evaluate.ts'
+import { colorEnabled, render } from '../../core/render.ts'
+import { recordsToJsonl, resultToJson } from '../../core/result.ts'
+import { parsePartFile, reassemble } from '../../core/shard-part.ts'
+import { parse, type OptionTable } from '../args.ts'
+import type { Command } from '../command.ts'
+import { UsageError } from '../usage-error.ts'
+import { planOutputs, writeOutputs } from '../outputs.ts'
+import { partFileOf } from '../shard-run.ts'
+
+const USAGE = 'merge PART.records.jsonl ... [--json-out FILE] [--records-out FILE]'
+
+/**
+ * `sceptic merge`: the run that the parts of `sceptic evaluate --shard i/n` make
+ * together, recomputed from their union (every metric, interval, panel figure and
+ * the manifest), equal to an unsharded run but for `started` and `seconds`.
+ */
+/** Every option of `sceptic merge`: read by the parser, `--help` and "did you mean". */
+const OPTIONS = {
+  'json-out': { type: 'string', value: 'FILE', description: 'write the merged result as JSON' },
+  'records-out': { type: 'string', value: 'FILE', description: 'write the merged records as JSONL' },
+} satisfies OptionTable
+
+export const mergeCommand: Command = {
+  usage: USAGE,
+  options: OPTIONS,
+  summary: 'Merge the parts of a sharded `evaluate --shard i/n` run into the report, JSON and records of the whole run.',
+  async run(argv) {
+    const { values, positionals } = parse(argv, OPTIONS, USAGE)
+    if (positionals.length === 0) throw new UsageError(`merge takes the records files of every part. Usage: sceptic ${USAGE}`)
+    const parts = positionals.map(partFileOf)
+    const outputs = await planOutputs(
+      [
+        { flag: '--json-out', path: values['json-out'] as string | undefined },
+        { flag: '--records-out', path: values['records-out'] as string | undefined },
+      ],
+      [...positionals, ...parts],
+    )
+    const parsed = []
+    for (const [i, records] of positionals.entries()) {
+      const part = parsePartFile(await readText(parts[i]!, `the part file of ${records} (written beside it by evaluate --shard)`), parts[i]!)
+      const lines = (await readText(records, 'no such file')).split('\n').filter((line) => line.trim() !== '').length
+      if (lines !== part.header.records)
+        throw new DataError(`has ${lines} records but its part file ${parts[i]} says ${part.header.records}: they are not from the same run`, { file: records })
+      parsed.push(part)
+    }
+    const run = reassemble(parsed)
+    const result = await evaluateWithScorer(run.decisions, run.score, {
+      debias: run.settings.debias,
+      seed: run.settings.seed,
+      epochs: run.settings.epochs,
+      reducer: run.settings.reducer as never,
+      average: run.settings.average,
+      storePrompts: run.settings.storePrompts,
+      scorer: run.scorer,
+      manifest: run.manifest,
+      onWarning: (message) => process.stderr.write(`${message}\n`),
+    })
+    process.stdout.write(render(result, { color: colorEnabled(process.stdout) }) + '\n')
+    await writeOutputs(
+      outputs.map((output) => ({
+        output,
+        content: output.flag === '--json-out' ? JSON.stringify(resultToJson(result), null, 2) + '\n' : recordsToJsonl(result.records),
+      })),
+    )
+    process.stderr.write(`merged ${run.shards} part${run.shards === 1 ? '' : 's'}: ${result.n} decisions\n`)
+    return 0
+  },
+}
+
+async function readText(file: string, missing: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    throw new DataError(code === 'ENOENT' ? missing : `cannot read it (${code ?? (error as Error).message})`, { file })
+  }
+}
