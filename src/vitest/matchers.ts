@@ -1,6 +1,6 @@
 /**
  * The sceptic's matchers. Every failure message prints the measured value, the
- * bound and the letters picked (issue 3, "Must hold" 2): a number without the
+ * bound and the letters picked (docs/vitest.md#matchers): a number without the
  * letters behind it is how a position prior passes review.
  */
 import type {} from 'vitest'

@@ -125,7 +125,7 @@ describe("debias: 'pride'", () => {
     expect(result.balancedAccuracy).toBe(1)
   })
 
-  it('the O1 item: PriDe\'s prior from one decision is π exactly (and the correction recovers q)', async () => {
+  it('the counterexample of docs/debias-modes.md: PriDe\'s prior from one decision is π exactly (and the correction recovers q)', async () => {
     const result = await evaluateWithScorer([decision('o1', 3, 0)], o1, { debias: 'pride', ...quiet })
     const estimated = (result.manifest.pride as { priors: Record<string, number[]> }).priors['3']!
     estimated.forEach((value, slot) => expect(value).toBeCloseTo(PI[slot]!, 9))
@@ -141,7 +141,7 @@ describe("debias: 'pride'", () => {
     const result = await evaluateWithScorer(set4(40), positional, { debias: 'pride', average: 'log', ...quiet })
     const pride = result.manifest.pride as { sampled: string[]; orderConsistencyOver: string; priors: Record<string, number[]> }
     expect(pride.orderConsistencyOver).toBe('the 2 sampled decisions')
-    // Corrected by the estimated prior (= the positional vector, O3), every slot ties; the first wins.
+    // Corrected by the estimated prior (= the positional vector), every slot ties; the first wins.
     pride.priors['4']!.forEach((value, slot) => expect(value).toBeCloseTo(slot === 0 ? 0.8 : 0.2 / 3, 9))
     expect(result.orderConsistency).toBe(0)
     const sampledRecords = result.records.filter((r) => pride.sampled.includes(r.id))

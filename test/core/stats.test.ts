@@ -276,7 +276,7 @@ describe('Miller 2024 (Miller 2024, "Adding Error Bars to Evals")', () => {
   })
 })
 
-describe('RStd (PriDe, O5)', () => {
+describe('RStd (Zheng et al., ICLR 2024)', () => {
   it('always-A with gold over A–D: recalls (100, 0, 0, 0) → 43.3013 (population std, percent)', () => {
     const gold = ['A', 'B', 'C', 'D', 'A', 'B', 'C', 'D']
     expect(rstd(gold, gold.map(() => 'A'))).toBeCloseTo(43.3013, 4)
