@@ -1,10 +1,9 @@
 /**
- * The exact one-sided McNemar test the baseline gate uses (McNemar 1947; Fagerland et al. 2013;
- * docs/statistics.md#baselines-and-verdicts),
- * on top of the core's `mcnemarExact`, plus the gate's power check. Pure, no Vitest.
+ * The baseline gate's statistics: the exact one-sided McNemar test of "regressed" (McNemar
+ * 1947; Fagerland et al. 2013; docs/statistics.md#baselines-and-verdicts) on top of
+ * `mcnemarExact`, and the power check. Pure; the Vitest layer's baseline gate calls it.
  */
-import { mcnemarExact } from '../core/stats.ts'
-
+import { mcnemarExact } from './stats.ts'
 
 /** Outcome of {@link mcnemarRegression}. */
 export interface McNemarRegression {
