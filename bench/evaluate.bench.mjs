@@ -9,8 +9,10 @@ const SIZES = [25_000, 50_000, 100_000]
 
 if (process.argv[2] === '--child') {
   const n = Number(process.argv[3])
-  const { evaluateWithScorer, honestNumbers, mulberry32 } = await import('../dist/core/index.js')
-  const random = mulberry32(1)
+  const { evaluateWithScorer, honestNumbers } = await import('../dist/core/index.js')
+  // A seeded stream for the synthetic data (a 32-bit LCG, Numerical Recipes constants); any fixed sequence will do.
+  let state = 1
+  const random = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32)
   const decisions = Array.from({ length: n }, (_, i) => {
     const k = 3 + Math.floor(random() * 4)
     return {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Readout speed (issue 7), one run, figures side by side:
+// Readout speed, one run, figures side by side:
 //  1. the machine's practical peak: a large fp32 MatMul (X[512,2048] @ W[2048,2048]) in
 //     the scorer's layout (2 worker threads x 1 ORT thread each), and on one thread;
 //  2. prefix sharing: the generated hidden-512 / 4-layer model, 4-option decisions with

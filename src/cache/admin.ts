@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path'
 import { processAlive, writeFileAtomic } from './files.ts'
 import { digestsDir, newSegmentName, scorersDir, segmentPid, segmentsDir, SEGMENT_SUFFIX } from './layout.ts'
 import { decodeSegment, encodeHeader, encodeRecord, type CacheEntry } from './segment.ts'
-import type { ScorerInfo } from './store.ts'
+import type { ScorerInfo } from './scorer-info.ts'
 
 /** What `sceptic cache stats` prints. */
 export interface CacheStats {

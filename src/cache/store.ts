@@ -10,6 +10,7 @@ import { promisify } from 'node:util'
 import { join } from 'node:path'
 import { compact } from './admin.ts'
 import { processAlive, writeFileAtomic } from './files.ts'
+import type { ScorerInfo } from './scorer-info.ts'
 import { newSegmentName, scorersDir, segmentPid, segmentsDir, SEGMENT_SUFFIX } from './layout.ts'
 import { decodeSegment, encodeHeader, encodeRecord, HEADER_BYTES, type CacheEntry, type DecodedSegment } from './segment.ts'
 
@@ -17,14 +18,6 @@ import { decodeSegment, encodeHeader, encodeRecord, HEADER_BYTES, type CacheEntr
 export type CacheMode = 'read-write' | 'read-only' | 'off'
 /** Every {@link CacheMode}. */
 export const CACHE_MODES: readonly CacheMode[] = ['read-write', 'read-only', 'off']
-
-/** What `cache stats` and `cache clear --model` know of a scorer id. Never holds a secret. */
-export interface ScorerInfo {
-  /** Scorer kind: `onnx`, `http`, `user`, … */
-  readonly kind: string
-  /** What it was: a model directory (absolute), a model name at a redacted URL, a module. */
-  readonly label: string
-}
 
 /** Options of {@link CacheStore}. */
 export interface CacheStoreOptions {

@@ -1,3 +1,4 @@
+/** Parsing a subcommand's command line from its option table; every complaint is a one-line UsageError. */
 import { parseArgs } from 'node:util'
 import { parseCacheMode, type CacheOptions } from '../cache/config.ts'
 import { UsageError } from './usage-error.ts'

@@ -1,3 +1,4 @@
+/** The `sceptic` subcommands by name, and the usage text listing them. */
 import { cacheCommand } from './commands/cache.ts'
 import type { Command } from './command.ts'
 import { compareCommand } from './commands/compare.ts'

@@ -1,3 +1,4 @@
+/** The CLI's progress line on stderr while a run scores. */
 import type { EvaluateProgress } from '../core/evaluate.ts'
 import { formatProgress, PROGRESS_INTERVAL_MS } from '../vitest/progress.ts'
 

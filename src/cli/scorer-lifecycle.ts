@@ -1,3 +1,4 @@
+/** Closing a scorer the CLI opened, within a time bound. */
 import { raceAbort } from '../core/abort.ts'
 import { ScorerError } from '../core/errors.ts'
 

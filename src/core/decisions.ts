@@ -1,3 +1,4 @@
+/** The decision schema (one zod schema for every reader), its loader and helpers on decisions (docs/data-format.md). */
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
 import { DataError } from './errors.ts'

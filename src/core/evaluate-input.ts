@@ -1,3 +1,4 @@
+/** Checks on `evaluateWithScorer`'s input made before any scoring. */
 import { validateDecisions, type Decision } from './decisions.ts'
 import { ConfigError } from './errors.ts'
 import { checkManifestExtras } from './manifest-extras.ts'

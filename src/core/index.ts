@@ -9,14 +9,12 @@ export {
   MAX_OPTIONS,
   MIN_OPTIONS,
   OptionSchema,
-  canonicalJson,
   decisionJsonSchema,
   fingerprint,
   groupOf,
   groupSplit,
   isLabelled,
   loadDecisions,
-  mulberry32,
   parseDecisions,
   reorderCriterion,
   validateDecision,
@@ -25,14 +23,13 @@ export {
 export type { Criterion, Decision, GroupSplitOptions, LabelledDecision, Option } from './decisions.ts'
 export { ConfigError, DataError, EvaluationError, ScorerError } from './errors.ts'
 export type { DataLocation } from './errors.ts'
-export { NULL_STATE, TIE_TOLERANCE, argmaxFirst, divideOut, evaluateWithScorer, summariseFailures } from './evaluate.ts'
+export { NULL_STATE, evaluateWithScorer } from './evaluate.ts'
 export type { EvaluateOptions, EvaluateProgress } from './evaluate.ts'
 export {
   ECE_BINS,
   accuracy,
   balancedAccuracy,
   balancedAccuracyByGroup,
-  binOf,
   brierScore,
   chanceAccuracy,
   expectedCalibrationError,
@@ -42,11 +39,45 @@ export {
   orderConsistency,
   recallByClass,
 } from './metrics.ts'
-export { AVERAGE_MODES, DEBIAS_MODES, DEFAULT_DEBIAS, LOG_FLOOR, MAX_PERMUTATION_OPTIONS, assertAverageMode, assertDebiasMode, orderings } from './orderings.ts'
+export { AVERAGE_MODES, DEBIAS_MODES, DEFAULT_DEBIAS, MAX_PERMUTATION_OPTIONS, assertAverageMode, assertDebiasMode, orderings } from './orderings.ts'
 export type { AverageMode, DebiasMode, Ordering } from './orderings.ts'
 export { DEFAULT_PRIDE_FRACTION } from './evaluate.ts'
 export type { PrideManifest } from './evaluate.ts'
-export * from './stats.ts'
+export {
+  DEFAULT_LEVEL,
+  DEFAULT_RESAMPLES,
+  ECE_MIN_ROWS,
+  chanceBalancedAccuracy,
+  chanceOrderConsistency,
+  clopperPearsonInterval,
+  cltStandardError,
+  clusteredStandardError,
+  designEffect,
+  eceNoiseFloor,
+  eceReliability,
+  majorityBaseline,
+  mcnemarExact,
+  millerMinimumDetectableEffect,
+  millerSampleSize,
+  minimumDetectableDifference,
+  pairedBootstrapDifference,
+  percentileBootstrap,
+  percentileBootstrapCounts,
+  rstd,
+  weightedBalancedAccuracy,
+  wilsonInterval,
+} from './stats.ts'
+export type {
+  BootstrapInterval,
+  BootstrapOptions,
+  EceNoiseFloor,
+  EceReliability,
+  Interval,
+  MajorityBaseline,
+  McNemarResult,
+  MillerPowerInput,
+  MinimumDetectableDifferenceOptions,
+} from './stats.ts'
 export { formatInterval, honestNumbers } from './intervals.ts'
 export type { HonestNumbers, HonestNumbersOptions, Verdict } from './intervals.ts'
 export { compareResults, recordsFingerprint, renderComparison } from './compare.ts'
@@ -57,7 +88,7 @@ export type { Bounds, Threshold, ThresholdVerdict } from './verdict.ts'
 export { THRESHOLD_METRICS, evaluateThreshold, evaluateThresholds, thresholdLabel } from './threshold-metrics.ts'
 export type { ThresholdMetric } from './threshold-metrics.ts'
 export { eceNote } from './ece-note.ts'
-export { lnGamma, regularizedGammaQ, chiSquareSurvival } from './chi-square.ts'
+export { chiSquareSurvival } from './chi-square.ts'
 export { CKLD_FLOOR, circularChance, movableSlots, panelDecision, pinnedSlots, robustnessPanel } from './robustness.ts'
 export type { PanelDecision, RobustnessPanel, SlotBias } from './robustness.ts'
 export { classifyPair, isPair, pairwiseAudit } from './pairwise.ts'
@@ -69,17 +100,15 @@ export { recordsToJsonl, resultToJson } from './result.ts'
 export type { DecisionFailure, DecisionRecord, EvalResult, EvalResultJson, Manifest } from './result.ts'
 export { FAILURE_REASONS, isFlaggedScore, isScoreFailure, scoreFailure } from './score.ts'
 export type { FailureReason, FallibleScoreFn, FlaggedScore, ScoreContext, ScoreFailure, ScoreFn, ScoreOutcome, ScoreRequest } from './score.ts'
-export { REDUCERS, atLeast, max, mean as meanReducer, median, mode, passAt, resolveReducer } from './reducers.ts'
+export { REDUCERS, atLeast, max, meanReducer, median, mode, passAt, resolveReducer } from './reducers.ts'
 export type { Reducer, ReducerLike } from './reducers.ts'
-export { freezeScore, runCustomMetrics } from './sample-score.ts'
+export { runCustomMetrics } from './sample-score.ts'
 export type { CustomMetric, SampleScore } from './sample-score.ts'
 export { CACHE_COUNTS, cacheCountsSince, formatCacheCounts, readCacheCounts } from './cache-counts.ts'
 export type { CacheCounts } from './cache-counts.ts'
 export { loadDecisionLines } from './decisions.ts'
 export type { DecisionLine } from './decisions.ts'
-export { STREAM_THRESHOLD_BYTES } from './jsonl.ts'
 export type { JsonlReadOptions } from './jsonl.ts'
-export { escapeControl } from './escape.ts'
 export { COMPUTED_MANIFEST_KEYS } from './manifest-extras.ts'
 export { parseShard, shardKey, shardOf, shardPositions } from './shard.ts'
 export type { ShardSpec } from './shard.ts'

@@ -7,7 +7,7 @@
 import { balancedAccuracyBoundsExact, unlessCollapsed } from './boundary-intervals.ts'
 import { own } from './dict.ts'
 import { expectedCalibrationError, isConsistent } from './metrics.ts'
-import type { DecisionRecord } from './result.ts'
+import type { DecisionRecord } from './record.ts'
 import {
   chanceBalancedAccuracy,
   chanceOrderConsistency,

@@ -1,3 +1,4 @@
+/** Extra manifest entries a caller may add, and the computed ones they may not overwrite. */
 import { dict } from './dict.ts'
 import { ConfigError } from './errors.ts'
 import type { Manifest } from './result.ts'

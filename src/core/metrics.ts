@@ -1,3 +1,4 @@
+/** The headline metrics: accuracy, balanced accuracy, order consistency, letters, ECE, Brier. */
 import { dict } from './dict.ts'
 
 /**

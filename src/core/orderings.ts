@@ -1,7 +1,8 @@
+/** Debias modes and the orderings of a criterion's options each one scores. */
 import { ConfigError } from './errors.ts'
 
 /**
- * Debias modes (DESIGN.md "Debias modes"). `pride` (Zheng et al., ICLR 2024) scores a
+ * Debias modes (docs/debias-modes.md). `pride` (Zheng et al., ICLR 2024) scores a
  * seeded sample of decisions under every cyclic rotation to estimate the slot prior,
  * then every other decision once, dividing that prior out.
  */
@@ -26,7 +27,7 @@ export type Ordering = readonly number[]
  * reference behaviour) takes the arithmetic mean, which cancels an *additive* slot
  * bonus exactly. `log` takes the mean of log p (floored at {@link LOG_FLOOR}) and
  * renormalises (a normalised geometric mean), which cancels a *multiplicative* slot
- * prior exactly, as PriDe and contextual calibration model it (literature §1.6).
+ * prior exactly, as PriDe and contextual calibration model it (docs/debias-modes.md#what-averaging-repairs-the-multiplicative-prior-caveat).
  */
 export const AVERAGE_MODES = ['probability', 'log'] as const
 /** See {@link AVERAGE_MODES}. */

@@ -1,7 +1,8 @@
+/** The default prompt. */
 import { LETTERS, type Criterion } from './decisions.ts'
 
 /**
- * The default prompt (DESIGN.md "Prompt"): the state, a blank line, the question on
+ * The default prompt (docs/data-format.md#the-prompt): the state, a blank line, the question on
  * its own line when there is one, one `A. text` line per option, then `Answer:`.
  */
 export function buildPrompt(state: string, criterion: Criterion): string {

@@ -1,3 +1,4 @@
+/** Epoch reducers: how per-epoch correctness becomes one value per decision. */
 import { own } from './dict.ts'
 import { ConfigError } from './errors.ts'
 
@@ -15,7 +16,7 @@ export interface Reducer {
 }
 
 /** Mean of the epoch scores (Inspect's default `mean_score`): C, I, C → 0.6667. */
-export const mean: Reducer = {
+export const meanReducer: Reducer = {
   name: 'mean',
   reduce: (values) => values.reduce((a, b) => a + b, 0) / values.length,
 }
@@ -83,7 +84,7 @@ export function passAt(k: number, threshold = 1): Reducer {
 }
 
 /** Reducers by name, for options and the CLI. */
-export const REDUCERS = { mean, median, mode, max } as const
+export const REDUCERS = { mean: meanReducer, median, mode, max } as const
 
 /** A reducer object, or the name of one in {@link REDUCERS}. */
 export type ReducerLike = Reducer | keyof typeof REDUCERS

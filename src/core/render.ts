@@ -1,3 +1,4 @@
+/** The terminal report of one run. */
 import { formatCacheCounts } from './cache-counts.ts'
 import pc from 'picocolors'
 import type { Verdict } from './intervals.ts'

@@ -1,3 +1,4 @@
+/** Per-decision scores handed, frozen, to custom metrics, and running those metrics. */
 import { dict } from './dict.ts'
 import { ConfigError } from './errors.ts'
 

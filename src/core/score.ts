@@ -1,3 +1,4 @@
+/** The scorer contract: requests, context, failures and flags (docs/design.md#contracts). */
 import type { Criterion } from './decisions.ts'
 
 /**

@@ -1,8 +1,8 @@
 /**
  * Small-sample statistics for decision evals: intervals, exact tests, a seeded
  * bootstrap, baselines and power. Pure functions over plain arrays; no I/O, no
- * Vitest, no onnxruntime. Formulas and references: docs/statistics.md and the
- * literature notes §4 (Miller 2024; Wilson 1927; Clopper–Pearson 1934; McNemar 1947;
+ * Vitest, no onnxruntime. Formulas and references: docs/statistics.md
+ * (Miller 2024; Wilson 1927; Clopper–Pearson 1934; McNemar 1947;
  * Fagerland et al. 2013; Efron 1987; Zheng et al. ICLR 2024).
  */
 import { mulberry32 } from './decisions.ts'
@@ -266,7 +266,7 @@ export interface McNemarResult {
  * Dietterich 1998). Under H0 the discordant pairs split b ~ Bin(b + c, ½).
  * (0, 5) → 0.0625; (1, 9) → 0.021484375 (mid-p 0.011719); (3, 8) → 0.2266.
  *
- * Mid-p note: the literature table's mid-p for (5, 5) is 0.7539, from subtracting
+ * Mid-p note: a commonly printed mid-p for (5, 5) is 0.7539, from subtracting
  * P(X = min) after capping at 1; we use Fagerland's definition (subtract half the
  * point probability from each tail before capping), which gives 1 at b = c and
  * agrees everywhere else.
@@ -310,7 +310,7 @@ export interface BootstrapOptions {
 }
 
 /**
- * Seeded percentile bootstrap (Efron & Tibshirani 1993; literature §4.3): resample
+ * Seeded percentile bootstrap (Efron & Tibshirani 1993): resample
  * items (or whole groups) with replacement, recompute `statistic` on each replicate,
  * and take the (α/2, 1 − α/2) quantiles of the replicates (linear interpolation,
  * Hyndman–Fan type 7). Replicates where the statistic is not finite (e.g. no decision
@@ -520,7 +520,7 @@ export interface MajorityBaseline {
 }
 
 /**
- * Majority-class baseline (literature §4.6, O16): within each group (the criterion
+ * Majority-class baseline (docs/statistics.md#baselines-and-verdicts): within each group (the criterion
  * key; a single group when `groups` is omitted) always answer that group's most
  * frequent gold answer. Accuracy = Σ_g max_k n_gk / n; a constant predictor's
  * balanced accuracy is 1/K over the K classes present in gold.
@@ -582,7 +582,7 @@ export function chanceBalancedAccuracy(gold: readonly string[], optionCounts: re
 /**
  * Probability that a uniform random guesser gives the same answer under all m
  * orderings of an n-option decision: n·(1/n)^m. With m = n (cyclic) that is
- * n^(1−n): 1/2, 1/9, 1/64, 1/625 for n = 2..5 (literature §1.4, O4).
+ * n^(1−n): 1/2, 1/9, 1/64, 1/625 for n = 2..5 (the probability a uniform guesser is right under all n rotations).
  */
 export function chanceOrderConsistency(optionCount: number, orderingCount: number): number {
   if (orderingCount <= 1) return 1
@@ -741,7 +741,7 @@ export interface EceNoiseFloor {
 }
 
 /**
- * Monte-Carlo ECE of a perfectly calibrated model (literature §3.2; Roelofs et al.,
+ * Monte-Carlo ECE of a perfectly calibrated model (Roelofs et al.,
  * AISTATS 2022): keep the observed confidences, draw each hit ~ Bernoulli(confidence),
  * compute binned ECE exactly as `expectedCalibrationError` does (same right-closed
  * bins). Seeded. With all confidences 0.75 and n = 24 the mean tends to

@@ -3,16 +3,11 @@
  * (self-contained, inline SVG) and GitHub Actions summaries and annotations. No
  * Vitest, no onnxruntime.
  */
-export {
-  chanceByCriterion,
-  eceFromBins,
-  expectedLetterShares,
-  parseRecordsJsonl,
-  parseResultJson,
-  readExtras,
-  reliabilityBins,
-  renderHtmlReport,
-} from './html.ts'
-export type { HtmlReportOptions, Range, ReliabilityBin, ReportExtras, ReportRun } from './html.ts'
-export { escapeData, escapeProperty, githubAnnotations, githubSummary, thresholdChecks } from './github.ts'
+export { renderHtmlReport } from './html.ts'
+export type { HtmlReportOptions } from './html.ts'
+export { chanceByCriterion, eceFromBins, expectedLetterShares, readExtras, reliabilityBins } from './rederive.ts'
+export type { Range, ReliabilityBin, ReportExtras } from './rederive.ts'
+export { parseRecordsJsonl, parseResultJson } from './run-files.ts'
+export type { ReportRun } from './run-files.ts'
+export { githubAnnotations, githubSummary, thresholdChecks } from './github.ts'
 export type { GitHubSuite } from './github.ts'

@@ -16,7 +16,7 @@ import { z } from 'zod'
 import { DEBIAS_MODES, isConsistent, type EvalResult } from '../core/index.ts'
 import { dictSchema } from '../core/dict.ts'
 import { formatValue, percent, slug } from './format.ts'
-import { mcnemarRegression, powerCheck, type PowerCheck } from './mcnemar.ts'
+import { mcnemarRegression, powerCheck, type PowerCheck } from '../core/regression-gate.ts'
 
 /** One decision in a baseline. */
 const BaselineDecisionSchema = z.strictObject({
@@ -210,7 +210,7 @@ export async function writeBaseline(path: string, baseline: BaselineFile): Promi
 }
 
 /** Options of {@link compareWithBaseline}. */
-export interface CompareOptions {
+export interface BaselineGateOptions {
   /** Significance level of the one-sided test. */
   alpha: number
   /** The drop (share of decisions) the set should be able to detect; used for the power check. */
@@ -226,7 +226,7 @@ export interface CompareOptions {
 export function compareWithBaseline(
   baseline: BaselineFile,
   current: BaselineFile,
-  { alpha, detectableDrop }: CompareOptions,
+  { alpha, detectableDrop }: BaselineGateOptions,
 ): Omit<BaselineOutcome, 'file'> {
   if (baseline.debias !== current.debias || baseline.scorer !== current.scorer)
     return {

@@ -1,6 +1,6 @@
 /**
- * What the plugin hands to test workers through Vitest's provide/inject (research
- * notes §5): the Vitest root, where baselines live, the snapshot update mode and
+ * What the plugin hands to test workers through Vitest's provide/inject
+ * (docs/design.md#vitest-mechanics-the-code-relies-on): the Vitest root, where baselines live, the snapshot update mode and
  * whether to emit progress. Tests run in other processes, so this is the channel.
  */
 import type {} from 'vitest'
@@ -57,7 +57,7 @@ declare module 'vitest' {
   }
 }
 
-/** Default significance level of the baseline gate (issue 3). */
+/** Default significance level of the baseline gate (docs/vitest.md#baselines). */
 export const DEFAULT_ALPHA = 0.05
 /** Default drop the baseline gate should detect: 10 percentage points of order consistency. */
 export const DEFAULT_DETECTABLE_DROP = 0.1

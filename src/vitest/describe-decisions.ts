@@ -1,6 +1,6 @@
 /**
- * `describeDecisions`: an eval suite as a Vitest `describe` (DESIGN.md "Vitest layer",
- * issue 3). Scores once in `beforeAll` with its own timeout, then one named test per
+ * `describeDecisions`: an eval suite as a Vitest `describe`
+ * (docs/vitest.md#describedecisionsname-options-fn). Scores once in `beforeAll` with its own timeout, then one named test per
  * threshold, one for the baseline gate, and the callback as its own test.
  */
 import { withScorerManifest } from '../core/live-manifest.ts'
@@ -99,7 +99,7 @@ export interface DescribeDecisionsOptions {
   manifest?: Record<string, unknown>
   /** Requests per ScoreFn call. Default 1024. */
   chunkSize?: number
-  /** Prompt builder. Default: the DESIGN.md prompt. */
+  /** Prompt builder. Default: the standard prompt (docs/data-format.md#the-prompt). */
   template?: (state: string, criterion: Criterion) => string
   /** Skip the whole suite (nothing is scored), e.g. `skip: !process.env.RUN_SLOW_EVALS`. */
   skip?: boolean
@@ -170,7 +170,7 @@ export function describeDecisions(name: string, options: DescribeDecisionsOption
     let suiteMeta: ScepticSuiteMeta | undefined
 
     // Hook args must be `({}, suite)`: Vitest 4.1 parses the first parameter as a
-    // fixture context and rejects anything but an object pattern (research notes §1).
+    // fixture context and rejects anything but an object pattern (docs/design.md#vitest-mechanics-the-code-relies-on).
     // eslint-disable-next-line no-empty-pattern
     beforeAll(async ({}, suite) => {
       suiteMeta = { schema: 1, suite: name, thresholds }
@@ -364,7 +364,7 @@ function wrapFailure(name: string, error: unknown): Error {
 
 async function loadData(data: string | readonly unknown[], context: ScepticContext | undefined): Promise<Decision[]> {
   if (typeof data !== 'string') return validateDecisions(data)
-  // Relative to the Vitest root, not the worker's cwd (DESIGN.md "Vitest layer").
+  // Relative to the Vitest root, not the worker's cwd (docs/vitest.md#baselines).
   const root = context?.root ?? process.cwd()
   return loadDecisions(isAbsolute(data) ? data : resolve(root, data))
 }
@@ -376,8 +376,7 @@ function baselineDir(option: string | undefined, context: ScepticContext | undef
 }
 
 /**
- * The baseline gate. The write rules follow Vitest's snapshot rules (research notes
- * §4): `-u` (update mode `all`) rewrites; a missing baseline is written locally
+ * The baseline gate. The write rules follow Vitest's snapshot rules (docs/design.md#vitest-mechanics-the-code-relies-on): `-u` (update mode `all`) rewrites; a missing baseline is written locally
  * (`new`) and fails under CI (`none`); otherwise the paired test decides.
  */
 async function baselineGate(

@@ -1,6 +1,6 @@
 /**
  * The sceptic's matchers. Every failure message prints the measured value, the
- * bound and the letters picked (issue 3, "Must hold" 2): a number without the
+ * bound and the letters picked (docs/vitest.md#matchers): a number without the
  * letters behind it is how a position prior passes review.
  */
 import type {} from 'vitest'
@@ -8,6 +8,7 @@ import type { MatcherResult as ExpectationResult, MatcherState } from 'vitest'
 import { Snapshots } from 'vitest'
 import type { EvalResult, EvalResultJson } from '../core/index.ts'
 import { escapeControl } from '../core/escape.ts'
+import { aboveChanceP } from '../core/above-chance.ts'
 import { formatBound, formatLetters, formatValue, meets, worstCriterion } from './format.ts'
 import { DEFAULT_LETTER_TOLERANCE, letterDistributionAdapter, type LetterDistribution } from './snapshot.ts'
 
@@ -198,30 +199,6 @@ function asDistribution(received: unknown): LetterDistribution {
       `toMatchLetterDistribution() expects result.letterDistribution (letter → share) or a result, got ${describeValue(received)}`,
     )
   return candidate as LetterDistribution
-}
-
-/**
- * One-sided exact p-value of "no better than guessing": P(X ≥ hits) where X is the
- * Poisson-binomial count of hits of a uniform guesser, each decision hit with
- * probability 1/options (dynamic programming over decisions).
- */
-export function aboveChanceP(records: readonly { gold: string; prediction: string; probabilities: Record<string, number> }[]): number {
-  let dist = new Float64Array(records.length + 1)
-  dist[0] = 1
-  let hits = 0
-  records.forEach((record, i) => {
-    if (record.gold === record.prediction) hits++
-    const p = 1 / Math.max(1, Object.keys(record.probabilities).length)
-    const next = new Float64Array(records.length + 1)
-    for (let k = 0; k <= i; k++) {
-      next[k]! += dist[k]! * (1 - p)
-      next[k + 1]! += dist[k]! * p
-    }
-    dist = next
-  })
-  let tail = 0
-  for (let k = hits; k <= records.length; k++) tail += dist[k]!
-  return Math.min(1, tail)
 }
 
 function describeValue(value: unknown): string {

@@ -1,7 +1,7 @@
 /**
- * What a `describeDecisions` suite leaves in Vitest task meta (issue 3, "Must hold" 7).
+ * What a `describeDecisions` suite leaves in Vitest task meta.
  * Meta is JSON, travels from the test worker to the main process, survives blob
- * files and `--merge-reports` (research notes §1, §7), and test-level meta is what
+ * files and `--merge-reports` (docs/design.md#vitest-mechanics-the-code-relies-on), and test-level meta is what
  * Vitest's `json` reporter writes. The reporter builds the whole report from it.
  */
 import type { DecisionRecord, EvalResultJson } from '../core/index.ts'

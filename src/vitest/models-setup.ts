@@ -2,7 +2,8 @@
  * The plugin's globalSetup for shared models: runs once in Vitest's main process,
  * starts one ONNX pool per configured model, provides their URLs to every test file,
  * and returns a teardown that drains and closes them (a leaked pool would hold
- * Vitest's exit for `teardownTimeout`; research notes §6).
+ * Vitest's exit for `teardownTimeout`;
+ * docs/design.md#vitest-mechanics-the-code-relies-on).
  */
 import { relative } from 'node:path'
 import type { TestProject } from 'vitest/node'

@@ -2,7 +2,7 @@
 /**
  * The Vitest plugin (`vitest-sceptic/plugin`): `sceptic({ baseline })` wires the
  * default include, the matchers' setup file, the sceptic reporter and the baseline
- * directory (issue 3, "Must hold" 5 and 8; research notes §5).
+ * directory (docs/vitest.md#plugin-options; docs/design.md#vitest-mechanics-the-code-relies-on).
  */
 import { existsSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
@@ -65,7 +65,7 @@ export interface ScepticPluginOptions {
 /** Default include of the plugin. */
 export const DEFAULT_INCLUDE = ['evals/**/*.eval.ts']
 
-/** Pools in which native inference cannot work (research notes §6). */
+/** Pools in which native inference cannot work (docs/design.md#vitest-mechanics-the-code-relies-on). */
 const VM_POOLS = new Set(['vmThreads', 'vmForks'])
 
 /**
@@ -109,7 +109,7 @@ export function sceptic(options: ScepticPluginOptions = {}): Plugin {
         ...(options.cache === undefined ? {} : { cache: resolveCacheOption(options.cache, root) }),
       }
       project.provide('sceptic', context)
-      // Shared models start in this (main) process, once, from a globalSetup (research notes §6a).
+      // Shared models start in this (main) process, once, from a globalSetup (docs/design.md#vitest-mechanics-the-code-relies-on).
       const modelsSetup = builtFile('./models-setup')
       if (context.models) {
         const current = project.config.globalSetup
@@ -117,7 +117,7 @@ export function sceptic(options: ScepticPluginOptions = {}): Plugin {
         if (!list.includes(modelsSetup)) project.config.globalSetup = [...list, modelsSetup]
       }
 
-      // Reporters are created after this hook, so add to the config (research notes §5):
+      // Reporters are created after this hook, so add to the config (docs/design.md#vitest-mechanics-the-code-relies-on):
       // a bare instance, never [instance, options]; not to a blob shard, whose partial
       // report the merged run replaces.
       if (options.reporter !== false && !blob && !hasScepticReporter(vitest)) vitest.config.reporters.push(new ScepticReporter(typeof options.reporter === 'object' ? options.reporter : {}))
@@ -129,7 +129,7 @@ export function sceptic(options: ScepticPluginOptions = {}): Plugin {
 /**
  * vm pools run tests in a separate V8 realm: a Float32Array made there fails
  * onnxruntime-node's `instanceof` check, so every native inference call throws
- * (research notes §6). Refuse early with the reason instead.
+ * (docs/design.md#vitest-mechanics-the-code-relies-on). Refuse early with the reason instead.
  */
 function refuseVmPool(pool: unknown): void {
   if (typeof pool === 'string' && VM_POOLS.has(pool))

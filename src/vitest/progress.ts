@@ -1,5 +1,5 @@
 /**
- * Scoring progress (issue 3, "Must hold" 6): decisions scored / total, rate and ETA
+ * Scoring progress: decisions scored / total, rate and ETA
  * while a long suite scores, on an interactive terminal only. Suites score inside
  * test workers, whose stdout is a pipe, so a worker cannot tell whether a person is
  * watching: the plugin decides in the main process and tells workers through

@@ -1,7 +1,7 @@
 /**
  * The sceptic reporter (`vitest-sceptic/reporter`, default export). After the run it
  * prints the sceptic report for every `describeDecisions` suite, with pass/fail
- * marks beside the thresholds and the baseline verdict (issue 3, "Must hold" 5).
+ * marks beside the thresholds and the baseline verdict (docs/vitest.md#the-reporter).
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, relative, resolve } from 'node:path'
@@ -51,9 +51,9 @@ export interface SuiteReport {
 /**
  * Prints the sceptic report after Vitest's own summary. The report is built in
  * `onTestRunEnd` from the final task tree's suite meta, never from streamed events,
- * because `--merge-reports` replays the tree but not every event (research notes §7).
+ * because `--merge-reports` replays the tree but not every event (docs/design.md#vitest-mechanics-the-code-relies-on).
  * Logging goes through `this.vitest.logger.log(...)` as a method call: taken off the
- * logger unbound it crashes (research notes §1).
+ * logger unbound it crashes (docs/design.md#vitest-mechanics-the-code-relies-on).
  */
 export default class ScepticReporter implements Reporter {
   /** The Vitest instance, set in {@link onInit}. */

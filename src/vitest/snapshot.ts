@@ -1,6 +1,6 @@
 /**
  * The letter-distribution snapshot: a Vitest domain snapshot adapter with a
- * tolerance (research notes §4, "Custom snapshot domain adapter"). Stored in the
+ * tolerance (docs/design.md#vitest-mechanics-the-code-relies-on). Stored in the
  * test file's ordinary `.snap` file, so Vitest's own rules apply: written locally,
  * never written under CI (a missing one fails), rewritten by `vitest -u`.
  */
@@ -8,7 +8,7 @@ import type { Snapshots } from 'vitest'
 
 /**
  * Vitest's DomainSnapshotAdapter type, derived from the public `Snapshots` helper
- * because 4.1 does not re-export it from `vitest` (research notes §4, pitfalls).
+ * because 4.1 does not re-export it from `vitest`.
  */
 export type DomainAdapter = Parameters<(typeof Snapshots)['toMatchDomainSnapshot']>[0]
 

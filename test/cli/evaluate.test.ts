@@ -37,7 +37,7 @@ describe('sceptic evaluate', () => {
 
     const lines = (await readFile(records, 'utf8')).trim().split('\n').map((line) => JSON.parse(line))
     expect(lines).toHaveLength(56)
-    // DESIGN.md's record keys, then the prompt's sha256 prefix (never its text unless asked).
+    // The record keys of docs/design.md#contracts, then the prompt's sha256 prefix (never its text unless asked).
     expect(Object.keys(lines[0])).toEqual(['id', 'criterion', 'gold', 'prediction', 'probabilities', 'picks', 'letters', 'promptHash'])
     expect(lines[0].promptHash).toMatch(/^[0-9a-f]{16}$/)
     expect(lines[0].id).toBe('t-001-queue')

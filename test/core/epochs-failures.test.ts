@@ -7,7 +7,7 @@ import {
   type FallibleScoreFn,
   type ScoreFn,
 } from '../../src/core/index.ts'
-import { atLeast, max, mean, median, mode, passAt } from '../../src/core/reducers.ts'
+import { atLeast, max, meanReducer as mean, median, mode, passAt } from '../../src/core/reducers.ts'
 import { scoreFailure } from '../../src/core/score.ts'
 import { alwaysFirst, byId, decision } from '../helpers/decisions.ts'
 
@@ -15,7 +15,7 @@ const quiet = { onWarning: () => {} }
 const C = 1
 const I = 0
 
-describe('reducers: Inspect AI semantics (literature §7 O15)', () => {
+describe('reducers: Inspect AI semantics (docs/design.md#contracts)', () => {
   it('pass_at with 3 epochs and 2 correct is 2/3 for k = 1 and 1.0 for k = 2', () => {
     expect(passAt(1).reduce([C, I, C])).toBeCloseTo(2 / 3, 12)
     expect(passAt(2).reduce([C, I, C])).toBe(1)

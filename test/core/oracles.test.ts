@@ -2,19 +2,19 @@ import { describe, expect, it } from 'vitest'
 import {
   ConfigError,
   balancedAccuracy,
-  binOf,
   brierScore,
   chanceAccuracy,
-  divideOut,
   evaluateWithScorer,
   expectedCalibrationError,
   orderings,
   type Decision,
   type ScoreFn,
 } from '../../src/core/index.ts'
+import { divideOut } from '../../src/core/evaluate/priors.ts'
+import { binOf } from '../../src/core/metrics.ts'
 import { alwaysFirst, byId, decision } from '../helpers/decisions.ts'
 
-// Closed-form oracles: literature.md §7 (O2, O3, O7, O8, O9, O16) and the list.
+// Closed-form oracles: values computed by hand from the definitions in docs/statistics.md.
 const quiet = { onWarning: () => {} }
 
 describe('always-first scorer under cyclic, 3 options (O3)', () => {
@@ -27,7 +27,7 @@ describe('always-first scorer under cyclic, 3 options (O3)', () => {
     expect(result.brier).toBeCloseTo(2 / 3, 12)
     for (const record of result.records) {
       for (const p of Object.values(record.probabilities)) expect(p).toBeCloseTo(1 / 3, 12)
-      // The averaged vector ties exactly; the first option id wins (DESIGN.md).
+      // The averaged vector ties exactly; the first option id wins (docs/design.md#contracts).
       expect(record.prediction).toBe('o0')
     }
     // Accuracy = share of gold answers that are the first option; ECE = |acc − 1/3|.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { buildPrompt, evaluateWithScorer, type ScoreRequest } from '../../src/core/index.ts'
 import { decision } from '../helpers/decisions.ts'
 
-describe('prompt (DESIGN.md "Prompt")', () => {
+describe('prompt (docs/data-format.md#the-prompt)', () => {
   const criterion = { key: 'queue', question: 'Which queue?', options: [{ id: 'b', text: 'Billing' }, { id: 't', text: 'Tech' }] }
 
   it('is state, blank line, question, lettered options, "Answer:"', () => {

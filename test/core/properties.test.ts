@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest'
 import {
   evaluateWithScorer,
   fingerprint,
-  mulberry32,
   type Decision,
   type EvalResult,
   type ScoreFn,
 } from '../../src/core/index.ts'
+import { mulberry32 } from '../../src/core/decisions.ts'
 
 // Invariants that must hold for any data and any scorer of the right shape.
 const quiet = { onWarning: () => {} }

@@ -126,7 +126,7 @@ describe('render', () => {
   it('the JSON document has the EvalResult fields as top-level keys plus manifest, no records', async () => {
     const result = await evaluateWithScorer([decision(2, 0)], alwaysFirst, { debias: 'cyclic', ...quiet })
     expect(Object.keys(resultToJson(result)).sort()).toEqual(
-      // DESIGN.md's metrics, the order-robustness panel, plus the epoch score, custom metrics and failure accounting.
+      // The metrics of docs/design.md#contracts, the order-robustness panel, plus the epoch score, custom metrics and failure accounting.
       [
         'accuracy', 'balancedAccuracy', 'brier', 'ece', 'letterDistribution', 'manifest', 'n', 'orderConsistency', 'perCriterion', 'score', 'metrics', 'failed', 'failures', 'statistics',
         'circularAccuracy', 'orderingAccuracy', 'accuracyByGoldSlot', 'slotSensitivityGap', 'slotBias', 'ckld', 'pairwise',

@@ -7,6 +7,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError, ScorerError, connectScorer, onnxScorer, startScorerServer, type ScorerServer } from '../../dist/onnx/index.js'
 import * as poolServerEntry from '../../dist/onnx/pool-server.js'
+import { poolOf } from './internal.ts'
 import { cleanupTemp, makeModel, maxAbsDiff, request, sampleRequests, vectors } from './helpers.ts'
 
 const run = promisify(execFile)
@@ -50,12 +51,12 @@ describe('startScorerServer / connectScorer', () => {
       const vectors = await score(requests)
       await score.close()
       process.stdout.write(JSON.stringify(vectors))`
-    const spawned = server.scorer.pool!.spawned
+    const spawned = poolOf(server.scorer)!.spawned
     const outputs = await Promise.all(
       [0, 1, 2].map(() => run(process.execPath, ['--input-type=module', '-e', clientScript, JSON.stringify(twoOptionRequests()), server.url], { timeout: 30_000 })),
     )
     for (const { stdout } of outputs) expect(maxAbsDiff(JSON.parse(stdout), expected)).toBe(0)
-    expect(server.scorer.pool!.spawned).toBe(spawned) // no extra model loads
+    expect(poolOf(server.scorer)!.spawned).toBe(spawned) // no extra model loads
   })
 
   it('keeps the error type across the wire (ConfigError for a letter that is not one token)', async () => {

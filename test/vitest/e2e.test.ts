@@ -1,5 +1,5 @@
 // End-to-end: spawn `vitest run` on the fixture projects in test/fixtures/ and check
-// exit codes, output and the files written (issue 3, "Tests"). The steps share one
+// exit codes, output and the files written . The steps share one
 // scratch directory and run in order: each builds on what the previous one wrote.
 import { mkdtempSync, readFileSync, existsSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -2,14 +2,15 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, test } from 'vitest'
+import { describe, expect, expectTypeOf, test } from 'vitest'
 import { configDefaults } from 'vitest/config'
 import type { EvalResult } from '../../src/core/index.ts'
 import { baselineDecisions, baselineFromResult, compareWithBaseline, formatP, readBaseline, serialiseBaseline, type BaselineFile } from '../../src/vitest/baseline.ts'
 import { formatBound, meets, slug, thresholdMark, worstCriterion } from '../../src/vitest/format.ts'
 import { scorerHandle } from '../../src/vitest/describe-decisions.ts'
-import { aboveChanceP, scepticMatchers } from '../../src/vitest/matchers.ts'
-import { mcnemarRegression, minimumDetectableDiscordant, powerCheck } from '../../src/vitest/mcnemar.ts'
+import { aboveChanceP } from '../../src/core/above-chance.ts'
+import { scepticMatchers, type AtLeast } from '../../src/vitest/matchers.ts'
+import { mcnemarRegression, minimumDetectableDiscordant, powerCheck } from '../../src/core/regression-gate.ts'
 import { sceptic } from '../../src/vitest/plugin.ts'
 import { formatDuration, formatProgress, interactiveTerminal, parseProgress, progressEmitter } from '../../src/vitest/progress.ts'
 import { blobRun, renderSuite } from '../../src/vitest/reporter.ts'
@@ -57,9 +58,9 @@ function fakeResult(consistent: boolean[], overrides: Partial<EvalResult> = {}):
   } as EvalResult
 }
 
-describe('exact one-sided McNemar (literature notes §4.4–4.5)', () => {
+describe('exact one-sided McNemar (McNemar 1947)', () => {
   test('one-sided p on the discordant pairs', () => {
-    expect(mcnemarRegression(6, 1).p).toBeCloseTo(8 / 128, 12) // b = 1, c = 6 → 0.0625 (§4.5)
+    expect(mcnemarRegression(6, 1).p).toBeCloseTo(8 / 128, 12) // b = 1, c = 6 → 0.0625
     expect(mcnemarRegression(5, 0).p).toBeCloseTo(1 / 32, 12)
     expect(mcnemarRegression(8, 3).p).toBeCloseTo((165 + 55 + 11 + 1) / 2048, 12)
     expect(mcnemarRegression(1000, 1000).p).toBeGreaterThan(0.5)
@@ -255,13 +256,17 @@ describe('matchers', () => {
   })
 
   test('typed: a wrong option or an unknown matcher is a type error', () => {
-    const typeOnly = () => {
+    // Checked by tsc (npm test): an unused @ts-expect-error is itself an error. Never called.
+    const _typeOnly = () => {
       // @ts-expect-error the bound is called `atLeast`
       expect(good).toHaveBalancedAccuracy({ min: 0.5 })
       // @ts-expect-error no such matcher
       expect(good).toHaveOrderConsistencyOf(0.5)
     }
-    expect(typeof typeOnly).toBe('function')
+    expectTypeOf(expect(good).toHaveBalancedAccuracy).parameter(0).toEqualTypeOf<AtLeast>()
+    expectTypeOf(expect(good).toHaveOrderConsistency).parameter(0).toEqualTypeOf<AtLeast>()
+    expectTypeOf<{ min: number }>().not.toMatchTypeOf<AtLeast>()
+    expectTypeOf(expect(good)).not.toHaveProperty('toHaveOrderConsistencyOf')
   })
 
   test('misuse is a TypeError naming the matcher', () => {

@@ -1,3 +1,4 @@
+/** `sceptic cache stats|clear`. */
 import { resolve } from 'node:path'
 import { cacheStats, clearCache } from '../../cache/admin.ts'
 import { resolveCache } from '../../cache/config.ts'

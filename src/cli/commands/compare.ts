@@ -1,3 +1,4 @@
+/** `sceptic compare A B`: the paired comparison of two runs. */
 import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { z } from 'zod'

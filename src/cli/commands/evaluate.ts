@@ -1,3 +1,4 @@
+/** `sceptic evaluate DATA`: score a decision file and write the report, JSON and records. */
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { isLabelled, loadDecisions } from '../../core/decisions.ts'

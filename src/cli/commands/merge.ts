@@ -1,3 +1,4 @@
+/** `sceptic merge`: the parts of a sharded run, replayed into one result (docs/scaling-out.md). */
 import { readFile } from 'node:fs/promises'
 import { DataError } from '../../core/errors.ts'
 import { evaluateWithScorer } from '../../core/evaluate.ts'

@@ -1,3 +1,4 @@
+/** `sceptic optimize-model IN_DIR OUT_DIR`. */
 import { parse } from '../args.ts'
 import type { Command } from '../command.ts'
 import { UsageError } from '../usage-error.ts'

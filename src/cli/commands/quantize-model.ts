@@ -1,3 +1,4 @@
+/** `sceptic quantize-model`: weight-only quantization of an ONNX model directory (MatMulNBits). */
 import { parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'
 import { UsageError } from '../usage-error.ts'

@@ -1,3 +1,4 @@
+/** `sceptic report`: the HTML report of one or two runs. */
 import { access, readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { DataError } from '../../core/errors.ts'

@@ -1,3 +1,4 @@
+/** `sceptic schema`. */
 import { decisionJsonSchema } from '../../core/decisions.ts'
 import { parse } from '../args.ts'
 import type { Command } from '../command.ts'

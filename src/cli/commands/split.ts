@@ -1,3 +1,4 @@
+/** `sceptic split DATA`: a group-aware train/eval split. */
 import { groupOf, groupSplit, loadDecisionLines, type Decision } from '../../core/decisions.ts'
 import { DataError } from '../../core/errors.ts'
 import { integer, parse, type OptionTable } from '../args.ts'

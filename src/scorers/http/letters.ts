@@ -1,3 +1,4 @@
+/** Reading option-letter probabilities from an endpoint's top log-probabilities at one position. */
 import { LETTERS } from '../../core/decisions.ts'
 import { expShifted, renormalise } from '../../core/renormalise.ts'
 

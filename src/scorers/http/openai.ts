@@ -1,3 +1,4 @@
+/** `openAIScorer`: score decisions with an OpenAI-compatible completions endpoint (docs/remote-scorers.md). */
 import type { CacheIdentity } from '../../cache/key.ts'
 import { ConfigError } from '../../core/errors.ts'
 import { scoreFailure, type FailureReason, type FallibleScoreFn, type ScoreOutcome, type ScoreRequest } from '../../core/score.ts'

@@ -1,3 +1,4 @@
+/** A model directory's context length, read from its Hugging Face `config.json`. */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError } from '../../core/errors.ts'

@@ -31,10 +31,6 @@ export { ConfigError, ScorerError } from '../../core/errors.ts'
 export type { FallibleScoreFn, ScoreContext, ScoreFailure, ScoreFn, ScoreRequest } from '../../core/score.ts'
 export type { InputPlan, PastInput } from './model-io.ts'
 export type { ReadoutFile } from './readout-file.ts'
-export type { ChatOptions } from './chat-template.ts'
-export { DTYPES, type Dtype } from './dtype.ts'
-export { startScorerServer, connectScorer } from './pool-server.ts'
-export type { ScorerServer, ScorerServerOptions, RemoteScorer, ConnectOptions } from './pool-server.ts'
 
 /** An execution provider for ORT: `'cpu'`, `'cuda'`, or `{ name: 'cuda', deviceId: 1, … }` (passed through as is). */
 export type ExecutionProvider = string | { readonly name: string; readonly [option: string]: unknown }
@@ -71,7 +67,7 @@ export interface OnnxScorerOptions extends ChatOptions {
    */
   threadsPerWorker?: number
   /**
-   * Prompt text for a request. Default: the request's own `prompt` (DESIGN.md
+   * Prompt text for a request. Default: the request's own `prompt` (docs/data-format.md#the-prompt;
    * "Prompt"). Same signature as the evaluator's `template` option.
    */
   template?: (state: string, criterion: Criterion) => string
@@ -84,7 +80,7 @@ export interface OnnxScorerOptions extends ChatOptions {
    */
   maxLogitsBytes?: number
   /**
-   * Score shared leading tokens once (DESIGN.md "ONNX model directory", prefix sharing).
+   * Score shared leading tokens once (docs/onnx.md#prefix-sharing).
    * Adjacent requests with a long common token prefix (a decision's orderings, its
    * epochs, several criteria on one state) run that prefix once and only their
    * suffixes against its key/value cache: `'batched'` (default) runs up to `batchSize`

@@ -6,7 +6,7 @@ import { ConfigError } from '../../core/errors.ts'
 import { selectVariant, type Dtype } from './dtype.ts'
 import { ORT_MISSING } from './protocol.ts'
 
-/** The files of a model directory (DESIGN.md "ONNX model directory"). */
+/** The files of a model directory (docs/onnx.md#pointing-it-at-an-optimum-export). */
 export interface ModelFiles {
   /** The directory, absolute. */
   readonly dir: string

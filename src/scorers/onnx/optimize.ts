@@ -3,7 +3,7 @@
  * the last position only and only for the option-letter rows. Optimum exports compute
  * `[batch, seq, vocab]` logits, and the readout reads `vocab`-many numbers at one
  * position; with a 150k vocabulary that head is a quarter of the model's FLOPs and
- * hundreds of MB of output per run (research notes §3.2: 1.4–1.8× on a 0.5B shape).
+ * hundreds of MB of output per run (1.4–1.8× on a 0.5B shape; docs/onnx.md#prefix-sharing-and-the-optimized-readout).
  *
  * The rewrite: `Slice(hidden, last position)` before the head, and the head weight
  * (and bias) cut to the letter columns, computed here from the weight's bytes (inline

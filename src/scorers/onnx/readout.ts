@@ -1,5 +1,5 @@
 /**
- * The readout (DESIGN.md "ONNX model directory"): the last position's logits at each
+ * The readout (docs/onnx.md#pointing-it-at-an-optimum-export): the last position's logits at each
  * option letter's token id, softmax over the request's letters. Pure, shared by the
  * worker and the tests.
  */

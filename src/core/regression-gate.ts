@@ -1,12 +1,12 @@
 /**
- * The exact one-sided McNemar test the baseline gate uses (literature notes §4.4–4.5),
- * on top of the core's `mcnemarExact`, plus the gate's power check. Pure, no Vitest.
+ * The baseline gate's statistics: the exact one-sided McNemar test of "regressed" (McNemar
+ * 1947; Fagerland et al. 2013; docs/statistics.md#baselines-and-verdicts) on top of
+ * `mcnemarExact`, and the power check. Pure; the Vitest layer's baseline gate calls it.
  */
-import { mcnemarExact } from '../core/stats.ts'
-
+import { mcnemarExact } from './stats.ts'
 
 /** Outcome of {@link mcnemarRegression}. */
-export interface McNemarResult {
+export interface McNemarRegression {
   /** Discordant pairs against the new run: consistent at baseline, inconsistent now ("newly broken"). */
   worse: number
   /** Discordant pairs in its favour: inconsistent at baseline, consistent now ("newly fixed"). */
@@ -17,10 +17,10 @@ export interface McNemarResult {
 
 /**
  * Exact one-sided McNemar test of H1 "regressed" on paired binary outcomes
- * (McNemar 1947; literature notes §4.5 step 1). Only the discordant pairs carry
+ * (McNemar 1947). Only the discordant pairs carry
  * information; under H0 each is equally likely to go either way.
  */
-export function mcnemarRegression(worse: number, better: number): McNemarResult {
+export function mcnemarRegression(worse: number, better: number): McNemarRegression {
   // mcnemarExact(b, c).pBGreater = P(X ≥ b), X ~ Bin(b + c, ½): b = "worse" is the side H1 favours.
   return { worse, better, p: mcnemarExact(worse, better).pBGreater }
 }
@@ -52,8 +52,8 @@ export interface PowerCheck {
 }
 
 /**
- * Power check for the baseline gate (literature notes §4.5 step 3: report "no
- * detectable regression" only together with what could have been detected). The
+ * Power check for the baseline gate (report "no detectable regression" only
+ * together with what could have been detected; docs/statistics.md#minimum-detectable-difference). The
  * best case for the test is every flip going the bad way; if even that cannot reach
  * `p < alpha` for the configured drop, the set is too small to detect it. A drop can
  * also need more flips than there were consistent decisions at baseline.

@@ -1,11 +1,11 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { evaluateWithScorer } from '../src/core/evaluate.ts'
-import { formatInterval, honestNumbers } from '../src/core/intervals.ts'
-import { render } from '../src/core/render.ts'
-import { resultToJson, type DecisionRecord } from '../src/core/result.ts'
-import type { ScoreFn } from '../src/core/score.ts'
-import { wilsonInterval } from '../src/core/stats.ts'
+import { evaluateWithScorer } from '../../src/core/evaluate.ts'
+import { formatInterval, honestNumbers } from '../../src/core/intervals.ts'
+import { render } from '../../src/core/render.ts'
+import { resultToJson, type DecisionRecord } from '../../src/core/result.ts'
+import type { ScoreFn } from '../../src/core/score.ts'
+import { wilsonInterval } from '../../src/core/stats.ts'
 
 const OPTIONS = ['a', 'b', 'c', 'd']
 

@@ -1,11 +1,11 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { compareResults, recordsFingerprint, renderComparison } from '../src/core/compare.ts'
-import type { Decision } from '../src/core/decisions.ts'
-import { DataError } from '../src/core/errors.ts'
-import { evaluateWithScorer } from '../src/core/evaluate.ts'
-import type { DecisionRecord } from '../src/core/result.ts'
-import type { ScoreFn } from '../src/core/score.ts'
+import { compareResults, recordsFingerprint, renderComparison } from '../../src/core/compare.ts'
+import type { Decision } from '../../src/core/decisions.ts'
+import { DataError } from '../../src/core/errors.ts'
+import { evaluateWithScorer } from '../../src/core/evaluate.ts'
+import type { DecisionRecord } from '../../src/core/result.ts'
+import type { ScoreFn } from '../../src/core/score.ts'
 
 const OPTIONS = ['x', 'y', 'z']
 

@@ -1,7 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { mulberry32 } from '../src/core/decisions.ts'
-import { balancedAccuracy, expectedCalibrationError } from '../src/core/metrics.ts'
+import { mulberry32 } from '../../src/core/decisions.ts'
+import { evaluateWithScorer } from '../../src/core/evaluate.ts'
+import type { ScoreFn } from '../../src/core/score.ts'
+import { decision } from '../helpers/decisions.ts'
+import { balancedAccuracy, expectedCalibrationError } from '../../src/core/metrics.ts'
 import {
   binomialLowerTail,
   binomialPmf,
@@ -27,7 +30,7 @@ import {
   rstd,
   weightedBalancedAccuracy,
   wilsonInterval,
-} from '../src/core/stats.ts'
+} from '../../src/core/stats.ts'
 
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length
 
@@ -41,7 +44,7 @@ describe('normal quantile (AS 241)', () => {
   })
 })
 
-describe('Wilson and Clopper–Pearson intervals (literature §4.2, O11)', () => {
+describe('Wilson and Clopper–Pearson intervals (Wilson 1927; Clopper & Pearson 1934)', () => {
   it('Wilson 20/24 = (0.6415, 0.9332)', () => {
     const w = wilsonInterval(20, 24)
     expect(w.lower).toBeCloseTo(0.6415, 4)
@@ -108,7 +111,7 @@ describe('exact binomial helpers', () => {
   })
 })
 
-describe('exact McNemar (literature §4.4, O12)', () => {
+describe('exact McNemar (McNemar 1947)', () => {
   it.each([
     [0, 5, 0.0625],
     [0, 6, 0.03125],
@@ -237,21 +240,18 @@ describe('baselines and chance', () => {
     ;[2, 3, 4, 5].forEach((n, i) => expect(chanceOrderConsistency(n, n)).toBeCloseTo(expected[i]!, 15))
     expect(chanceOrderConsistency(3, 1)).toBe(1)
   })
-  it('a seeded random guesser under 3-option cyclic orderings is order-consistent about 1/9 of the time', () => {
+  it('a seeded random guesser evaluated under 3-option cyclic orderings is order-consistent about 1/9 of the time', async () => {
     const random = mulberry32(11)
-    let consistent = 0
-    const trials = 90_000
-    for (let t = 0; t < trials; t++) {
-      const picks = [0, 1, 2].map(() => Math.floor(random() * 3))
-      if (picks.every((p) => p === picks[0])) consistent++
-    }
-    // Binomial SE at p = 1/9, n = 90000 is 0.001; allow 4 SE.
-    expect(consistent / trials).toBeCloseTo(1 / 9, 2)
-    expect(Math.abs(consistent / trials - 1 / 9)).toBeLessThan(0.0045)
+    const guesser: ScoreFn = (requests) => requests.map(() => [random(), random(), random()])
+    const n = 9000
+    const decisions = Array.from({ length: n }, (_, i) => decision(3, i % 3, { id: `d${i}` }))
+    const result = await evaluateWithScorer(decisions, guesser, { debias: 'cyclic', statistics: false })
+    // Binomial SE at p = 1/9, n = 9000 is 0.0033; allow 4 SE.
+    expect(Math.abs(result.orderConsistency! - chanceOrderConsistency(3, 3))).toBeLessThan(0.0133)
   })
 })
 
-describe('Miller 2024 (literature §4.1, O13)', () => {
+describe('Miller 2024 (Miller 2024, "Adding Error Bars to Evals")', () => {
   it('clustered SE 0.26517 vs CLT 0.18898 on the toy case; Inspect differs by √(C/(C−1))', () => {
     const scores = [1, 1, 1, 0, 0, 0, 1, 0]
     const clusters = [0, 0, 0, 1, 1, 1, 2, 2]
@@ -276,7 +276,7 @@ describe('Miller 2024 (literature §4.1, O13)', () => {
   })
 })
 
-describe('RStd (PriDe, O5)', () => {
+describe('RStd (Zheng et al., ICLR 2024)', () => {
   it('always-A with gold over A–D: recalls (100, 0, 0, 0) → 43.3013 (population std, percent)', () => {
     const gold = ['A', 'B', 'C', 'D', 'A', 'B', 'C', 'D']
     expect(rstd(gold, gold.map(() => 'A'))).toBeCloseTo(43.3013, 4)
@@ -289,7 +289,7 @@ describe('RStd (PriDe, O5)', () => {
   })
 })
 
-describe('ECE noise floor (literature §3.2, O10)', () => {
+describe('ECE noise floor (Roelofs et al. 2022)', () => {
   it('single bin, all confidences 0.75, n = 24: simulated mean → E|X/24 − 0.75| = 0.0695', () => {
     const exact = Array.from({ length: 25 }, (_, k) => binomialPmf(k, 24, 0.75) * Math.abs(k / 24 - 0.75)).reduce((s, x) => s + x, 0)
     expect(exact).toBeCloseTo(0.0695, 4)

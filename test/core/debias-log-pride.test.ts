@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { mulberry32, type Decision } from '../src/core/decisions.ts'
-import { ConfigError } from '../src/core/errors.ts'
-import { evaluateWithScorer } from '../src/core/evaluate.ts'
-import { DEBIAS_MODES, orderings } from '../src/core/orderings.ts'
-import type { ScoreFn } from '../src/core/score.ts'
-import { chanceOrderConsistency } from '../src/core/stats.ts'
+import { mulberry32, type Decision } from '../../src/core/decisions.ts'
+import { ConfigError } from '../../src/core/errors.ts'
+import { evaluateWithScorer } from '../../src/core/evaluate.ts'
+import { DEBIAS_MODES, orderings } from '../../src/core/orderings.ts'
+import type { ScoreFn } from '../../src/core/score.ts'
+import { chanceOrderConsistency } from '../../src/core/stats.ts'
 
 const quiet = { onWarning: () => {} }
 
@@ -27,7 +27,7 @@ function multiplicative(prior: readonly number[], q: (state: string) => readonly
     requests.map(({ state, criterion }) => criterion.options.map((option, slot) => prior[slot]! * q(state)[Number(option.id)]!))
 }
 
-// Literature §1.6, oracle O1: exact fractions.
+// docs/debias-modes.md, the multiplicative-prior counterexample: exact fractions.
 const Q = [1 / 2, 1 / 20, 9 / 20]
 const PI = [1 / 20, 3 / 5, 7 / 20]
 const o1 = multiplicative(PI, () => Q)
@@ -125,7 +125,7 @@ describe("debias: 'pride'", () => {
     expect(result.balancedAccuracy).toBe(1)
   })
 
-  it('the O1 item: PriDe\'s prior from one decision is π exactly (and the correction recovers q)', async () => {
+  it('the counterexample of docs/debias-modes.md: PriDe\'s prior from one decision is π exactly (and the correction recovers q)', async () => {
     const result = await evaluateWithScorer([decision('o1', 3, 0)], o1, { debias: 'pride', ...quiet })
     const estimated = (result.manifest.pride as { priors: Record<string, number[]> }).priors['3']!
     estimated.forEach((value, slot) => expect(value).toBeCloseTo(PI[slot]!, 9))
@@ -141,7 +141,7 @@ describe("debias: 'pride'", () => {
     const result = await evaluateWithScorer(set4(40), positional, { debias: 'pride', average: 'log', ...quiet })
     const pride = result.manifest.pride as { sampled: string[]; orderConsistencyOver: string; priors: Record<string, number[]> }
     expect(pride.orderConsistencyOver).toBe('the 2 sampled decisions')
-    // Corrected by the estimated prior (= the positional vector, O3), every slot ties; the first wins.
+    // Corrected by the estimated prior (= the positional vector), every slot ties; the first wins.
     pride.priors['4']!.forEach((value, slot) => expect(value).toBeCloseTo(slot === 0 ? 0.8 : 0.2 / 3, 9))
     expect(result.orderConsistency).toBe(0)
     const sampledRecords = result.records.filter((r) => pride.sampled.includes(r.id))

@@ -1,4 +1,4 @@
-// Every fenced code block in README.md and docs/**/*.md is run (issue 8, item 3). The
+// Every fenced code block in README.md and docs/**/*.md is run. The
 // convention is documented in docs/README.md, "Every code block is run": the info string
 // says what a block is, and each page runs in a scratch project of its own where
 // `vitest-sceptic` is the built package.
@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { validateDecision } from '../src/core/index.ts'
-import { startFakeOpenAI } from './helpers/fake-openai.ts'
-import { run } from './helpers/run.ts'
-import { REPO, removeDistSnapshot, snapshotDist, vitest } from './vitest/helpers.ts'
+import { validateDecision } from '../../src/core/index.ts'
+import { startFakeOpenAI } from '../helpers/fake-openai.ts'
+import { run } from '../helpers/run.ts'
+import { REPO, removeDistSnapshot, snapshotDist, vitest } from '../vitest/helpers.ts'
 
 // ─── Blocks ──────────────────────────────────────────────────────────────────
 

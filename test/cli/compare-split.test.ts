@@ -2,7 +2,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { sceptic } from './helpers/run.ts'
+import { sceptic } from '../helpers/run.ts'
 
 // End to end on the built CLI (`npx tsup` first): real files, real exit codes.
 const DATA = 'examples/data/tickets.jsonl'

@@ -1,0 +1,136 @@
+/**
+ * Stage 3 of an evaluation, aggregation: fold scored chunks into per-option-id totals
+ * (never per position: position is what we are trying to forget), the option and letter
+ * picked under each ordering, failures and flags (docs/design.md#contracts, "Aggregation").
+ */
+import { LETTERS, type Criterion } from '../decisions.ts'
+import { ScorerError } from '../errors.ts'
+import { LOG_FLOOR } from '../orderings.ts'
+import type { ScoreFailure } from '../score.ts'
+import { summariseFailures } from '../failure-summary.ts'
+import { argmaxFirst } from './argmax.ts'
+import type { Settings } from './options.ts'
+import type { Plan } from './plan.ts'
+import { divideOut } from './priors.ts'
+import type { ScoredChunk } from './score.ts'
+
+/** The prior to divide out of a vector scored under `presented`, or undefined when there is none (yet). */
+export type PriorLookup = (presented: Criterion) => number[] | undefined
+
+/** Per-decision sums and picks of a run, filled chunk by chunk. Rows are indices into `plan.rows`. */
+export class Aggregate {
+  /** Each row's slice of {@link totals}: `offsets[r] .. offsets[r + 1]`. */
+  readonly offsets: Int32Array
+  /**
+   * Per-option-id totals in each criterion's original option order, one flat array (one
+   * allocation instead of one per row: at 10^5 rows the GC dominated). Under `average: 'log'`
+   * sums of log p, else of p, each divided by the row's ordering count.
+   */
+  readonly totals: Float64Array
+  /** The same per epoch (`offsets[r]·epochs + e·k`), only when there is more than one epoch to tell apart. */
+  readonly epochTotals: Float64Array | undefined
+  /** Option id picked under each ordering, per row. */
+  readonly picks: string[][]
+  /** Letter picked under each ordering, per row. */
+  readonly pickedLetters: string[][]
+  /** Picks per slot letter over the scored decisions (A first). */
+  readonly letterCounts: number[]
+  /** Picked slot per (row, ordering, epoch), for the panel's repetition stability; only with several epochs. */
+  readonly epochPicks: number[][][] | undefined
+  /** Each failed row's first failure. */
+  readonly failures = new Map<number, ScoreFailure>()
+  /** Flags raised on each row's requests. */
+  readonly flags = new Map<number, Set<string>>()
+
+  constructor(
+    private readonly plan: Plan,
+    private readonly settings: Pick<Settings, 'epochs' | 'average' | 'debias'>,
+    /** Present under `calibrated` and `pride`: every vector is divided by its prior. */
+    private readonly priorFor: PriorLookup | undefined,
+  ) {
+    const { rows } = plan
+    const epochs = settings.epochs
+    this.offsets = new Int32Array(rows.length + 1)
+    rows.forEach((row, r) => (this.offsets[r + 1] = this.offsets[r]! + row.criterion.options.length))
+    this.totals = new Float64Array(this.offsets[rows.length]!)
+    this.epochTotals = epochs > 1 ? new Float64Array(this.offsets[rows.length]! * epochs) : undefined
+    this.picks = rows.map(() => [])
+    this.pickedLetters = rows.map(() => [])
+    this.letterCounts = new Array<number>(LETTERS.length).fill(0)
+    this.epochPicks = epochs > 1 ? rows.map((): number[][] => []) : undefined
+  }
+
+  /** Fold one scored chunk into the per-id totals, picks, letters, failures and flags. */
+  add({ jobs, criteria, scored }: ScoredChunk): void {
+    const { epochs, average, debias } = this.settings
+    const { failures, flags, totals, epochTotals, epochPicks, offsets, priorFor } = this
+    const sets = this.plan.orderings
+    // Jobs come in runs of `epochs` for one (decision, ordering): average the run, then pick.
+    for (let start = 0; start < jobs.length; start += epochs) {
+      const job = jobs[start]!
+      const r = job.row
+      let failed = false
+      for (let e = 0; e < epochs; e++) {
+        const failure = scored.failures[start + e]
+        if (failure && !failures.has(r)) failures.set(r, failure)
+        failed ||= failure !== undefined
+        for (const flag of scored.flags[start + e] ?? []) (flags.get(r) ?? flags.set(r, new Set()).get(r)!).add(flag)
+      }
+      if (failed || failures.has(r)) continue
+      const ordering = sets[r]![job.o]!
+      const width = ordering.length
+      // This ordering's vector, renormalised (and calibrated), averaged over its epochs.
+      // With one epoch (the common case) it is used in place, without a copy.
+      let avg: ArrayLike<number>
+      let weight: number
+      if (epochs === 1 && !priorFor) {
+        avg = scored.vectors[start]!
+        weight = 1 / scored.sums[start]!
+      } else {
+        const sum = new Float64Array(width)
+        for (let e = 0; e < epochs; e++) {
+          const prior = priorFor ? priorFor(criteria[start + e]!) : undefined
+          if (priorFor && !prior) throw new ScorerError(`no ${debias} prior for criterion "${criteria[start + e]!.key}" (${width} options)`)
+          const vector = prior
+            ? divideOut(Array.from(scored.vectors[start + e]!), prior)
+            : Array.from(scored.vectors[start + e]!, (v) => v / scored.sums[start + e]!)
+          for (let slot = 0; slot < width; slot++) sum[slot]! += vector[slot]! / epochs
+          if (epochPicks) (epochPicks[r]![job.o] ??= []).push(argmaxFirst(vector))
+          if (epochTotals) {
+            const base = offsets[r]! * epochs + e * width
+            for (let slot = 0; slot < width; slot++)
+              epochTotals[base + ordering[slot]!]! +=
+                (average === 'log' ? Math.log(Math.max(vector[slot]!, LOG_FLOOR)) : vector[slot]!) / sets[r]!.length
+          }
+        }
+        avg = sum
+        weight = 1
+      }
+      const base = offsets[r]!
+      const share = weight / sets[r]!.length
+      // log: mean of log p per option id (a geometric mean once renormalised), floored like PriDe.
+      if (average === 'log')
+        for (let slot = 0; slot < width; slot++) totals[base + ordering[slot]!]! += Math.log(Math.max(avg[slot]! * weight, LOG_FLOOR)) / sets[r]!.length
+      else for (let slot = 0; slot < width; slot++) totals[base + ordering[slot]!]! += avg[slot]! * share
+      const best = argmaxFirst(avg)
+      this.picks[r]!.push(this.plan.rows[r]!.criterion.options[ordering[best]!]!.id)
+      this.pickedLetters[r]!.push(LETTERS[best]!)
+      this.letterCounts[best]!++
+    }
+  }
+
+  /**
+   * Close the run: throw when every decision failed; otherwise take back the letters a
+   * failed decision counted before its failure was known (an earlier ordering succeeded),
+   * so the histogram covers scored decisions only.
+   */
+  finish(): void {
+    const { failures } = this
+    if (failures.size === this.plan.rows.length) {
+      const reasons = summariseFailures([...failures.values()])
+      const first = failures.values().next().value!
+      throw new ScorerError(`every decision failed to score (${reasons}); the first: ${first.message}`)
+    }
+    for (const r of failures.keys()) for (const letter of this.pickedLetters[r]!) this.letterCounts[LETTERS.indexOf(letter)]!--
+  }
+}

@@ -1,0 +1,33 @@
+/** Picking the winner of a probability vector, and turning summed totals back into probabilities. */
+
+/**
+ * Relative tolerance under which two averaged totals count as tied (then the first
+ * wins). Per-id sums accumulate in different orders, so an exact `===` tie is
+ * fragile (docs/design.md#ties).
+ */
+export const TIE_TOLERANCE = 1e-12
+
+/** Index of the first maximum; with a tolerance, the first value within `tol·max` of the maximum. */
+export function argmaxFirst(values: ArrayLike<number>, tolerance = 0): number {
+  let max = -Infinity
+  for (let i = 0; i < values.length; i++) if (values[i]! > max) max = values[i]!
+  const floor = max - Math.abs(max) * tolerance
+  for (let i = 0; i < values.length; i++) if (values[i]! >= floor) return i
+  return 0
+}
+
+/** exp(x − max), renormalised: a normalised geometric mean when `values` are mean log-probabilities. */
+export function softmax(values: ArrayLike<number>): number[] {
+  let max = -Infinity
+  for (let i = 0; i < values.length; i++) if (values[i]! > max) max = values[i]!
+  const out = Array.from(values, (v) => Math.exp(v - max))
+  const sum = out.reduce((s, v) => s + v, 0)
+  return out.map((v) => v / sum)
+}
+
+/** `values / sum(values)`. */
+export function normalise(values: ArrayLike<number>): number[] {
+  let sum = 0
+  for (let i = 0; i < values.length; i++) sum += values[i]!
+  return Array.from(values, (v) => v / sum)
+}

@@ -1,0 +1,133 @@
+/**
+ * Stage 4b of an evaluation: the `EvalResult` from the outcomes: metrics, the
+ * order-robustness panel, failures, the manifest and the statistics.
+ */
+import pkg from '../../../package.json' with { type: 'json' }
+import type { CacheCounts } from '../cache-counts.ts'
+import { recordsFingerprint } from '../compare.ts'
+import { fingerprint, LETTERS } from '../decisions.ts'
+import { countBy } from '../dict.ts'
+import { honestNumbers } from '../intervals.ts'
+import { withManifestExtras } from '../manifest-extras.ts'
+import {
+  accuracy,
+  balancedAccuracy,
+  balancedAccuracyByGroup,
+  brierScore,
+  chanceAccuracy,
+  expectedCalibrationError,
+  letterDistribution,
+  orderConsistency,
+} from '../metrics.ts'
+import type { DecisionFailure } from '../record.ts'
+import type { EvalResult, Manifest } from '../result.ts'
+import { circularChance, panelDecision, robustnessPanel } from '../robustness.ts'
+import { runCustomMetrics } from '../sample-score.ts'
+import type { Aggregate } from './aggregate.ts'
+import type { EvaluateOptions, Settings } from './options.ts'
+import { decisionId, type Plan } from './plan.ts'
+import { prideManifest } from './priors.ts'
+import type { Outcomes } from './records.ts'
+
+/** What the run itself measured, for the manifest. */
+export interface RunFacts {
+  /** `Date.now()` at the start. */
+  readonly startedAt: number
+  /** Wall time, seconds. */
+  readonly seconds: number
+  /** Content-free requests made (calibrated mode), else 0. */
+  readonly contentFreeRequests: number
+  /** Pride's estimated slot prior per option count. */
+  readonly slotPriors: ReadonlyMap<number, number[]>
+  /** What scored the requests. */
+  readonly scorer: string
+  /** Cache hits and misses during the run, when the scorer is cached. */
+  readonly cache: CacheCounts | undefined
+}
+
+/** Everything a caller reads of one evaluation. */
+export function assembleResult(
+  plan: Plan,
+  aggregate: Aggregate,
+  outcomes: Outcomes,
+  settings: Settings,
+  options: EvaluateOptions,
+  facts: RunFacts,
+): EvalResult {
+  const { rows, sampled } = plan
+  const { debias, epochs, seed, average, reducer, prideFraction } = settings
+  const { scoredRows, gold, predictions, probabilities, goldIndex, confidences, hits, records, samples, valueSum } = outcomes
+  const { picks, pickedLetters, epochPicks, letterCounts } = aggregate
+
+  const failureList: DecisionFailure[] = [...aggregate.failures].sort(([a], [b]) => a - b).map(([r, failure]) => ({
+    id: decisionId(rows[r]!, r),
+    criterion: rows[r]!.criterion.key,
+    reason: failure.failure,
+    message: failure.message,
+  }))
+  const flaggedCounts = countBy(records.flatMap((record) => record.flags ?? []))
+
+  const scoredDecisions = scoredRows.map((r) => rows[r]!)
+  const panelInput = scoredRows.map((r, i) => panelDecision(rows[r]!.criterion, goldIndex[i]!, plan.orderings[r]!, pickedLetters[r]!, epochPicks?.[r]))
+  // Cramér's V's interval is a bootstrap: skipped, like the others, with `statistics: false`.
+  const panel = robustnessPanel(panelInput, { seed, ...(options.statistics === false ? { resamples: 0 } : {}) })
+  const widest = Math.max(...scoredDecisions.map((row) => row.criterion.options.length))
+  const manifest: Manifest = withManifestExtras({
+    debias,
+    orderingsScored: Math.max(...plan.orderings.map((set) => set.length)),
+    forwardPasses: plan.requestsTotal + facts.contentFreeRequests,
+    decisions: rows.length,
+    unlabelledSkipped: plan.skipped,
+    failed: failureList.length,
+    failedByReason: countBy(failureList.map((f) => f.reason)),
+    flagged: flaggedCounts,
+    epochs,
+    reducer: reducer.name,
+    fingerprint: fingerprint(rows),
+    recordsFingerprint: recordsFingerprint(records),
+    chance: chanceAccuracy(scoredDecisions.map((row) => row.criterion.options.length)),
+    circularChance: circularChance(panelInput),
+    seed,
+    versions: { node: process.versions.node, vitestSceptic: pkg.version },
+    started: new Date(facts.startedAt).toISOString(),
+    seconds: facts.seconds,
+    scorer: facts.scorer,
+    average,
+    ...(facts.cache ? { cache: facts.cache } : {}),
+    ...(sampled ? { pride: prideManifest(rows, sampled, facts.slotPriors, prideFraction, plan.requestsTotal / epochs) } : {}),
+  }, options.manifest)
+
+  const statistics =
+    options.statistics === false
+      ? undefined
+      : honestNumbers(
+          records,
+          scoredRows.map((r) => rows[r]!.group_id ?? null),
+          {
+            seed,
+            ...(typeof options.statistics === 'object' ? options.statistics : {}),
+            // RStd is over the gold answer's slot letter as the decision was written (PriDe's "ID").
+            goldLetters: scoredRows.map((r) => LETTERS[rows[r]!.criterion.options.findIndex((o) => o.id === rows[r]!.answer_id)]!),
+          },
+        )
+
+  return {
+    accuracy: accuracy(gold, predictions),
+    balancedAccuracy: balancedAccuracy(gold, predictions),
+    // Under pride only the sampled decisions were scored under several orderings.
+    orderConsistency: orderConsistency((sampled ? scoredRows.filter((r) => sampled.has(r)) : scoredRows).map((r) => picks[r]!)),
+    ...panel,
+    ece: expectedCalibrationError(confidences, hits),
+    brier: brierScore(probabilities, goldIndex),
+    perCriterion: balancedAccuracyByGroup(gold, predictions, scoredDecisions.map((row) => row.criterion.key)),
+    letterDistribution: letterDistribution(letterCounts.slice(0, widest), [...LETTERS.slice(0, widest)]),
+    n: records.length,
+    score: records.length === 0 ? 0 : valueSum / records.length,
+    metrics: runCustomMetrics(options.metrics, samples),
+    failed: failureList.length,
+    failures: failureList,
+    ...(statistics ? { statistics } : {}),
+    manifest,
+    records,
+  }
+}

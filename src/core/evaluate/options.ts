@@ -1,0 +1,113 @@
+/** The options of `evaluateWithScorer`, and the settings they resolve to once defaults are applied and checked. */
+import type { Criterion } from '../decisions.ts'
+import { ConfigError } from '../errors.ts'
+import type { HonestNumbersOptions } from '../intervals.ts'
+import { assertAverageMode, assertDebiasMode, DEFAULT_DEBIAS, type AverageMode, type DebiasMode } from '../orderings.ts'
+import { buildPrompt } from '../prompt.ts'
+import { resolveReducer, type Reducer, type ReducerLike } from '../reducers.ts'
+import type { CustomMetric } from '../sample-score.ts'
+
+/** Default share of decisions `pride` samples to estimate the slot prior: 0.05 (PriDe's α). */
+export const DEFAULT_PRIDE_FRACTION = 0.05
+
+/** Progress of a running evaluation, in decisions. */
+export interface EvaluateProgress {
+  /** Labelled decisions fully scored (or failed) so far. */
+  scored: number
+  /** Labelled decisions to score. */
+  total: number
+  /** Scorer requests answered so far (content-free requests included). */
+  requestsScored: number
+  /** Scorer requests in the whole run. */
+  requestsTotal: number
+}
+
+/** Options for `evaluateWithScorer`. */
+export interface EvaluateOptions {
+  /** How options are re-ordered and combined. Default `'cyclic'` ({@link DEFAULT_DEBIAS}). */
+  debias?: DebiasMode
+  /**
+   * How each decision's per-ordering vectors are combined per option id: `'probability'`
+   * (arithmetic mean, the reference behaviour; default) or `'log'` (mean of log p with a
+   * 1e-10 floor, then renormalised: exact for a multiplicative slot prior).
+   */
+  average?: AverageMode
+  /**
+   * Share of decisions (per option count, at least one each) that `debias: 'pride'`
+   * scores under every cyclic rotation to estimate the slot prior, in (0, 1]. Default
+   * 0.05, PriDe's α. The sample is drawn with `seed`.
+   */
+  prideFraction?: number
+  /**
+   * Attach `statistics` (intervals, baselines, minimum detectable difference, RStd, ECE
+   * reliability, verdicts; seeded with `seed`). Default true; `false` skips the
+   * bootstrap (about 2 s per 10^5 decisions). An object sets `resamples` or `level`.
+   */
+  statistics?: boolean | Pick<HonestNumbersOptions, 'resamples' | 'level'>
+  /** Seed recorded in the manifest (and used by anything random). Default 0. */
+  seed?: number
+  /** What scored the requests, for the report and manifest. Default `(injected scorer)`. */
+  scorer?: string
+  /** Extra manifest entries (model path, batch size, …). Must hold no secrets. */
+  manifest?: Record<string, unknown>
+  /**
+   * Times each (decision, ordering) is scored, for scorers that sample. Requests
+   * carry their `epoch` index. Probabilities are averaged over epochs; correctness
+   * per epoch is reduced by `reducer` into each decision's `value`. Default 1.
+   */
+  epochs?: number
+  /** How per-epoch correctness becomes one value per decision. Default `'mean'`; runs even at one epoch. */
+  reducer?: ReducerLike
+  /** Custom metrics over the frozen, reduced {@link SampleScore}s, reported under `metrics`. */
+  metrics?: Readonly<Record<string, CustomMetric>>
+  /**
+   * Requests per ScoreFn call, at least one decision's requests. Bounds memory on
+   * large sets while still letting a scorer batch across decisions. Default 1024.
+   */
+  chunkSize?: number
+  /** Prompt builder. Default `buildPrompt` (docs/data-format.md#the-prompt). */
+  template?: (state: string, criterion: Criterion) => string
+  /** Called after each chunk is scored. */
+  onProgress?: (progress: EvaluateProgress) => void
+  /** Called with warnings (unlabelled rows skipped). Default `console.warn`. */
+  onWarning?: (message: string) => void
+  /**
+   * Cancels the run: it is passed to every scorer call (`ScoreContext.signal`), the
+   * evaluator stops waiting on a call the moment it aborts, and the promise rejects
+   * with the signal's reason.
+   */
+  signal?: AbortSignal
+  /**
+   * Keep each decision's prompt text (as presented in the first ordering) in its
+   * record. Off by default: records carry only `promptHash`, a sha256 prefix, so
+   * artifacts stay small and do not copy possibly sensitive evidence.
+   */
+  storePrompts?: boolean
+}
+
+/** The options every stage reads, with their defaults applied and checked. */
+export interface Settings {
+  readonly debias: DebiasMode
+  readonly average: AverageMode
+  /** In (0, 1]; checked when the pride sample is drawn. */
+  readonly prideFraction: number
+  readonly seed: number
+  /** Requests per scorer call (a decision's requests are never split). */
+  readonly chunkSize: number
+  readonly template: (state: string, criterion: Criterion) => string
+  readonly signal: AbortSignal | undefined
+  /** Integer ≥ 1. */
+  readonly epochs: number
+  readonly reducer: Reducer
+}
+
+/** Apply the defaults and refuse a bad mode, epoch count or reducer (a `ConfigError` naming it). */
+export function resolveSettings(options: EvaluateOptions): Settings {
+  const { debias = DEFAULT_DEBIAS, seed = 0, chunkSize = 1024, template = buildPrompt, signal, epochs = 1 } = options
+  const { average = 'probability', prideFraction = DEFAULT_PRIDE_FRACTION } = options
+  assertDebiasMode(debias)
+  assertAverageMode(average)
+  if (!(Number.isInteger(epochs) && epochs >= 1)) throw new ConfigError(`epochs must be an integer ≥ 1, got ${epochs}`)
+  const reducer = resolveReducer(options.reducer)
+  return { debias, average, prideFraction, seed, chunkSize, template, signal, epochs, reducer }
+}

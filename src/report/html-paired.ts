@@ -1,0 +1,86 @@
+/** The two-run part of the HTML report: the headline table with changes, and the paired comparison. */
+import { compareResults, type Comparison } from '../core/compare.ts'
+import { DataError } from '../core/errors.ts'
+import type { ReportRun } from './run-files.ts'
+import { pValue, signed, signedInt, signedPp } from './html-format.ts'
+import { escapeXml, percent } from './svg.ts'
+
+export function headlineComparison(runs: readonly ReportRun[], labels: readonly string[]): string {
+  const [a, b] = [runs[0]!.result, runs[1]!.result]
+  const row = (name: string, va: number | null, vb: number | null, format: (v: number) => string, pp: boolean) => {
+    const delta = va === null || vb === null ? '—' : pp ? signedPp(vb - va) : signed(vb - va, 3)
+    return `<tr><th scope="row">${name}</th><td>${va === null ? 'n/a' : format(va)}</td><td>${vb === null ? 'n/a' : format(vb)}</td><td>${delta}</td></tr>`
+  }
+  const fixed = (v: number) => v.toFixed(3)
+  const same = a.manifest.fingerprint && a.manifest.fingerprint === b.manifest.fingerprint
+  const dataNote = !a.manifest.fingerprint || !b.manifest.fingerprint
+    ? ''
+    : same
+      ? `<p class="note">Same data: fingerprints equal (<code>${escapeXml(String(a.manifest.fingerprint))}</code>).</p>`
+      : `<p class="warn-text">Different data: fingerprints <code>${escapeXml(String(a.manifest.fingerprint))}</code> and <code>${escapeXml(String(b.manifest.fingerprint))}</code> differ, so these numbers are not comparable.</p>`
+  return (
+    `<section class="compare" aria-labelledby="cmp-h"><h2 id="cmp-h">Side by side</h2>` +
+    `<table class="headline-table"><thead><tr><th scope="col"></th><th scope="col"><span class="tag">A</span> ${escapeXml(labels[0]!)}</th>` +
+    `<th scope="col"><span class="tag">B</span> ${escapeXml(labels[1]!)}</th><th scope="col">B − A</th></tr></thead><tbody>` +
+    row('balanced accuracy', a.balancedAccuracy, b.balancedAccuracy, (v) => percent(v), true) +
+    row('order consistency', a.orderConsistency, b.orderConsistency, (v) => percent(v), true) +
+    row('accuracy', a.accuracy, b.accuracy, (v) => percent(v), true) +
+    row('chance', a.manifest.chance, b.manifest.chance, (v) => percent(v), true) +
+    row('ECE', a.ece, b.ece, fixed, false) +
+    row('Brier', a.brier, b.brier, fixed, false) +
+    `<tr><th scope="row">decisions</th><td>${a.n}</td><td>${b.n}</td><td>${b.n - a.n === 0 ? '0' : signedInt(b.n - a.n)}</td></tr>` +
+    `<tr><th scope="row">debias</th><td>${escapeXml(String(a.manifest.debias))}</td><td>${escapeXml(String(b.manifest.debias))}</td><td></td></tr>` +
+    `</tbody></table>${dataNote}</section>`
+  )
+}
+
+/** The paired comparison, or a sentence on why there is none. */
+export function pairedSection(runs: readonly ReportRun[], labels: readonly string[]): string {
+  const open = `<section class="paired" aria-labelledby="paired-h"><h2 id="paired-h">Paired comparison</h2>`
+  const [ra, rb] = [runs[0]!, runs[1]!]
+  if (!ra.records?.length || !rb.records?.length) {
+    const missing = [!ra.records?.length ? 'A' : '', !rb.records?.length ? 'B' : ''].filter(Boolean).join(' and ')
+    return `${open}<p class="absent">A paired test needs the records of both runs; ${missing} ${missing.length > 1 ? 'have' : 'has'} none (<code>--records-out</code>).</p></section>`
+  }
+  let comparison: Comparison
+  try {
+    comparison = compareResults({ records: ra.records, manifest: ra.result.manifest }, { records: rb.records, manifest: rb.result.manifest }, { labels: ['A', 'B'] })
+  } catch (error) {
+    if (!(error instanceof DataError)) throw error
+    return `${open}<p class="absent warn-text">No paired comparison: ${escapeXml(error.message)}</p></section>`
+  }
+  return `${open}${pairedBody(comparison, labels)}</section>`
+}
+
+export function pairedBody(c: Comparison, labels: readonly string[]): string {
+  const t = c.table
+  const m = c.mcnemar
+  const ba = c.balancedAccuracy
+  const table =
+    `<table class="paired-table" data-n="${c.n}"><caption>Decisions by who got them right (${c.n} paired by id)</caption>` +
+    `<thead><tr><th scope="col"></th><th scope="col">B right</th><th scope="col">B wrong</th></tr></thead><tbody>` +
+    `<tr><th scope="row">A right</th><td data-cell="bothRight">both right <b>${t.bothRight}</b></td><td data-cell="onlyA">only A <b>${t.onlyA}</b></td></tr>` +
+    `<tr><th scope="row">A wrong</th><td data-cell="onlyB">only B <b>${t.onlyB}</b></td><td data-cell="neither">neither <b>${t.neither}</b></td></tr>` +
+    `</tbody></table>`
+  const oc = c.orderConsistency
+  const significant = m.pTwoSided < 0.05
+  const verdict =
+    m.discordant === 0
+      ? 'No difference in hits: every decision was answered equally right or wrong by both.'
+      : significant
+        ? `${c.accuracy.difference > 0 ? 'B' : 'A'} gets more decisions right (exact McNemar p = ${pValue(m.pTwoSided)}).`
+        : `No significant difference in hits (p = ${pValue(m.pTwoSided)}); at ${c.n} decisions only changes of about ${(c.minimumDetectableDifference * 100).toFixed(1)} pp or more are reliably detectable.`
+  const facts = [
+    `<dt>A</dt><dd>${escapeXml(labels[0]!)}</dd>`,
+    `<dt>B</dt><dd>${escapeXml(labels[1]!)}</dd>`,
+    `<dt>McNemar (exact)</dt><dd data-value="mcnemar">p = <b>${pValue(m.pTwoSided)}</b> two-sided · mid-p ${pValue(m.pMid)} · ${m.discordant} discordant pair${m.discordant === 1 ? '' : 's'}</dd>`,
+    `<dt>accuracy</dt><dd>A ${percent(c.accuracy.a)} · B ${percent(c.accuracy.b)} · Δ ${signedPp(c.accuracy.difference)}</dd>`,
+    `<dt>balanced accuracy</dt><dd>A ${percent(ba.a)} · B ${percent(ba.b)} · Δ ${signedPp(ba.difference)} ` +
+      `<span class="interval">${Math.round(ba.interval.level * 100)}% paired bootstrap [${signed(ba.interval.lower * 100, 1)}, ${signed(ba.interval.upper * 100, 1)}] pp</span></dd>`,
+    oc === null
+      ? `<dt>order consistency</dt><dd>n/a: no decision was scored under several orderings on both sides</dd>`
+      : `<dt>order consistency</dt><dd>A ${percent(oc.a)} · B ${percent(oc.b)} · Δ ${signedPp(oc.difference)} · exact p = ${pValue(oc.mcnemar.pTwoSided)} ` +
+        `<span class="note">(${oc.table.onlyB} became consistent, ${oc.table.onlyA} stopped, over ${oc.decisions} decisions)</span></dd>`,
+  ]
+  return `<div class="paired-grid">${table}<dl class="facts">${facts.join('')}</dl></div><p class="verdict overall">${escapeXml(verdict)}</p>`
+}
