@@ -1,7 +1,5 @@
 /** A model directory's context length, read from its Hugging Face `config.json`. */
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { ConfigError } from '../../core/errors.ts'
+import { positiveInteger, readConfigJson } from './config-json.ts'
 
 /** Keys of a Hugging Face `config.json` that give the longest sequence, in the order tried. */
 export const CONTEXT_KEYS = ['max_position_embeddings', 'n_positions', 'max_seq_len', 'n_ctx'] as const
@@ -13,25 +11,11 @@ export const CONTEXT_KEYS = ['max_position_embeddings', 'n_positions', 'max_seq_
  * is not JSON is a {@link ConfigError} naming it.
  */
 export function readContextLength(dir: string): number | undefined {
-  const path = join(dir, 'config.json')
-  let text: string
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch {
-    return undefined
-  }
-  let config: unknown
-  try {
-    config = JSON.parse(text)
-  } catch (error) {
-    throw new ConfigError(`${path}: not valid JSON (${(error as Error).message})`)
-  }
-  for (const scope of [config, (config as { text_config?: unknown })?.text_config]) {
-    if (typeof scope !== 'object' || scope === null) continue
-    for (const key of CONTEXT_KEYS) {
-      const value = Object.hasOwn(scope, key) ? (scope as Record<string, unknown>)[key] : undefined
-      if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value
-    }
+  const config = readConfigJson(dir)
+  if (!config) return undefined
+  for (const scope of [config.top, config.text]) {
+    const value = scope && positiveInteger(scope, CONTEXT_KEYS)
+    if (value !== undefined) return value
   }
   return undefined
 }

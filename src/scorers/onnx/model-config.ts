@@ -4,9 +4,7 @@
  * for multimodal exports). The graph's own declared shapes are the fallback; a
  * contradiction between the two is a ConfigError naming both (model-io.ts checks).
  */
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { ConfigError } from '../../core/errors.ts'
+import { positiveInteger, readConfigJson } from './config-json.ts'
 
 /** Shapes from config.json; a field is absent when the config does not say. */
 export interface ConfigShape {
@@ -22,36 +20,14 @@ export interface ConfigShape {
 
 /** Read the shapes of `dir/config.json`; `undefined` without the file. Not JSON: a {@link ConfigError} naming it. */
 export function readConfigShape(dir: string): ConfigShape | undefined {
-  const path = join(dir, 'config.json')
-  let text: string
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch {
-    return undefined
-  }
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch (error) {
-    throw new ConfigError(`${path}: not valid JSON (${(error as Error).message})`)
-  }
-  const top = isObject(parsed) ? parsed : {}
-  const scope = isObject(top.text_config) ? { ...top, ...top.text_config } : top
-  const int = (...keys: string[]): number | undefined => {
-    for (const key of keys) {
-      const value = Object.hasOwn(scope, key) ? scope[key] : undefined
-      if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value
-    }
-    return undefined
-  }
+  const config = readConfigJson(dir)
+  if (!config) return undefined
+  const scope = config.text ? { ...config.top, ...config.text } : config.top
+  const int = (...keys: string[]): number | undefined => positiveInteger(scope, keys)
   const heads = int('num_attention_heads', 'n_head', 'num_heads')
   const hidden = int('hidden_size', 'n_embd', 'd_model')
   const layers = int('num_hidden_layers', 'n_layer', 'num_layers')
   const kvHeads = int('num_key_value_heads', 'num_kv_heads', 'multi_query_group_num') ?? heads
   const headDim = int('head_dim') ?? (heads !== undefined && hidden !== undefined && hidden % heads === 0 ? hidden / heads : undefined)
-  return { path, ...(layers !== undefined ? { layers } : {}), ...(kvHeads !== undefined ? { kvHeads } : {}), ...(headDim !== undefined ? { headDim } : {}) }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
+  return { path: config.path, ...(layers !== undefined ? { layers } : {}), ...(kvHeads !== undefined ? { kvHeads } : {}), ...(headDim !== undefined ? { headDim } : {}) }
 }
