@@ -11,6 +11,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import type { onnx as OnnxNamespace } from 'onnx-proto'
+import { externalize } from './external-data.ts'
 import { ConfigError } from '../../core/errors.ts'
 import { locateModel } from './model-dir.ts'
 import { packNBits } from './nbits.ts'
@@ -151,27 +152,10 @@ export async function quantizeModel(inDir: string, outDir: string, options: Quan
   if (!model.opsetImport.some((o) => o.domain === 'com.microsoft')) model.opsetImport.push(onnx.OperatorSetIdProto.create({ domain: 'com.microsoft', version: 1 }))
 
   // Weights out to one external file, 64-byte aligned (ORT memory-maps it).
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (const tensor of kept) {
-    const raw = tensor.rawData
-    if (!raw || raw.length < 1024) continue
-    const offset = Math.ceil(size / 64) * 64
-    if (offset > size) chunks.push(new Uint8Array(offset - size))
-    chunks.push(raw)
-    size = offset + raw.length
-    tensor.rawData = new Uint8Array(0)
-    tensor.dataLocation = onnx.TensorProto.DataLocation.EXTERNAL
-    tensor.externalData = [
-      { key: 'location', value: EXTERNAL },
-      { key: 'offset', value: String(offset) },
-      { key: 'length', value: String(raw.length) },
-    ]
-  }
+  const data = externalize(kept, onnx.TensorProto.DataLocation.EXTERNAL, { location: EXTERNAL, minBytes: 1024, align: 64 })
   mkdirSync(out, { recursive: true })
   const modelPath = join(out, 'model.onnx')
   writeFileSync(modelPath, onnx.ModelProto.encode(model).finish())
-  const data = Buffer.concat(chunks)
   writeFileSync(join(out, EXTERNAL), data)
   for (const name of SIDE_FILES) if (existsSync(join(files.dir, name))) copyFileSync(join(files.dir, name), join(out, name))
   return { modelPath, quantized, keptHead: [...head].map((n) => n.input?.[1] ?? '?'), bytesIn, bytesOut: data.length }
