@@ -112,6 +112,16 @@ export interface DescribeDecisionsOptions {
   /** How orderings are combined: `'probability'` (default, the reference) or `'log'` (geometric mean). */
   average?: EvaluateOptions['average']
   /**
+   * Share of decisions (per option count, at least one each) that `debias: 'pride'` scores
+   * under every cyclic rotation to estimate the slot prior, in (0, 1]. Default 0.05.
+   */
+  prideFraction?: EvaluateOptions['prideFraction']
+  /**
+   * Attach intervals, baselines and verdicts to the result. Default `true`; `false` skips the
+   * bootstrap; `{ resamples?, level? }` tunes it.
+   */
+  statistics?: EvaluateOptions['statistics']
+  /**
    * Custom metrics over the frozen, reduced per-decision scores; shown in the report and
    * usable as thresholds by name: `thresholds: { confidentAndWrong: 0 }` is not a
    * lower bound you want, so name metrics so that higher is better.
@@ -318,6 +328,8 @@ async function scoreWithTimeout(
     ...(options.epochs !== undefined ? { epochs: options.epochs } : {}),
     ...(options.reducer !== undefined ? { reducer: options.reducer } : {}),
     ...(options.average !== undefined ? { average: options.average } : {}),
+    ...(options.prideFraction !== undefined ? { prideFraction: options.prideFraction } : {}),
+    ...(options.statistics !== undefined ? { statistics: options.statistics } : {}),
     ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
     ...(options.storePrompts ? { storePrompts: true } : {}),
     signal: limit.signal,
