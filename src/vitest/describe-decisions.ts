@@ -107,7 +107,7 @@ export interface DescribeDecisionsOptions {
   closeScorer?: boolean
   /** Times each (decision, ordering) is scored, for sampling scorers. Default 1. */
   epochs?: number
-  /** Epoch reducer for each decision's `value`: `'mean'` (default), `'median'`, `'mode'`, `'max'`, `atLeast(k)`, `passAt(k)`. */
+  /** Epoch reducer for each decision's `value`: `'mean'` (default), `'median'`, `'mode'`, `'max'`, `atLeast(k)`, `passAt(k)`, or a recorded name such as `'pass_at_2'`. */
   reducer?: ReducerLike
   /** How orderings are combined: `'probability'` (default, the reference) or `'log'` (geometric mean). */
   average?: EvaluateOptions['average']
