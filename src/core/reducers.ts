@@ -86,14 +86,29 @@ export function passAt(k: number, threshold = 1): Reducer {
 /** Reducers by name, for options and the CLI. */
 export const REDUCERS = { mean: meanReducer, median, mode, max } as const
 
-/** A reducer object, or the name of one in {@link REDUCERS}. */
-export type ReducerLike = Reducer | keyof typeof REDUCERS
+/**
+ * A reducer object, the name of one in {@link REDUCERS}, or the name a manifest records
+ * for {@link atLeast} / {@link passAt} (`'at_least_3'`, `'pass_at_2'`, k an integer ≥ 1,
+ * threshold 1).
+ */
+export type ReducerLike = Reducer | keyof typeof REDUCERS | `at_least_${number}` | `pass_at_${number}`
 
-/** Resolve a {@link ReducerLike}; an unknown name is a ConfigError listing the choices. */
+/** `at_least_K` / `pass_at_K` (K a positive integer without leading zeros), as {@link atLeast} and {@link passAt} name them. */
+const PARAMETERISED = /^(at_least|pass_at)_([1-9][0-9]{0,8})$/
+
+/**
+ * Resolve a {@link ReducerLike}: every name a reducer reports (and the manifest records)
+ * resolves to a reducer of that name. An unknown name is a ConfigError listing the choices.
+ */
 export function resolveReducer(reducer: ReducerLike = 'mean'): Reducer {
   if (typeof reducer === 'object' && typeof reducer.reduce === 'function') return reducer
-  const found = typeof reducer === 'string' ? own<Reducer>(REDUCERS, reducer) : undefined
-  if (!found)
-    throw new ConfigError(`reducer ${JSON.stringify(reducer)} is not known. Choose one of: ${Object.keys(REDUCERS).join(', ')}, or atLeast(k), passAt(k).`)
-  return found
+  if (typeof reducer === 'string') {
+    const named = own<Reducer>(REDUCERS, reducer)
+    if (named) return named
+    const match = PARAMETERISED.exec(reducer)
+    if (match) return match[1] === 'at_least' ? atLeast(Number(match[2])) : passAt(Number(match[2]))
+  }
+  throw new ConfigError(
+    `reducer ${JSON.stringify(reducer)} is not known. Choose one of: ${Object.keys(REDUCERS).join(', ')}, at_least_K, pass_at_K (K an integer ≥ 1), or atLeast(k), passAt(k).`,
+  )
 }

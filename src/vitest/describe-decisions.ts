@@ -107,10 +107,20 @@ export interface DescribeDecisionsOptions {
   closeScorer?: boolean
   /** Times each (decision, ordering) is scored, for sampling scorers. Default 1. */
   epochs?: number
-  /** Epoch reducer for each decision's `value`: `'mean'` (default), `'median'`, `'mode'`, `'max'`, `atLeast(k)`, `passAt(k)`. */
+  /** Epoch reducer for each decision's `value`: `'mean'` (default), `'median'`, `'mode'`, `'max'`, `atLeast(k)`, `passAt(k)`, or a recorded name such as `'pass_at_2'`. */
   reducer?: ReducerLike
   /** How orderings are combined: `'probability'` (default, the reference) or `'log'` (geometric mean). */
   average?: EvaluateOptions['average']
+  /**
+   * Share of decisions (per option count, at least one each) that `debias: 'pride'` scores
+   * under every cyclic rotation to estimate the slot prior, in (0, 1]. Default 0.05.
+   */
+  prideFraction?: EvaluateOptions['prideFraction']
+  /**
+   * Attach intervals, baselines and verdicts to the result. Default `true`; `false` skips the
+   * bootstrap; `{ resamples?, level? }` tunes it.
+   */
+  statistics?: EvaluateOptions['statistics']
   /**
    * Custom metrics over the frozen, reduced per-decision scores; shown in the report and
    * usable as thresholds by name: `thresholds: { confidentAndWrong: 0 }` is not a
@@ -318,6 +328,8 @@ async function scoreWithTimeout(
     ...(options.epochs !== undefined ? { epochs: options.epochs } : {}),
     ...(options.reducer !== undefined ? { reducer: options.reducer } : {}),
     ...(options.average !== undefined ? { average: options.average } : {}),
+    ...(options.prideFraction !== undefined ? { prideFraction: options.prideFraction } : {}),
+    ...(options.statistics !== undefined ? { statistics: options.statistics } : {}),
     ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
     ...(options.storePrompts ? { storePrompts: true } : {}),
     signal: limit.signal,

@@ -6,6 +6,7 @@ import { deadline } from '../../core/abort.ts'
 import { ConfigError, DataError, ScorerError } from '../../core/errors.ts'
 import { evaluateWithScorer } from '../../core/evaluate.ts'
 import { assertDebiasMode, DEBIAS_MODES, DEFAULT_DEBIAS, type AverageMode } from '../../core/orderings.ts'
+import { DEFAULT_PRIDE_FRACTION } from '../../core/evaluate/options.ts'
 import { resolveReducer, type ReducerLike } from '../../core/reducers.ts'
 import { colorEnabled, render } from '../../core/render.ts'
 import { recordsToJsonl, resultToJson, type EvalResult } from '../../core/result.ts'
@@ -27,7 +28,7 @@ import { planOutputs, writeOutputs } from '../outputs.ts'
 import { cliProgress } from '../progress.ts'
 
 const USAGE =
-  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--batch-size N] [--workers N] [--dtype NAME] [--chat-template [--system TEXT] [--chat-template-kwargs JSON]] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--json-out FILE] [--records-out FILE] [--timeout SECONDS] [--shard i/n]'
+  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--pride-fraction F] [--batch-size N] [--workers N] [--dtype NAME] [--chat-template [--system TEXT] [--chat-template-kwargs JSON]] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--no-statistics] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--json-out FILE] [--records-out FILE] [--timeout SECONDS] [--shard i/n]'
 
 /** A scorer the CLI loaded, with what to call when done. */
 interface LoadedScorer {
@@ -44,13 +45,15 @@ const OPTIONS = {
   model: { type: 'string', value: 'DIR', description: 'score with a local ONNX model directory (needs onnxruntime-node)' },
   scorer: { type: 'string', value: 'MODULE', description: 'score with a JS module whose default export is a ScoreFn' },
   debias: { type: 'string', value: 'MODE', default: DEFAULT_DEBIAS, description: `option orderings: ${DEBIAS_MODES.join(', ')}; none cannot measure order consistency` },
+  'pride-fraction': { type: 'string', value: 'F', default: String(DEFAULT_PRIDE_FRACTION), description: 'with --debias pride: share of decisions (per option count) scored under every rotation to estimate the slot prior, in (0, 1]' },
   'batch-size': { type: 'string', value: 'N', description: 'prompts per ONNX run (--model)' },
   workers: { type: 'string', value: 'N', description: 'ONNX worker threads (--model)' },
   seed: { type: 'string', value: 'N', default: '0', description: 'seed for sampled orderings and the PriDe sample' },
   average: { type: 'string', value: 'MODE', default: 'probability', description: 'combine orderings by probability or log mean: probability, log' },
   epochs: { type: 'string', value: 'N', default: '1', description: 'score every decision N times (for sampling scorers)' },
-  reducer: { type: 'string', value: 'NAME', default: 'mean', description: 'combine epochs: mean, median, mode, max' },
+  reducer: { type: 'string', value: 'NAME', default: 'mean', description: 'combine epochs: mean, median, mode, max, at_least_K, pass_at_K' },
   'store-prompts': { type: 'boolean', description: 'keep each prompt in the records' },
+  'no-statistics': { type: 'boolean', description: 'skip intervals, baselines and verdicts (the bootstrap); they are attached by default' },
   ...MODEL_FLAGS,
   ...CACHE_FLAGS,
   'json-out': { type: 'string', value: 'FILE', description: 'write the result as JSON' },
@@ -76,6 +79,9 @@ export const evaluateCommand: Command = {
     const workers = integer(values.workers, 'workers', 1)
     const epochs = integer(values.epochs, 'epochs', 1) ?? 1
     const reducer = resolveReducer((values.reducer ?? 'mean') as ReducerLike)
+    const prideFraction = fraction(values['pride-fraction'], 'pride-fraction')
+    // The parser fills in the default, so ask the command line whether the user gave it.
+    if (debias !== 'pride' && argv.some((arg) => /^--pride-fraction(=|$)/.test(arg))) throw new UsageError('--pride-fraction needs --debias pride: only pride scores a sample under every rotation')
     const modelOptions = modelOptionsFromFlags(raw, values.model !== undefined)
 
     const timeoutSeconds = seconds(values.timeout, 'timeout')
@@ -150,6 +156,8 @@ export const evaluateCommand: Command = {
               reducer,
               ...(values.average !== undefined ? { average: values.average as AverageMode } : {}),
               storePrompts: raw['store-prompts'] === true,
+              ...(prideFraction !== undefined ? { prideFraction } : {}),
+              ...(raw['no-statistics'] === true ? { statistics: false } : {}),
               ...(signal ? { signal } : {}),
               onProgress: (p) => {
                 scored = p.scored
@@ -200,6 +208,14 @@ function seconds(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined
   const n = Number(value)
   if (!(n > 0) || !Number.isFinite(n)) throw new UsageError(`--${name} must be a positive number of seconds, got "${value}"`)
+  return n
+}
+
+/** A number in (0, 1], or a UsageError naming the option. */
+function fraction(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined
+  const n = Number(value)
+  if (value.trim() === '' || !(n > 0 && n <= 1)) throw new UsageError(`--${name} must be a number in (0, 1], got "${value}"`)
   return n
 }
 
