@@ -1,10 +1,10 @@
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
-import { evaluateWithScorer, type Decision } from '../../src/core/index.ts'
-import { openAIScorer } from '../../src/scorers/http/index.ts'
-import { rank, type Endpoint } from '../../src/scorers/http/endpoints.ts'
-import { mapPrefixFirst } from '../../src/scorers/http/prefix-first.ts'
-import { startFakeOpenAI } from '../helpers/fake-openai.ts'
+import { evaluateWithScorer, type Decision } from '../../../src/core/index.ts'
+import { openAIScorer } from '../../../src/scorers/http/index.ts'
+import { rank, type Endpoint } from '../../../src/scorers/http/endpoints.ts'
+import { mapPrefixFirst } from '../../../src/scorers/http/prefix-first.ts'
+import { startFakeOpenAI } from '../../helpers/fake-openai.ts'
 
 type Server = Awaited<ReturnType<typeof startFakeOpenAI>>
 let servers: Server[] = []

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { isFlaggedScore, isScoreFailure, type ScoreOutcome, type ScoreRequest } from '../../src/core/score.ts'
-import { buildPrompt } from '../../src/core/prompt.ts'
-import { openAIScorer, parseAnswerLetter, readLetters } from '../../src/scorers/http/index.ts'
-import { startFakeOpenAI, type Behaviour } from '../helpers/fake-openai.ts'
+import { isFlaggedScore, isScoreFailure, type ScoreOutcome, type ScoreRequest } from '../../../src/core/score.ts'
+import { buildPrompt } from '../../../src/core/prompt.ts'
+import { openAIScorer, parseAnswerLetter, readLetters } from '../../../src/scorers/http/index.ts'
+import { startFakeOpenAI, type Behaviour } from '../../helpers/fake-openai.ts'
 
 type Server = Awaited<ReturnType<typeof startFakeOpenAI>>
 let server: Server | undefined

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { evaluateWithScorer, recordsToJsonl, render, resultToJson, type Decision } from '../../src/core/index.ts'
-import { openAIScorer } from '../../src/scorers/http/index.ts'
-import { startFakeOpenAI } from '../helpers/fake-openai.ts'
+import { evaluateWithScorer, recordsToJsonl, render, resultToJson, type Decision } from '../../../src/core/index.ts'
+import { openAIScorer } from '../../../src/scorers/http/index.ts'
+import { startFakeOpenAI } from '../../helpers/fake-openai.ts'
 
 // The key must reach the server and nothing else: not the manifest, JSON, records,
 // the report, failure messages, warnings, or the scorer's own counters.
