@@ -1,28 +1,12 @@
 // The module graph of src/ has no cycles, type-only imports included: a cycle means two
 // modules each hold part of one concept (see docs/design.md, "Data flow"), and it makes the
 // load order of the built entries depend on which one a user imports first.
-import { readdirSync, readFileSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { dirname, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { relativeImports, sourceFiles } from './source-files.ts'
 
 const SRC = resolve(import.meta.dirname, '../../src')
-
-/** Every .ts file below `dir`. */
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name)
-    if (entry.isDirectory()) return sourceFiles(path)
-    return entry.name.endsWith('.ts') ? [path] : []
-  })
-}
-
-/** Relative module specifiers of `import … from`, `export … from` and `import('…')`. */
-export function relativeImports(source: string): string[] {
-  const found: string[] = []
-  const pattern = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm
-  for (const match of source.matchAll(pattern)) found.push(match[1]!)
-  return found
-}
 
 /** The import graph of `files`, as absolute paths. */
 function graph(files: string[]): Map<string, string[]> {
