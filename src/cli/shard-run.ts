@@ -2,6 +2,7 @@
  * `sceptic evaluate --shard i/n`: which decisions this part scores, and the part file
  * it leaves beside its records for `sceptic merge` (docs/scaling-out.md).
  */
+import { implicitId } from '../core/decision-id.ts'
 import { fingerprint, isLabelled, type Decision } from '../core/decisions.ts'
 import { ConfigError } from '../core/errors.ts'
 import { shardPositions, type ShardSpec } from '../core/shard.ts'
@@ -13,7 +14,7 @@ export function partFileOf(recordsPath: string): string {
 
 /** One part's share of the data. */
 export interface ShardSelection {
-  /** The decisions to evaluate, file order; a labelled row without `id` gets the id an unsharded run gives it (`#k`). */
+  /** The decisions to evaluate, file order; a labelled row without `id` gets the id an unsharded run gives it ({@link implicitId}). */
   readonly evaluate: Decision[]
   /** The same decisions verbatim with their 0-based file positions (for the part file). */
   readonly rows: { position: number; decision: Decision }[]
@@ -26,15 +27,14 @@ export function selectShard(decisions: readonly Decision[], spec: ShardSpec, deb
   if (debias === 'pride')
     throw new ConfigError('--shard cannot be used with --debias pride: its prior is estimated from a sample of the whole set; use cyclic')
   const labelledIndex = new Map<number, number>()
-  let k = 0
   decisions.forEach((d, position) => {
-    if (isLabelled(d)) labelledIndex.set(position, ++k)
+    if (isLabelled(d)) labelledIndex.set(position, labelledIndex.size)
   })
   const positions = shardPositions(decisions, spec)
   return {
     evaluate: positions.map((p) => {
       const d = decisions[p]!
-      return d.id == null && labelledIndex.has(p) ? { ...d, id: `#${labelledIndex.get(p)}` } : d
+      return d.id == null && labelledIndex.has(p) ? { ...d, id: implicitId(labelledIndex.get(p)!) } : d
     }),
     rows: positions.map((position) => ({ position, decision: decisions[position]! })),
     fingerprint: fingerprint(decisions.filter(isLabelled)),

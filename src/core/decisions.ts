@@ -1,6 +1,7 @@
 /** The decision schema (one zod schema for every reader), its loader and helpers on decisions (docs/data-format.md). */
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
+import { uniqueIds } from './decision-id.ts'
 import { DataError } from './errors.ts'
 import { readJsonlLines, type JsonlReadOptions } from './jsonl.ts'
 
@@ -79,7 +80,7 @@ export function isLabelled(decision: Decision): decision is LabelledDecision {
 /**
  * Parse JSONL text into decisions. Blank lines, a UTF-8 BOM and CRLF endings are
  * accepted; anything else that is not a valid decision (or that repeats an earlier
- * decision's `id`) is a {@link DataError} naming `source:line` and the field.
+ * decision's `id`, or gives a labelled row's implicit id: {@link uniqueIds}) is a {@link DataError} naming `source:line` and the field.
  */
 export function parseDecisions(text: string, source = '<inline>'): Decision[] {
   const ids = uniqueIds()
@@ -89,7 +90,7 @@ export function parseDecisions(text: string, source = '<inline>'): Decision[] {
     .split(/\r?\n/)
     .forEach((raw, index) => {
       const decision = parseDecisionLine(raw, { file: source, line: index + 1 })
-      if (decision) decisions.push(ids.check(decision, { file: source, line: index + 1 }))
+      if (decision) decisions.push(checkId(ids, decision, { file: source, line: index + 1 }))
     })
   return decisions
 }
@@ -114,7 +115,7 @@ export async function loadDecisionLines(path: string, options: JsonlReadOptions 
   const out: DecisionLine[] = []
   for await (const { line, text } of readJsonlLines(path, options)) {
     const decision = parseDecisionLine(text, { file: path, line })
-    if (decision) out.push({ decision: ids.check(decision, { file: path, line }), line, text })
+    if (decision) out.push({ decision: checkId(ids, decision, { file: path, line }), line, text })
   }
   return out
 }
@@ -134,29 +135,6 @@ function parseDecisionLine(raw: string, location: { file: string; line: number }
     throw new DataError(`not valid JSON (${(error as Error).message}). Each line must hold one JSON object.`, location)
   }
   return validateDecision(json, location)
-}
-
-/**
- * The duplicate-id rule: a decision `id` may appear once per set (baselines and
- * `compare` pair decisions by id). The second occurrence is a DataError naming both lines.
- */
-function uniqueIds() {
-  const seen = new Map<string, number | undefined>()
-  return {
-    check(decision: Decision, location: { file?: string; line?: number }): Decision {
-      const id = decision.id
-      if (id == null) return decision
-      if (seen.has(id)) {
-        const first = seen.get(id)
-        throw new DataError(
-          `duplicate decision id ${JSON.stringify(id)}${first === undefined ? '' : ` (first on line ${first})`}; ids must be unique, since baselines and compare pair decisions by id`,
-          { ...location, field: 'id' },
-        )
-      }
-      seen.set(id, location.line)
-      return decision
-    },
-  }
 }
 
 /** Decisions this module validated (and froze): evaluation need not check them again. */
@@ -190,7 +168,13 @@ export function validateDecision(value: unknown, location: { file?: string; line
 export function validateDecisions(values: readonly unknown[], source = '<array>'): Decision[] {
   if (!Array.isArray(values)) throw new DataError(`decisions must be an array, got ${values === null ? 'null' : typeof values}`, { file: source })
   const ids = uniqueIds()
-  return values.map((value, index) => ids.check(validateDecision(value, { file: source, line: index + 1 }), { file: source, line: index + 1 }))
+  return values.map((value, index) => checkId(ids, validateDecision(value, { file: source, line: index + 1 }), { file: source, line: index + 1 }))
+}
+
+/** `decision` after the set's id rule ({@link uniqueIds}) accepted it. */
+function checkId(ids: ReturnType<typeof uniqueIds>, decision: Decision, location: { file: string; line: number }): Decision {
+  ids.check(decision.id, isLabelled(decision), location)
+  return decision
 }
 
 function freezeDecision(decision: Decision): Decision {

@@ -4,6 +4,7 @@ import { basename } from 'node:path'
 import { z } from 'zod'
 import { compareResults, type Comparable } from '../../core/compare.ts'
 import { renderComparison } from '../../core/render-comparison.ts'
+import { decisionId } from '../../core/decision-id.ts'
 import { isLabelled, loadDecisions } from '../../core/decisions.ts'
 import { dict, dictSchema } from '../../core/dict.ts'
 import { DataError } from '../../core/errors.ts'
@@ -124,10 +125,10 @@ function checkRecord(value: unknown, file: string, line: number, arrayName?: str
   throw new DataError(`not a decision record: ${issue.message}`, where)
 }
 
-/** Record id → group_id, using the evaluator's ids (`id`, else `#k` among labelled rows). */
+/** Record id → group_id, by the evaluator's id rule ({@link decisionId}). */
 async function groupsById(path: string): Promise<Record<string, string | null>> {
   const decisions = (await loadDecisions(path)).filter(isLabelled)
-  return dict(decisions.map((d, i) => [d.id ?? `#${i + 1}`, d.group_id ?? null]))
+  return dict(decisions.map((d, i) => [decisionId(d, i), d.group_id ?? null]))
 }
 
 function distinctLabels(a: string, b: string): [string, string] {

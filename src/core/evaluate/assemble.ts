@@ -25,7 +25,8 @@ import { circularChance, panelDecision, robustnessPanel } from '../robustness.ts
 import { runCustomMetrics } from '../sample-score.ts'
 import type { Aggregate } from './aggregate.ts'
 import type { EvaluateOptions, Settings } from './options.ts'
-import { decisionId, type Plan } from './plan.ts'
+import { decisionId } from '../decision-id.ts'
+import type { Plan } from './plan.ts'
 import { prideManifest } from './priors.ts'
 import type { Outcomes } from './records.ts'
 

@@ -4,6 +4,7 @@
  * Pure: nothing here calls the scorer.
  */
 import { isLabelled, mulberry32, reorderCriterion, type Criterion, type Decision, type LabelledDecision } from '../decisions.ts'
+import { decisionId } from '../decision-id.ts'
 import { ConfigError, DataError } from '../errors.ts'
 import { orderings, type DebiasMode, type Ordering } from '../orderings.ts'
 import { pinnedSlots } from '../robustness.ts'
@@ -110,11 +111,6 @@ export function describeRequest(plan: Plan, epochs: number, index: number, job: 
   const count = plan.orderings[job.row]!.length
   const epoch = epochs > 1 ? `, epoch ${job.epoch + 1} of ${epochs}` : ''
   return `request ${index} (decision ${JSON.stringify(decisionId(row, job.row))}, criterion "${row.criterion.key}", ordering ${job.o + 1} of ${count}${epoch})`
-}
-
-/** A decision's id in records and messages: its own `id`, else `#k`, its 1-based position among the labelled rows. */
-export function decisionId(row: LabelledDecision, index: number): string {
-  return row.id ?? `#${index + 1}`
 }
 
 /**

@@ -10,7 +10,8 @@ import { renormalise, scaledByMax } from '../renormalise.ts'
 import type { FallibleScoreFn, ScoreFn } from '../score.ts'
 import { softmax } from './argmax.ts'
 import type { Settings } from './options.ts'
-import { decisionId, type Job, type Plan } from './plan.ts'
+import { decisionId } from '../decision-id.ts'
+import type { Job, Plan } from './plan.ts'
 import { callScorer, makeRequest, type Scored } from './score.ts'
 
 /** The state of calibrated mode's content-free requests (Zhao et al., 2021). */

@@ -12,7 +12,8 @@ import { freezeScore, type SampleScore } from '../sample-score.ts'
 import type { Aggregate } from './aggregate.ts'
 import { argmaxFirst, normalise, softmax, TIE_TOLERANCE } from './argmax.ts'
 import type { Settings } from './options.ts'
-import { decisionId, type Plan } from './plan.ts'
+import { decisionId } from '../decision-id.ts'
+import type { Plan } from './plan.ts'
 
 /** Per scored decision (failed ones left out, input order), what the metrics read. */
 export interface Outcomes {

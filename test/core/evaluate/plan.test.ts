@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { DataError } from '../../../src/core/errors.ts'
 import { resolveSettings } from '../../../src/core/evaluate/options.ts'
-import { chunks, decisionId, planEvaluation } from '../../../src/core/evaluate/plan.ts'
+import { chunks, planEvaluation } from '../../../src/core/evaluate/plan.ts'
 import { decision } from '../../helpers/decisions.ts'
 
 const none = () => {}
@@ -62,11 +62,5 @@ describe('plan stage', () => {
         },
       ),
     )
-  })
-
-  it('a decision without an id is named by its 1-based position among the labelled rows', () => {
-    const { id: _, ...anonymous } = decision(2, 0)
-    expect(decisionId({ ...anonymous, answer_id: 'o0' }, 4)).toBe('#5')
-    expect(decisionId({ ...decision(2, 0, { id: 'x' }), answer_id: 'o0' }, 4)).toBe('x')
   })
 })
