@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { uniqueIds } from './decision-id.ts'
 import { DataError } from './errors.ts'
 import { readJsonlLines, type JsonlReadOptions } from './jsonl.ts'
+import { firstIssue } from './zod-issue.ts'
 
 /** Option letters, in slot order. Slot 0 is "A". At most 20 options per criterion. */
 export const LETTERS = 'ABCDEFGHIJKLMNOPQRST'
@@ -154,13 +155,8 @@ export function validateDecision(value: unknown, location: { file?: string; line
   if (isValidatedDecision(value)) return value
   const parsed = DecisionSchema.safeParse(value)
   if (parsed.success) return freezeDecision(parsed.data)
-  const issue = parsed.error.issues[0]!
-  const field = fieldPath(issue.path)
   // zod says "Invalid input: expected string, received undefined"; say what to do instead.
-  const message =
-    issue.code === 'invalid_type' && issue.message.endsWith('received undefined')
-      ? 'is required'
-      : issue.message.replace(/^Invalid input: /, '')
+  const { field, message } = firstIssue(parsed.error)
   throw new DataError(message, { ...location, ...(field ? { field } : {}) })
 }
 
@@ -183,12 +179,6 @@ function freezeDecision(decision: Decision): Decision {
   Object.freeze(decision.criterion)
   validated.add(Object.freeze(decision))
   return decision
-}
-
-function fieldPath(path: readonly PropertyKey[]): string {
-  let out = ''
-  for (const part of path) out += typeof part === 'number' ? `[${part}]` : `${out ? '.' : ''}${String(part)}`
-  return out
 }
 
 /**

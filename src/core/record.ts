@@ -1,32 +1,44 @@
-/** One labelled decision as the evaluator reports it: its record (a `--records-out` line) or its failure. */
+/**
+ * One labelled decision as the evaluator reports it: its record (a `--records-out` line)
+ * or its failure. The record's zod schema is the one every reader checks records with
+ * (`sceptic compare`, `sceptic report`, the HTML report); the type is inferred from it.
+ */
+import { z } from 'zod'
+import { dictSchema } from './dict.ts'
+
+const text = z.string({ error: 'must be a string' })
+const texts = z.array(text, { error: 'must be an array of strings' })
 
 /** One labelled decision as scored, in input order (the `--records-out` JSONL line). */
-export interface DecisionRecord {
-  /** The decision's `id`, or its 1-based position among the labelled rows when it has none. */
-  id: string
+export const DecisionRecordSchema = z.object({
+  /** The decision's `id`, or `#k`, its 1-based position among the labelled rows, when it has none. */
+  id: text,
   /** The criterion key. */
-  criterion: string
+  criterion: text,
   /** Gold option id. */
-  gold: string
+  gold: text,
   /** Final predicted option id (argmax of the averaged probabilities, first maximum wins). */
-  prediction: string
+  prediction: text,
   /** Final probability per option id, renormalised to sum to 1. */
-  probabilities: Record<string, number>
+  probabilities: dictSchema(z.number({ error: 'must be a number' })).refine((p) => Object.keys(p).length > 0, 'must be a non-empty object of numbers'),
   /** Option id picked under each ordering, in ordering order. */
-  picks: string[]
+  picks: texts,
   /** Letter (slot) picked under each ordering. */
-  letters: string[]
+  letters: texts,
   /** First 16 hex digits of sha256 of the prompt as presented in the first ordering. */
-  promptHash?: string
+  promptHash: text.optional(),
   /** That prompt's text; only with `storePrompts: true`. */
-  prompt?: string
+  prompt: text.optional(),
   /** Flags the scorer raised on this decision's requests; present only when there are any. */
-  flags?: string[]
+  flags: texts.optional(),
   /** Correctness (1/0) per epoch; present only when `epochs > 1`. */
-  epochValues?: number[]
-  /** The reduced score of `epochValues`; present only when `epochs > 1`. */
-  value?: number
-}
+  epochValues: z.array(z.number({ error: 'must be a number' })).optional(),
+  /** The reduced score of `epochValues`, in [0, 1]; present only when `epochs > 1`. */
+  value: z.number({ error: 'must be a number' }).optional(),
+})
+
+/** One labelled decision as scored, in input order (the `--records-out` JSONL line); see {@link DecisionRecordSchema}. */
+export interface DecisionRecord extends z.infer<typeof DecisionRecordSchema> {}
 
 /** A labelled decision that could not be scored. Counted, never dropped. */
 export interface DecisionFailure {

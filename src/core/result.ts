@@ -1,11 +1,16 @@
-/** The shape of one evaluation's result (`EvalResult`, `Manifest`) and its JSON and JSONL forms. */
+/**
+ * The shape of one evaluation's result (`EvalResult`, `Manifest`), its JSON and JSONL
+ * forms, and the one zod schema every reader checks a result document with.
+ */
+import { z } from 'zod'
 import type { CacheCounts } from './cache-counts.ts'
-import type { DecisionFailure, DecisionRecord } from './record.ts'
+import { dictSchema } from './dict.ts'
+import { DecisionRecordSchema, type DecisionFailure, type DecisionRecord } from './record.ts'
 import type { HonestNumbers } from './intervals.ts'
 import type { DebiasMode } from './orderings.ts'
 import type { RobustnessPanel } from './robustness.ts'
 
-export type { DecisionFailure, DecisionRecord } from './record.ts'
+export { DecisionRecordSchema, type DecisionFailure, type DecisionRecord } from './record.ts'
 
 /**
  * How a number was produced. Enough to reproduce it and to refuse comparing two
@@ -128,3 +133,59 @@ export function resultToJson(result: EvalResult): EvalResultJson {
 export function recordsToJsonl(records: readonly DecisionRecord[]): string {
   return records.map((record) => JSON.stringify(record)).join('\n') + (records.length > 0 ? '\n' : '')
 }
+
+const number = z.number({ error: 'must be a number' })
+const numberOrNull = z.number({ error: 'must be a number or null' }).nullable()
+const numbers = dictSchema(number)
+
+/**
+ * The manifest entries every reader relies on; the others pass through unchecked
+ * (results written by earlier versions lack some of them).
+ */
+export const ManifestJsonSchema = z.looseObject({
+  /** Debias mode used. */
+  debias: z.string({ error: 'must be a string' }),
+  /** Orderings scored per decision. */
+  orderingsScored: z.int({ error: 'must be an integer' }),
+  /** Mean of 1/options over the labelled rows. */
+  chance: number,
+  /** Rows read without `answer_id`; 0 in results written before it existed. */
+  unlabelledSkipped: z.int({ error: 'must be an integer' }).default(0),
+  /** Hash of the scored rows; `compare` refuses two results whose fingerprints differ. */
+  fingerprint: z.string({ error: 'must be a string' }).optional(),
+  /** Hash of the records' ids, criteria and gold answers; `sceptic report` checks records against it. */
+  recordsFingerprint: z.string({ error: 'must be a string' }).optional(),
+})
+
+/**
+ * A `--json-out` document ({@link EvalResultJson}) as every reader checks it: the
+ * headline metrics and the manifest entries above; everything else (the robustness
+ * panel, `statistics`, custom metrics) passes through and is read defensively by its
+ * renderer, since results written by earlier versions lack it.
+ */
+export const EvalResultJsonSchema = z.looseObject({
+  /** Hits / n. */
+  accuracy: number,
+  /** Mean recall over the gold answer ids. */
+  balancedAccuracy: number,
+  /** Share of decisions with the same pick under every ordering; `null` with one ordering. */
+  orderConsistency: numberOrNull,
+  /** Expected calibration error; `null` when nothing was scored. */
+  ece: numberOrNull,
+  /** Multi-class Brier score; `null` when nothing was scored. */
+  brier: numberOrNull,
+  /** Labelled decisions scored. */
+  n: z.int({ error: 'must be a non-negative integer' }).nonnegative('must be a non-negative integer'),
+  /** Balanced accuracy per criterion key. */
+  perCriterion: numbers,
+  /** Share of picks per letter. */
+  letterDistribution: numbers,
+  /** How the numbers were produced. */
+  manifest: ManifestJsonSchema,
+})
+
+/** A whole {@link EvalResult} as JSON (`JSON.stringify(result)`): the `--json-out` document plus its `records`. */
+export const EvalResultSchema = EvalResultJsonSchema.extend({
+  /** One record per labelled decision, input order. */
+  records: z.array(DecisionRecordSchema, { error: 'must be an array of records' }),
+})

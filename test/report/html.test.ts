@@ -342,6 +342,6 @@ describe('reading the CLI’s input files', () => {
     const lines = result.records.map((r) => JSON.stringify(r))
     expect(parseRecordsJsonl(lines.join('\r\n') + '\n\n', 'r.jsonl')).toEqual(result.records)
     lines[2] = JSON.stringify({ ...result.records[2], picks: 'A' })
-    expect(() => parseRecordsJsonl(lines.join('\n'), 'r.jsonl')).toThrow(/r\.jsonl:3, field "picks": must be an array of strings/)
+    expect(() => parseRecordsJsonl(lines.join('\n'), 'r.jsonl')).toThrow(/r\.jsonl:3, field "picks": not a decision record: must be an array of strings/)
   })
 })

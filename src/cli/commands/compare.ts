@@ -1,15 +1,14 @@
 /** `sceptic compare A B`: the paired comparison of two runs. */
 import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
-import { z } from 'zod'
 import { compareResults, type Comparable } from '../../core/compare.ts'
 import { renderComparison } from '../../core/render-comparison.ts'
 import { decisionId } from '../../core/decision-id.ts'
 import { isLabelled, loadDecisions } from '../../core/decisions.ts'
-import { dict, dictSchema } from '../../core/dict.ts'
+import { dict } from '../../core/dict.ts'
 import { DataError } from '../../core/errors.ts'
+import { parseComparable } from '../../core/result-files.ts'
 import { colorEnabled } from '../../core/render.ts'
-import type { DecisionRecord } from '../../core/result.ts'
 import { integer, parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'
 import { UsageError } from '../usage-error.ts'
@@ -25,25 +24,13 @@ const OPTIONS = {
   'json-out': { type: 'string', value: 'FILE', description: 'write the comparison as JSON' },
 } satisfies OptionTable
 
-/** One `--records-out` line, checked before it is trusted. */
-const RecordSchema = z.object({
-  id: z.string(),
-  criterion: z.string(),
-  gold: z.string(),
-  prediction: z.string(),
-  probabilities: dictSchema(z.number()),
-  picks: z.array(z.string()),
-  letters: z.array(z.string()),
-})
-
 /**
  * `sceptic compare A B`: a paired comparison of two evaluations of the same decisions.
  *
  * A and B are each either a `--records-out` JSONL file (one record per line; it has no
  * manifest, so the check is that both files hold the same ids with the same criteria
- * and gold answers) or a JSON document with a `records` array (e.g.
- * `JSON.stringify(result)` of an `EvalResult`), whose `manifest.fingerprint`, when both
- * have one, must match. A `--json-out` report has no records and is refused with a hint.
+ * and gold answers) or a whole `EvalResult` as JSON (`JSON.stringify(result)`), whose
+ * `manifest.fingerprint`, when both have one, must match. A `--json-out` report has no records and is refused with a hint.
  * `--data DATA` supplies `group_id`s so the bootstrap resamples whole groups.
  */
 export const compareCommand: Command = {
@@ -73,56 +60,15 @@ export const compareCommand: Command = {
   },
 }
 
-/** Read a records JSONL file or a JSON document with `records` (and maybe `manifest.fingerprint`). */
+/** Read a records JSONL file or a whole `EvalResult` as JSON (see {@link parseComparable}). */
 export async function readComparable(path: string): Promise<Comparable> {
   let text: string
   try {
-    text = (await readFile(path, 'utf8')).replace(/^\uFEFF/, '')
+    text = await readFile(path, 'utf8')
   } catch (error) {
     throw new DataError(`cannot read result file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { file: path })
   }
-  let whole: unknown
-  try {
-    whole = JSON.parse(text)
-  } catch {
-    whole = undefined // not one JSON document: read it as JSONL below
-  }
-  if (whole !== null && typeof whole === 'object' && !Array.isArray(whole) && !('gold' in whole)) {
-    const doc = whole as { records?: unknown; manifest?: { fingerprint?: unknown } }
-    if (!Array.isArray(doc.records))
-      throw new DataError(
-        'has no "records" array (a --json-out report leaves them out). Compare the per-decision records instead: run `sceptic evaluate ... --records-out FILE.jsonl` for each side and compare those files.',
-        { file: path },
-      )
-    const records = doc.records.map((value, i) => checkRecord(value, path, i + 1, 'records'))
-    const fingerprint = typeof doc.manifest?.fingerprint === 'string' ? doc.manifest.fingerprint : undefined
-    return { records, manifest: fingerprint === undefined ? undefined : { fingerprint } }
-  }
-  const records: DecisionRecord[] = []
-  text.split(/\r?\n/).forEach((line, index) => {
-    if (line.trim() === '') return
-    let value: unknown
-    try {
-      value = JSON.parse(line)
-    } catch (error) {
-      throw new DataError(`not valid JSON (${(error as Error).message}). Expected one record per line (a --records-out file).`, {
-        file: path,
-        line: index + 1,
-      })
-    }
-    records.push(checkRecord(value, path, index + 1))
-  })
-  if (records.length === 0) throw new DataError('holds no records', { file: path })
-  return { records }
-}
-
-function checkRecord(value: unknown, file: string, line: number, arrayName?: string): DecisionRecord {
-  const parsed = RecordSchema.safeParse(value)
-  if (parsed.success) return parsed.data
-  const issue = parsed.error.issues[0]!
-  const field = issue.path.map(String).join('.')
-  const where = arrayName ? { file, field: `${arrayName}[${line - 1}]${field ? '.' + field : ''}` } : { file, line, ...(field ? { field } : {}) }
-  throw new DataError(`not a decision record: ${issue.message}`, where)
+  return parseComparable(text, path)
 }
 
 /** Record id → group_id, by the evaluator's id rule ({@link decisionId}). */
