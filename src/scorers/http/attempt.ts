@@ -1,0 +1,104 @@
+/**
+ * One HTTP attempt of one request against one endpoint: post, read the capped body,
+ * judge the status, parse and read the letters. It reports the endpoint's health for
+ * failover and says whether another attempt could help; it never throws for a
+ * per-request problem, only when the run was cancelled (the signal's reason).
+ */
+import type { FailureReason, ScoreRequest } from '../../core/score.ts'
+import { BodyTooLargeError, readCappedText } from './body.ts'
+import { settle, type Endpoint } from './endpoints.ts'
+import { readGenerated, readLogprobs } from './read-response.ts'
+import { requestBody } from './request-body.ts'
+import type { Scrubber } from './scrub.ts'
+import type { HttpSettings } from './settings.ts'
+
+/** A failed attempt's bucket and its message (scrubbed of secrets). */
+export interface AttemptFailure {
+  readonly reason: FailureReason
+  readonly message: string
+}
+
+/** How an attempt ended. */
+export type AttemptResult =
+  /** Letter probabilities, and the letters floored for lack of a log-prob. */
+  | { readonly kind: 'scored'; readonly probabilities: number[]; readonly missing: readonly string[] }
+  /** A timeout, network error, 429 or 5xx: worth another attempt, after `retryAfter` ms when the server said (≤ 30 s). */
+  | { readonly kind: 'retry'; readonly failure: AttemptFailure; readonly retryAfter?: number }
+  /** Another 4xx, or a body that cannot be read as an answer: asking again will not help. */
+  | { readonly kind: 'give-up'; readonly failure: AttemptFailure }
+
+/** Post `request` to `target` once; see {@link AttemptResult}. */
+export async function attemptOnce(
+  settings: HttpSettings,
+  { scrub, clip }: Scrubber,
+  target: Endpoint,
+  request: ScoreRequest,
+  signal: AbortSignal | undefined,
+): Promise<AttemptResult> {
+  const { timeoutMs, several } = settings
+  const endpoint = several ? `POST ${target.label}` : `POST ${target.url.pathname}`
+  /** This attempt's verdict on the endpoint: a failure takes it out (with several). */
+  const health = (ok: boolean) => settle(target, ok, settings.endpointBackoffMs, Date.now(), several)
+  const retry = (reason: FailureReason, message: string): AttemptResult => ({ kind: 'retry', failure: { reason, message } })
+  const giveUp = (reason: FailureReason, message: string): AttemptResult => ({ kind: 'give-up', failure: { reason, message } })
+  let response: Response
+  try {
+    response = await settings.fetch(target.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...settings.headers,
+        ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
+      },
+      body: requestBody(settings, request),
+      signal: signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]) : AbortSignal.timeout(timeoutMs),
+    })
+  } catch (error) {
+    // The run was cancelled: no failure to count, the evaluator reports the cancellation.
+    if (signal?.aborted) throw signal.reason
+    health(false)
+    const name = (error as Error)?.name
+    return name === 'TimeoutError' || name === 'AbortError'
+      ? retry('timeout', `${endpoint} took longer than ${timeoutMs} ms`)
+      : retry('error', `${endpoint} failed: ${scrub(causeMessage(error))}`)
+  }
+  let text: string
+  try {
+    text = await readCappedText(response, settings.maxResponseBytes)
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason
+    health(error instanceof BodyTooLargeError)
+    return error instanceof BodyTooLargeError
+      ? retry('error', `${endpoint}: ${error.message}`)
+      : (error as Error)?.name === 'TimeoutError'
+      ? retry('timeout', `${endpoint} body took longer than ${timeoutMs} ms`)
+      : retry('error', `${endpoint} body could not be read: ${scrub(causeMessage(error))}`)
+  }
+  if (!response.ok) {
+    const failure = { reason: 'http_error' as const, message: `HTTP ${response.status} from ${endpoint}: ${clip(text, 200)}` }
+    if (response.status === 429 || response.status >= 500) {
+      health(false)
+      const seconds = Number(response.headers.get('retry-after'))
+      return { kind: 'retry', failure, ...(Number.isFinite(seconds) && seconds >= 0 && seconds <= 30 ? { retryAfter: seconds * 1000 } : {}) }
+    }
+    health(true)
+    return { kind: 'give-up', failure } // another 4xx will not get better by asking again
+  }
+  health(true)
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return giveUp('parse_failure', `${endpoint} returned a body that is not JSON: ${clip(text, 120)}`)
+  }
+  const optionCount = request.criterion.options.length
+  const read = settings.mode === 'generate' ? readGenerated(json, settings.api, optionCount, clip) : readLogprobs(json, settings.api, optionCount)
+  if ('failure' in read) return giveUp(read.failure, `${endpoint}: ${scrub(read.message)}`)
+  return { kind: 'scored', probabilities: read.probabilities, missing: read.missing }
+}
+
+/** The most specific text of a fetch error: its cause's code or message, else its own message. */
+function causeMessage(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause
+  return cause?.code ?? cause?.message ?? (error as Error)?.message ?? String(error)
+}

@@ -1,0 +1,49 @@
+/**
+ * One request with retries and failover: rank the endpoints for its decision, attempt,
+ * back off (doubling, or as the server's `Retry-After` says), and end as a vector, a
+ * flagged vector (`missing_logprobs`) or a counted failure; never a throw for a
+ * per-request problem.
+ */
+import { scoreFailure, type ScoreOutcome, type ScoreRequest } from '../../core/score.ts'
+import { attemptOnce, type AttemptFailure } from './attempt.ts'
+import { sleep } from './concurrency.ts'
+import { affinityKey, choose, rank } from './endpoints.ts'
+import type { RequestStats } from './stats.ts'
+import type { Scrubber } from './scrub.ts'
+import type { HttpSettings } from './settings.ts'
+
+
+/** Score `request` (see the module comment); `stats` is updated in place. */
+export async function scoreOne(
+  settings: HttpSettings,
+  scrubber: Scrubber,
+  stats: RequestStats,
+  request: ScoreRequest,
+  signal: AbortSignal | undefined,
+): Promise<ScoreOutcome> {
+  let last: AttemptFailure = { reason: 'error', message: 'not attempted' }
+  let retryAfter: number | undefined
+  const ranked = rank(settings.endpoints, settings.several ? affinityKey(request) : '')
+  for (let attempt = 0; attempt <= settings.retries; attempt++) {
+    if (attempt > 0) {
+      stats.retries++
+      await sleep(retryAfter ?? settings.backoffMs * 2 ** (attempt - 1), signal)
+    }
+    signal?.throwIfAborted()
+    stats.attempts++
+    const chosen = choose(ranked, Date.now())
+    chosen.endpoint.counts.requests++
+    if (chosen.failover) chosen.endpoint.counts.failovers++
+    const result = await attemptOnce(settings, scrubber, chosen.endpoint, request, signal)
+    if (result.kind === 'scored') {
+      if (result.missing.length === 0) return result.probabilities
+      stats.missingLogprobs++
+      return { probabilities: result.probabilities, flags: ['missing_logprobs'] }
+    }
+    last = result.failure
+    retryAfter = result.kind === 'retry' ? result.retryAfter : undefined
+    if (result.kind === 'give-up') break
+  }
+  stats.failures[last.reason] = (stats.failures[last.reason] ?? 0) + 1
+  return scoreFailure(last.reason, last.message)
+}

@@ -1,0 +1,20 @@
+/** What an `openAIScorer` counts across calls: attempts, retries, failures by bucket, floored letters, per-endpoint counts. */
+import type { FailureReason } from '../../core/score.ts'
+import type { EndpointCounts } from './endpoints.ts'
+
+/** Counts kept by an `openAIScorer` across calls. */
+export interface OpenAIScorerStats {
+  /** HTTP attempts made, retries included. */
+  attempts: number
+  /** Retries made. */
+  retries: number
+  /** Requests that ended as failures, by bucket. */
+  failures: Partial<Record<FailureReason, number>>
+  /** Requests answered with some letters floored (`missing_logprobs`). */
+  missingLogprobs: number
+  /** Attempts, failures and failovers per endpoint, keyed by its URL without credentials or query. */
+  endpoints: Record<string, EndpointCounts>
+}
+
+/** The counters kept per scorer rather than per endpoint (those live on the endpoints). */
+export type RequestStats = Omit<OpenAIScorerStats, 'endpoints'>
