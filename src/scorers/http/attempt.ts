@@ -30,17 +30,30 @@ export type AttemptResult =
 /** Post `request` to `target` once; see {@link AttemptResult}. */
 export async function attemptOnce(
   settings: HttpSettings,
-  { scrub, clip }: Scrubber,
+  scrubber: Scrubber,
   target: Endpoint,
   request: ScoreRequest,
   signal: AbortSignal | undefined,
 ): Promise<AttemptResult> {
-  const { timeoutMs, several } = settings
-  const endpoint = several ? `POST ${target.label}` : `POST ${target.url.pathname}`
+  const endpoint = settings.several ? `POST ${target.label}` : `POST ${target.url.pathname}`
   /** This attempt's verdict on the endpoint: a failure takes it out (with several). */
-  const health = (ok: boolean) => settle(target, ok, settings.endpointBackoffMs, Date.now(), several)
-  const retry = (reason: FailureReason, message: string): AttemptResult => ({ kind: 'retry', failure: { reason, message } })
-  const giveUp = (reason: FailureReason, message: string): AttemptResult => ({ kind: 'give-up', failure: { reason, message } })
+  const health = (ok: boolean) => settle(target, ok, settings.endpointBackoffMs, Date.now(), settings.several)
+  const exchange = await post(settings, scrubber, target, request, signal, endpoint, health)
+  if ('kind' in exchange) return exchange
+  return judge(settings, scrubber, request, exchange, endpoint, health)
+}
+
+/** The HTTP exchange: the response and its body text (capped), or a retryable failure. Throws only when the run was cancelled. */
+async function post(
+  settings: HttpSettings,
+  { scrub }: Scrubber,
+  target: Endpoint,
+  request: ScoreRequest,
+  signal: AbortSignal | undefined,
+  endpoint: string,
+  health: (ok: boolean) => void,
+): Promise<{ response: Response; text: string } | AttemptResult> {
+  const { timeoutMs } = settings
   let response: Response
   try {
     response = await settings.fetch(target.url, {
@@ -62,9 +75,8 @@ export async function attemptOnce(
       ? retry('timeout', `${endpoint} took longer than ${timeoutMs} ms`)
       : retry('error', `${endpoint} failed: ${scrub(causeMessage(error))}`)
   }
-  let text: string
   try {
-    text = await readCappedText(response, settings.maxResponseBytes)
+    return { response, text: await readCappedText(response, settings.maxResponseBytes) }
   } catch (error) {
     if (signal?.aborted) throw signal.reason
     health(error instanceof BodyTooLargeError)
@@ -74,6 +86,17 @@ export async function attemptOnce(
       ? retry('timeout', `${endpoint} body took longer than ${timeoutMs} ms`)
       : retry('error', `${endpoint} body could not be read: ${scrub(causeMessage(error))}`)
   }
+}
+
+/** What a response says: retry on 429/5xx (after `Retry-After` ≤ 30 s), give up on another 4xx or an unreadable body, else the letters. */
+function judge(
+  settings: HttpSettings,
+  { scrub, clip }: Scrubber,
+  request: ScoreRequest,
+  { response, text }: { response: Response; text: string },
+  endpoint: string,
+  health: (ok: boolean) => void,
+): AttemptResult {
   if (!response.ok) {
     const failure = { reason: 'http_error' as const, message: `HTTP ${response.status} from ${endpoint}: ${clip(text, 200)}` }
     if (response.status === 429 || response.status >= 500) {
@@ -96,6 +119,9 @@ export async function attemptOnce(
   if ('failure' in read) return giveUp(read.failure, `${endpoint}: ${scrub(read.message)}`)
   return { kind: 'scored', probabilities: read.probabilities, missing: read.missing }
 }
+
+const retry = (reason: FailureReason, message: string): AttemptResult => ({ kind: 'retry', failure: { reason, message } })
+const giveUp = (reason: FailureReason, message: string): AttemptResult => ({ kind: 'give-up', failure: { reason, message } })
 
 /** The most specific text of a fetch error: its cause's code or message, else its own message. */
 function causeMessage(error: unknown): string {
