@@ -20,7 +20,7 @@ import {
   ScorerError,
   compareResults,
   evaluateWithScorer,
-  honestNumbers,
+  computeStatistics,
   loadDecisions,
   majorityBaseline,
   recordsToJsonl,
@@ -721,7 +721,7 @@ const wordingCases: Case[] = [
     name: 'RStd over a single gold letter says it cannot measure a spread',
     run: () => {
       const records = [0, 1, 2].map((i) => ({ id: `r${i}`, criterion: 'c', gold: 'a', prediction: i ? 'a' : 'b', probabilities: { a: 0.5, b: 0.5 }, picks: ['a'], letters: ['A'] }))
-      const h = honestNumbers(records, null, { goldLetters: ['A', 'A', 'A'], resamples: 20 })
+      const h = computeStatistics(records, null, { goldLetters: ['A', 'A', 'A'], resamples: 20 })
       expect(h.rstd).toBe(0)
       expect(h.rstdReading).toBe('one-letter')
     },

@@ -67,7 +67,7 @@ describe.each(variants)('optimize-model: %s', (_, options, transform) => {
     const info = await optimized.ready()
     expect(info.plan.vocab).toBe(20) // the head computes 20 columns, not the vocabulary
     expect(optimized.settings.optimizedReadout).toBe(true)
-    expect(optimized.describe).toContain('optimized readout')
+    expect(optimized.description).toContain('optimized readout')
     expect(maxAbsDiff(await optimized(requests), original)).toBeLessThan(1e-5)
     expect(maxAbsDiff(await scorer({ model: out, workers: 2 })(requests), original)).toBeLessThan(1e-5)
     expect(JSON.parse(readFileSync(join(out, READOUT_FILE), 'utf8')).letterIds).toHaveLength(20)

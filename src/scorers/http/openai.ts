@@ -84,8 +84,8 @@ export interface OpenAIScorerStats {
 
 /** A {@link FallibleScoreFn} for an OpenAI-compatible server, with a description and counters. */
 export type OpenAIScorer = FallibleScoreFn & {
-  /** `openai <model> <api> at <origin+path>`, without credentials: for the report's model line. */
-  readonly describe: string
+  /** The scorer's description, `openai <model> <api> at <origin+path>`, without credentials: the report's model line and `manifest.scorer`. */
+  readonly description: string
   /** Counters since creation. */
   stats(): OpenAIScorerStats
   /** What the run's manifest records of this scorer: `{ endpoints }` (counts per endpoint, no credentials). */
@@ -266,7 +266,7 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
       : mapConcurrent(requests, concurrency, (request) => one(request)(context))
   const where = several ? `${endpoints.length} replicas (${[...labels].join(', ')})` : redactUrl(url.href)
   return Object.assign(score, {
-    describe: `openai ${model} ${api}${mode === 'generate' ? ' generate' : ''} at ${where}`,
+    description: `openai ${model} ${api}${mode === 'generate' ? ' generate' : ''} at ${where}`,
     stats: () => ({ ...structuredClone(stats), endpoints: endpointCounts(endpoints) }),
     manifestEntries: () => ({ endpoints: endpointCounts(endpoints) }),
     cacheIdentity: {
