@@ -145,7 +145,7 @@ describe.skipIf(CHROMIUM === null)(
       twoRuns = renderHtmlReport([
         { result: resultToJson(base), records: base.records, label: 'base.json' },
         {
-          result: { ...resultToJson(tuned), intervals: { accuracy: [0.88, 0.99], balancedAccuracy: [0.9, 1], orderConsistency: [0.94, 1] } } as never,
+          result: { ...resultToJson(tuned), statistics: { ...tuned.statistics!, intervals: { accuracy: [0.88, 0.99], balancedAccuracy: [0.9, 1], orderConsistency: [0.94, 1] } } } as never,
           records: tuned.records,
           label: 'tuned.json',
         },
