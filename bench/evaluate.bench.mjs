@@ -9,7 +9,7 @@ const SIZES = [25_000, 50_000, 100_000]
 
 if (process.argv[2] === '--child') {
   const n = Number(process.argv[3])
-  const { evaluateWithScorer, honestNumbers } = await import('../dist/core/index.js')
+  const { evaluateWithScorer, computeStatistics } = await import('../dist/core/index.js')
   // A seeded stream for the synthetic data (a 32-bit LCG, Numerical Recipes constants); any fixed sequence will do.
   let state = 1
   const random = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32)
@@ -31,7 +31,7 @@ if (process.argv[2] === '--child') {
   const result = await evaluateWithScorer(decisions, scorer, { debias: 'cyclic', statistics: false, onWarning: () => {} })
   const seconds = (performance.now() - t0) / 1000
   const t1 = performance.now()
-  const stats = honestNumbers(result.records, null, { seed: 0 })
+  const stats = computeStatistics(result.records, null, { seed: 0 })
   const statsSeconds = (performance.now() - t1) / 1000
   const resamples = stats.intervals.balancedAccuracy?.resamples ?? null
   const orderings = result.manifest.forwardPasses

@@ -112,7 +112,7 @@ export async function modelsBench({ decisions = 16 } = {}) {
     mkdirSync(join(dir, 'onnx'))
     copyFileSync(join(dir, 'model.onnx'), join(dir, 'onnx', 'model.onnx'))
     for (const bits of [4, 8]) {
-      const made = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'quantize-model', dir, `${dir}-q${bits}`, '--bits', String(bits)], { encoding: 'utf8' })
+      const made = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'quantize-model', dir, '--model-out', `${dir}-q${bits}`, '--bits', String(bits)], { encoding: 'utf8' })
       if (made.status !== 0) throw new Error(`quantize-model failed: ${made.stderr}`)
       console.log(made.stdout.split('\n')[0])
     }

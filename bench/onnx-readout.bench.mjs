@@ -280,7 +280,7 @@ async function longRun(n, modelOptions) {
     const scorer = onnxScorer({ model })
     await scorer.ready()
     const mb = () => (process.memoryUsage.rss() / 2 ** 20).toFixed(0)
-    console.log(`long run: ${n} decisions x 4 rotations, model hidden ${modelOptions.hidden} / ${modelOptions.layers} layers, ${scorer.describe}`)
+    console.log(`long run: ${n} decisions x 4 rotations, model hidden ${modelOptions.hidden} / ${modelOptions.layers} layers, ${scorer.description}`)
     console.log(`  decisions  RSS MB  heap MB  dec/s`)
     const t0 = performance.now()
     let done = 0

@@ -105,7 +105,7 @@ async function speed(dir) {
   const pool = onnxScorer({ model: dir })
   await pool.ready()
   console.log(`model: hidden ${MID.hidden}, ${MID.layers} layers, ${MID.heads} heads, vocab ${MID.vocab}; ${count} decisions x 4 options (cyclic: ${count * 4} prompts of ~${meanTokens.toFixed(0)} tokens)`)
-  console.log(`pool: ${pool.describe}; naive: 1 session on the main thread, ORT default threads, batch 1`)
+  console.log(`pool: ${pool.description}; naive: 1 session on the main thread, ORT default threads, batch 1`)
   // Warm-up: first runs allocate arenas.
   await evaluateWithScorer(decisions.slice(0, 2), naive, { debias: 'cyclic' })
   await evaluateWithScorer(decisions.slice(0, 2), pool, { debias: 'cyclic' })

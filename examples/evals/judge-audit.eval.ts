@@ -9,7 +9,7 @@ import judge from '../scorers/judge-first-bias.mjs'
 
 describeDecisions(
   'LLM judge audit (first-slot bias is caught)',
-  { data: 'data/judge.jsonl', scorer: judge, scorerName: 'examples/scorers/judge-first-bias.mjs', debias: 'cyclic', baseline: false },
+  { data: 'data/judge.jsonl', scorer: judge, scorerDescription: 'examples/scorers/judge-first-bias.mjs', debias: 'cyclic', baseline: false },
   (result) => {
     // It agrees with the human grades...
     expect(result).toHaveBalancedAccuracy({ atLeast: 0.8 })

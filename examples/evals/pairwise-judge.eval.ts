@@ -10,7 +10,7 @@ import judge from '../scorers/pairwise-first-bias.mjs'
 const pairs = {
   data: 'data/pairs.jsonl',
   scorer: judge,
-  scorerName: 'examples/scorers/pairwise-first-bias.mjs',
+  scorerDescription: 'examples/scorers/pairwise-first-bias.mjs',
   debias: 'cyclic',
   baseline: false,
 } as const

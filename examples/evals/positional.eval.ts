@@ -8,7 +8,7 @@ import alwaysFirst from '../scorers/always-first.mjs'
 const positional = {
   data: 'data/tickets.jsonl',
   scorer: alwaysFirst,
-  scorerName: 'examples/scorers/always-first.mjs',
+  scorerDescription: 'examples/scorers/always-first.mjs',
   debias: 'cyclic',
   // Order consistency 0 has nothing to regress from; no baseline for these suites.
   baseline: false,

@@ -10,7 +10,7 @@ describeDecisions(
   {
     data: 'data/tickets.jsonl', // relative to the Vitest root (examples/)
     scorer: keywordReader,
-    scorerName: 'examples/scorers/keyword-reader.mjs',
+    scorerDescription: 'examples/scorers/keyword-reader.mjs',
     debias: 'cyclic',
     thresholds: { balancedAccuracy: 0.8, orderConsistency: 0.9, perCriterion: 0.8 },
   },

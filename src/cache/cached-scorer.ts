@@ -6,6 +6,7 @@
  */
 import { CACHE_COUNTS, type CacheCounts } from '../core/cache-counts.ts'
 import { ScorerError } from '../core/errors.ts'
+import { describeScorer } from '../core/scorer-description.ts'
 import { isFlaggedScore, isScoreFailure, type FallibleScoreFn, type ScoreOutcome, type ScoreRequest } from '../core/score.ts'
 import { requestKey, scorerId, type CacheIdentity } from './key.ts'
 import type { CacheEntry } from './segment.ts'
@@ -28,8 +29,11 @@ export interface CachedScorerOptions {
 /** Default {@link CachedScorerOptions.writeEvery}. */
 export const DEFAULT_WRITE_EVERY = 256
 
-/** A caching scorer: a {@link FallibleScoreFn} with running counts under {@link CACHE_COUNTS}. */
-export type CachedScorer = FallibleScoreFn & { readonly [CACHE_COUNTS]: CacheCounts }
+/**
+ * A caching scorer: a {@link FallibleScoreFn} with running counts under {@link CACHE_COUNTS},
+ * described as the scorer it wraps (its `description`, else its name, else `(injected scorer)`).
+ */
+export type CachedScorer = FallibleScoreFn & { readonly [CACHE_COUNTS]: CacheCounts; readonly description: string }
 
 /** Wrap `score` with the cache. Extra call arguments (an AbortSignal) are passed through. */
 export function cachedScorer(score: FallibleScoreFn, options: CachedScorerOptions): CachedScorer {
@@ -82,7 +86,8 @@ export function cachedScorer(score: FallibleScoreFn, options: CachedScorerOption
     await store.flush()
     return out
   }
-  return Object.assign(cached, { [CACHE_COUNTS]: counts }) as CachedScorer
+  // The cache is transparent: the run names the wrapped scorer, not this wrapper.
+  return Object.assign(cached, { [CACHE_COUNTS]: counts, description: describeScorer(score) }) as CachedScorer
 }
 
 /**

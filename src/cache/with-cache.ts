@@ -3,6 +3,7 @@
  * CLI, `describeDecisions` and library users.
  */
 import type { FallibleScoreFn, ScoreFn } from '../core/score.ts'
+import { ownDescription } from '../core/scorer-description.ts'
 import { cachedScorer } from './cached-scorer.ts'
 import { resolveCache, type CacheOptions } from './config.ts'
 import type { CacheIdentity } from './key.ts'
@@ -17,11 +18,11 @@ const opened = new Map<string, CacheStore>()
  * promise that equal keys mean equal outputs). `undefined`: not cacheable.
  */
 export function cacheIdentityOf(score: unknown, label?: string): CacheIdentity | undefined {
-  const fn = score as { cacheIdentity?: unknown; cacheKey?: unknown; describe?: unknown; name?: unknown } | undefined
+  const fn = score as { cacheIdentity?: unknown; cacheKey?: unknown; name?: unknown } | undefined
   const identity = fn?.cacheIdentity as CacheIdentity | undefined
   if (identity && typeof identity === 'object' && typeof identity.kind === 'string' && typeof identity.label === 'string') return identity
   if (typeof fn?.cacheKey === 'string' && fn.cacheKey !== '')
-    return { kind: 'user', label: label ?? (typeof fn.describe === 'string' ? fn.describe : String(fn.name || 'ScoreFn')), settings: { cacheKey: fn.cacheKey } }
+    return { kind: 'user', label: label ?? ownDescription(fn) ?? String(fn.name || 'ScoreFn'), settings: { cacheKey: fn.cacheKey } }
   return undefined
 }
 

@@ -1,6 +1,7 @@
 /** Parsing a subcommand's command line from its option table; every complaint is a one-line UsageError. */
 import { parseArgs } from 'node:util'
 import { parseCacheMode, type CacheOptions } from '../cache/config.ts'
+import { own } from '../core/dict.ts'
 import { UsageError } from './usage-error.ts'
 
 /**
@@ -43,11 +44,25 @@ export function parse(
   } catch (error) {
     const unknown = /^Unknown option '(-{1,2}[^']+)'/.exec((error as Error).message)?.[1]
     if (unknown !== undefined) {
-      const near = closest(unknown.replace(/^-+/, '').replace(/=.*$/, ''), Object.keys(options))
+      const given = unknown.replace(/^-+/, '').replace(/=.*$/, '')
+      const renamed = own(RENAMED_FLAGS, given)
+      if (renamed !== undefined && Object.hasOwn(options, renamed))
+        throw new UsageError(`${unknown} is now --${renamed} (every output file is --<what>-out). Usage: sceptic ${usage}`)
+      const near = closest(given, Object.keys(options))
       throw new UsageError(`unknown option ${unknown}${near ? `; did you mean --${near}?` : ''} (see: sceptic ${usage.split(' ')[0]} --help)`)
     }
     throw new UsageError(`${(error as Error).message.replace(/\.$/, '')}. Usage: sceptic ${usage}`)
   }
+}
+
+/**
+ * Output options renamed to the one convention, every output file or folder is
+ * `--<what>-out` (old long name → new): named in the error instead of "unknown option".
+ */
+export const RENAMED_FLAGS: Readonly<Record<string, string>> = {
+  output: 'html-out',
+  'out-train': 'train-out',
+  'out-eval': 'eval-out',
 }
 
 /** Whether the arguments ask for help (`--help` or `-h` anywhere). */

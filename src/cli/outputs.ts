@@ -86,6 +86,25 @@ export async function planOutputs(
 }
 
 /**
+ * Check an output folder (`--model-out DIR`) before any work: after following symlinks
+ * it must be neither one of the input folders (a model directory and its `onnx/`
+ * subfolder, whose files the command reads) nor an existing file. Refused with a
+ * {@link ConfigError} (exit 2) naming the option. The command itself creates it.
+ */
+export async function planOutputDir(flag: string, path: string | undefined, inputDirs: readonly string[]): Promise<string> {
+  if (path === undefined || path === '') throw new ConfigError(`${flag} needs a folder name`)
+  const target = await realTarget(path)
+  for (const input of inputDirs) {
+    const real = await realTarget(input)
+    if (target !== undefined && real !== undefined && target === real)
+      throw new ConfigError(`${flag} ${path}: refusing to write into the input folder ${input}; give the output its own folder`)
+  }
+  const existing = target === undefined ? undefined : await stat(target).catch(() => undefined)
+  if (existing && !existing.isDirectory()) throw new ConfigError(`${flag} ${path}: is a file, not a folder`)
+  return path
+}
+
+/**
  * `mkdir -p`, one level at a time from the nearest existing ancestor. Node's own
  * recursive mkdir never settles under some pseudo file systems (`/proc/x`), so it is
  * not used: every step here is a plain mkdir that fails or succeeds.

@@ -9,6 +9,7 @@ import type { Decision } from './decisions.ts'
 import { checkEvaluateInput } from './evaluate-input.ts'
 import type { EvalResult } from './result.ts'
 import type { FallibleScoreFn, ScoreFn } from './score.ts'
+import { describeScorer } from './scorer-description.ts'
 import { Aggregate, type PriorLookup } from './evaluate/aggregate.ts'
 import { assembleResult } from './evaluate/assemble.ts'
 import { resolveSettings, type EvaluateOptions } from './evaluate/options.ts'
@@ -80,13 +81,7 @@ export async function evaluateWithScorer(
     seconds: Math.round(performance.now() - t0) / 1000,
     contentFreeRequests: priors.size,
     slotPriors,
-    scorer: options.scorer ?? describeScorer(score),
+    scorer: options.scorerDescription ?? describeScorer(score),
     cache: cacheBefore ? cacheCountsSince(score, cacheBefore) : undefined,
   })
-}
-
-/** A scorer's own `describe` string (remote and ONNX scorers carry one), else the generic label. */
-function describeScorer(score: unknown): string {
-  const text = (score as { describe?: unknown }).describe
-  return typeof text === 'string' ? text : '(injected scorer)'
 }

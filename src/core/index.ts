@@ -78,8 +78,8 @@ export type {
   MillerPowerInput,
   MinimumDetectableDifferenceOptions,
 } from './stats.ts'
-export { formatInterval, honestNumbers } from './intervals.ts'
-export type { HonestNumbers, HonestNumbersOptions, Verdict } from './intervals.ts'
+export { formatInterval, computeStatistics } from './intervals.ts'
+export type { Statistics, StatisticsOptions, Verdict } from './intervals.ts'
 export { compareResults, recordsFingerprint } from './compare.ts'
 export { renderComparison } from './render-comparison.ts'
 export type { Comparable, CompareOptions, Comparison, PairedTable } from './compare.ts'

@@ -1,5 +1,5 @@
 /**
- * "Honest numbers" for one evaluation: how far each headline could move by chance,
+ * The `statistics` of one evaluation (`computeStatistics`): how far each headline could move by chance,
  * the baselines it must beat, and how small a change this set could ever detect.
  * Computed from the records alone (plus optional group ids and gold slot letters),
  * so it works on a live result and on a `--records-out` file alike.
@@ -40,8 +40,8 @@ export interface Verdict {
   message: string | null
 }
 
-/** Options for {@link honestNumbers}. */
-export interface HonestNumbersOptions {
+/** Options for {@link computeStatistics}. */
+export interface StatisticsOptions {
   /** Bootstrap and simulation seed. Default 0. */
   seed?: number
   /** Bootstrap replicates. Default 2000 (fewer above 10^4 decisions, see `defaultResamples`). */
@@ -56,8 +56,8 @@ export interface HonestNumbersOptions {
   goldLetters?: readonly string[]
 }
 
-/** Everything {@link honestNumbers} returns. Plain JSON (no arrays per row). */
-export interface HonestNumbers {
+/** Everything {@link computeStatistics} returns. Plain JSON (no arrays per row). */
+export interface Statistics {
   /** 95% intervals of the three headline numbers. */
   intervals: {
     /** Wilson score interval of accuracy. */
@@ -135,11 +135,11 @@ export interface HonestNumbers {
  *   any is given the bootstrap resamples whole groups and the MDD includes their design effect
  * @param options seed (default 0), resamples (2000), level (0.95), goldLetters (for RStd)
  */
-export function honestNumbers(
+export function computeStatistics(
   records: readonly DecisionRecord[],
   groups?: readonly (string | null | undefined)[] | null,
-  options: HonestNumbersOptions = {},
-): HonestNumbers {
+  options: StatisticsOptions = {},
+): Statistics {
   const { seed = 0, level = DEFAULT_LEVEL, goldLetters } = options
   const resamples = options.resamples ?? defaultResamples(records.length)
   const n = records.length

@@ -51,12 +51,13 @@ export const max: Reducer = {
 
 /**
  * 1 when at least `k` epochs score ≥ `threshold` (default 1, i.e. correct), else 0
- * (Inspect `at_least(k, value=1.0)`): `[1, 0, 1]` with k = 2 → 1.
+ * (Inspect `at_least(k, value=1.0)`): `[1, 0, 1]` with k = 2 → 1. Named `at_least_K`,
+ * or `at_least_K_ge_T` when the threshold T is not 1 (see {@link reducerName}).
  */
 export function atLeast(k: number, threshold = 1): Reducer {
-  if (!(Number.isInteger(k) && k >= 1)) throw new ConfigError(`atLeast(k): k must be an integer ≥ 1, got ${k}`)
+  checkParameters('atLeast', k, threshold)
   return {
-    name: `at_least_${k}`,
+    name: reducerName('at_least', k, threshold),
     reduce: (values) => (values.filter((v) => v >= threshold).length >= k ? 1 : 0),
   }
 }
@@ -65,11 +66,13 @@ export function atLeast(k: number, threshold = 1): Reducer {
  * Unbiased pass@k estimator (Chen et al. 2021, "Evaluating Large Language Models
  * Trained on Code"; Inspect `pass_at(k)`): with n epochs of which c pass,
  * `1 − C(n−c, k) / C(n, k)`, and 1 when n − c < k. n = 3, c = 2 → 2/3 at k = 1, 1 at k = 2.
+ * An epoch passes when it scores ≥ `threshold` (default 1). Named `pass_at_K`, or
+ * `pass_at_K_ge_T` when T is not 1 (see {@link reducerName}).
  */
 export function passAt(k: number, threshold = 1): Reducer {
-  if (!(Number.isInteger(k) && k >= 1)) throw new ConfigError(`passAt(k): k must be an integer ≥ 1, got ${k}`)
+  checkParameters('passAt', k, threshold)
   return {
-    name: `pass_at_${k}`,
+    name: reducerName('pass_at', k, threshold),
     reduce: (values) => {
       const n = values.length
       if (k > n) throw new ConfigError(`passAt(${k}) needs at least ${k} epochs, got ${n}`)
@@ -88,13 +91,39 @@ export const REDUCERS = { mean: meanReducer, median, mode, max } as const
 
 /**
  * A reducer object, the name of one in {@link REDUCERS}, or the name a manifest records
- * for {@link atLeast} / {@link passAt} (`'at_least_3'`, `'pass_at_2'`, k an integer ≥ 1,
- * threshold 1).
+ * for {@link atLeast} / {@link passAt}: `'at_least_3'`, `'pass_at_2'` (threshold 1), or
+ * with a threshold T other than 1, `'at_least_3_ge_0.6'`, `'pass_at_2_ge_0.5'`.
  */
-export type ReducerLike = Reducer | keyof typeof REDUCERS | `at_least_${number}` | `pass_at_${number}`
+export type ReducerLike =
+  | Reducer
+  | keyof typeof REDUCERS
+  | `at_least_${number}`
+  | `pass_at_${number}`
+  | `at_least_${number}_ge_${number}`
+  | `pass_at_${number}_ge_${number}`
 
-/** `at_least_K` / `pass_at_K` (K a positive integer without leading zeros), as {@link atLeast} and {@link passAt} name them. */
-const PARAMETERISED = /^(at_least|pass_at)_([1-9][0-9]{0,8})$/
+/**
+ * The name grammar of the parameterised reducers: `at_least_K` / `pass_at_K` (K a positive
+ * integer without leading zeros), optionally followed by `_ge_T`, T a finite decimal number
+ * as JavaScript writes it (`0.6`, `-0.5`, `1e-7`).
+ */
+const PARAMETERISED = /^(at_least|pass_at)_([1-9][0-9]{0,8})(?:_ge_(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:e[+-][0-9]+)?))?$/
+
+/**
+ * The one rule naming a parameterised reducer: `${kind}_${k}`, plus `_ge_${threshold}` when
+ * the threshold is not the default 1. `String(threshold)` is JavaScript's shortest
+ * round-tripping form, so the name resolves back to exactly this threshold.
+ */
+export function reducerName(kind: 'at_least' | 'pass_at', k: number, threshold: number): string {
+  return threshold === 1 ? `${kind}_${k}` : `${kind}_${k}_ge_${String(threshold)}`
+}
+
+/** k an integer ≥ 1 and a finite threshold, or a ConfigError naming the factory. */
+function checkParameters(factory: 'atLeast' | 'passAt', k: number, threshold: number): void {
+  if (!(Number.isInteger(k) && k >= 1)) throw new ConfigError(`${factory}(k): k must be an integer ≥ 1, got ${k}`)
+  if (typeof threshold !== 'number' || !Number.isFinite(threshold))
+    throw new ConfigError(`${factory}(k, threshold): threshold must be a finite number, got ${String(threshold)}`)
+}
 
 /**
  * Resolve a {@link ReducerLike}: every name a reducer reports (and the manifest records)
@@ -106,9 +135,14 @@ export function resolveReducer(reducer: ReducerLike = 'mean'): Reducer {
     const named = own<Reducer>(REDUCERS, reducer)
     if (named) return named
     const match = PARAMETERISED.exec(reducer)
-    if (match) return match[1] === 'at_least' ? atLeast(Number(match[2])) : passAt(Number(match[2]))
+    if (match) {
+      const k = Number(match[2])
+      const threshold = match[3] === undefined ? 1 : Number(match[3])
+      if (Number.isFinite(threshold)) return match[1] === 'at_least' ? atLeast(k, threshold) : passAt(k, threshold)
+    }
   }
   throw new ConfigError(
-    `reducer ${JSON.stringify(reducer)} is not known. Choose one of: ${Object.keys(REDUCERS).join(', ')}, at_least_K, pass_at_K (K an integer ≥ 1), or atLeast(k), passAt(k).`,
+    `reducer ${JSON.stringify(reducer)} is not known. Choose one of: ${Object.keys(REDUCERS).join(', ')}, at_least_K, pass_at_K (K an integer ≥ 1), ` +
+      'at_least_K_ge_T, pass_at_K_ge_T (an epoch counts when it scores ≥ T; T = 1 when left out), or atLeast(k, threshold), passAt(k, threshold).',
   )
 }

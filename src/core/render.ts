@@ -48,7 +48,7 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
     return '   ' + (text.startsWith('✗') ? c.red(text) : c.green(text))
   }
   const skipped = m.unlabelledSkipped > 0 ? c.dim(`   (${m.unlabelledSkipped} unlabelled skipped)`) : ''
-  // Honest numbers (present unless evaluated with statistics: false): `  [lo, hi]` after a
+  // Statistics (present unless evaluated with statistics: false): `  [lo, hi]` after a
   // value (and its threshold mark), and the verdict when the interval does not clear chance
   // or the majority baseline.
   const st = result.statistics

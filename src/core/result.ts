@@ -6,7 +6,7 @@ import { z } from 'zod'
 import type { CacheCounts } from './cache-counts.ts'
 import { dictSchema } from './dict.ts'
 import { DecisionRecordSchema, type DecisionFailure, type DecisionRecord } from './record.ts'
-import type { HonestNumbers } from './intervals.ts'
+import type { Statistics } from './intervals.ts'
 import type { DebiasMode } from './orderings.ts'
 import type { RobustnessPanel } from './robustness.ts'
 
@@ -61,11 +61,11 @@ export interface Manifest {
   flagged: Record<string, number>
   /** Times each (decision, ordering) was scored. */
   epochs: number
-  /** Name of the epoch reducer (`mean`, `pass_at_2`, …). */
+  /** Name of the epoch reducer (`mean`, `pass_at_2`, `at_least_3_ge_0.6`, …); `--reducer` and `reducer` accept it back. */
   reducer: string
   /** Wall-clock duration of the evaluation in seconds (3 decimals). */
   seconds: number
-  /** What scored the requests: a model path, a module, or `(injected scorer)`. */
+  /** The scorer's description (`scorerDescription`, else the scorer's `description`): a model, a module, or `(injected scorer)`. */
   scorer: string
   /** Model identifier, when a model was loaded. */
   model?: string
@@ -110,10 +110,10 @@ export interface EvalResult extends RobustnessPanel {
   /**
    * How far the headline numbers could move by chance, and what they must beat: 95%
    * intervals, chance and majority baselines, the minimum detectable difference, RStd,
-   * ECE reliability and verdicts (see `honestNumbers` and docs/statistics.md). Absent
+   * ECE reliability and verdicts (see `computeStatistics` and docs/statistics.md). Absent
    * when evaluated with `statistics: false`.
    */
-  statistics?: HonestNumbers
+  statistics?: Statistics
   /** How the numbers were produced. */
   manifest: Manifest
   /** One record per labelled decision, input order. Not part of `--json-out`; see `--records-out`. */

@@ -12,7 +12,7 @@ import type { ReliabilityBinView } from './svg.ts'
 /** A `[lower, upper]` interval, however the JSON spelled it. */
 export type Range = readonly [lower: number, upper: number]
 
-/** The optional "honest numbers" a result JSON may carry. Every field may be absent. */
+/** The optional `statistics` a result JSON may carry (absent under `--no-statistics`). Every field may be absent. */
 export interface ReportExtras {
   /** Intervals of the headline numbers, and their confidence level when the JSON says. */
   intervals: { accuracy: Range | null; balancedAccuracy: Range | null; orderConsistency: Range | null; level: number | null }
@@ -31,19 +31,16 @@ export interface ReliabilityBin extends ReliabilityBinView {
 export const LEVEL_DEFAULT_TEXT = 'interval'
 
 /**
- * Read the optional intervals, majority baseline and verdicts from a result JSON (top
- * level, or under `honest`, `honestNumbers` or `statistics`).
+ * Read the optional intervals, majority baseline and verdicts from a result JSON's
+ * `statistics` key (the one name `EvalResult`, `--json-out` and the `statistics` option
+ * use; no other key is read).
  * Accepts `[lo, hi]` arrays and `{ lower, upper }` objects (the statistics module's
  * `Interval`), a baseline as a number (its accuracy) or an object, and verdicts as
  * strings or `{ message }` objects; anything else is ignored rather than guessed at.
  */
 export function readExtras(result: EvalResultJson): ReportExtras {
-  const top = result as unknown as Record<string, unknown>
-  // At the top level, or nested under the name the statistics module's output is stored by.
-  const raw =
-    [top, top.honest, top.honestNumbers, top.statistics].find(
-      (o): o is Record<string, unknown> => isObject(o) && ('intervals' in o || 'majorityBaseline' in o || 'verdicts' in o),
-    ) ?? top
+  const statistics = (result as unknown as Record<string, unknown>).statistics
+  const raw: Record<string, unknown> = isObject(statistics) ? statistics : {}
   const intervals = isObject(raw.intervals) ? raw.intervals : {}
   let level = typeof intervals.level === 'number' ? intervals.level : null
   const range = (value: unknown): Range | null => {

@@ -4,6 +4,8 @@
  * threshold, one for the baseline gate, and the callback as its own test.
  */
 import { withScorerManifest } from '../core/live-manifest.ts'
+import { describeScorer, ownDescription } from '../core/scorer-description.ts'
+import { DESCRIBE_DECISIONS_RENAMES, refuseRenamedOptions } from '../core/renamed-options.ts'
 import type { CacheOptions } from '../cache/config.ts'
 import { cacheIdentityOf, withCache } from '../cache/with-cache.ts'
 import { escapeControl } from '../core/escape.ts'
@@ -93,8 +95,8 @@ export interface DescribeDecisionsOptions {
   alpha?: number
   /** The drop in order consistency (share of decisions) the gate should detect; the report says when it cannot. Default 0.1. */
   detectableDrop?: number
-  /** What scored, for the report (default: the handle's `description`, the function's `describe` or name, or `(injected scorer)`). */
-  scorerName?: string
+  /** The scorer's description, for the report and `manifest.scorer` (default: the handle's or the function's `description`, else the function's name, else `(injected scorer)`). */
+  scorerDescription?: string
   /** Extra manifest entries. Never secrets. */
   manifest?: Record<string, unknown>
   /** Requests per ScoreFn call. Default 1024. */
@@ -107,7 +109,7 @@ export interface DescribeDecisionsOptions {
   closeScorer?: boolean
   /** Times each (decision, ordering) is scored, for sampling scorers. Default 1. */
   epochs?: number
-  /** Epoch reducer for each decision's `value`: `'mean'` (default), `'median'`, `'mode'`, `'max'`, `atLeast(k)`, `passAt(k)`, or a recorded name such as `'pass_at_2'`. */
+  /** Epoch reducer for each decision's `value`: `'mean'` (default), `'median'`, `'mode'`, `'max'`, `atLeast(k, threshold?)`, `passAt(k, threshold?)`, or a recorded name such as `'pass_at_2'` or `'at_least_3_ge_0.6'`. */
   reducer?: ReducerLike
   /** How orderings are combined: `'probability'` (default, the reference) or `'log'` (geometric mean). */
   average?: EvaluateOptions['average']
@@ -257,6 +259,7 @@ function checkOptions(name: string, options: DescribeDecisionsOptions): void {
   if (typeof name !== 'string' || name.trim() === '') throw new ConfigError('describeDecisions needs a suite name')
   if (!options || (typeof options.data !== 'string' && !Array.isArray(options.data)))
     throw new ConfigError(`describeDecisions("${name}"): \`data\` must be a JSONL path or an array of decisions`)
+  refuseRenamedOptions(`describeDecisions("${name}")`, options, DESCRIBE_DECISIONS_RENAMES)
   const scorer = options.scorer
   if (typeof scorer !== 'function' && typeof (scorer as ScorerHandle | undefined)?.score !== 'function')
     throw new ConfigError(`describeDecisions("${name}"): \`scorer\` must be a ScoreFn or an object with a \`score\` function`)
@@ -320,7 +323,7 @@ async function scoreWithTimeout(
   const evaluation = evaluateWithScorer(decisions, score, {
     debias,
     seed: options.seed ?? 0,
-    scorer: options.scorerName ?? handle.description ?? describeScorer(handle.score),
+    scorerDescription: options.scorerDescription ?? handle.description ?? describeScorer(handle.score),
     // The scorer's own entries (an openAIScorer's requests per endpoint) are read at the end of the run.
     manifest: withScorerManifest({ ...handle.manifest, ...options.manifest }, handle.score),
     ...(options.chunkSize !== undefined ? { chunkSize: options.chunkSize } : {}),
@@ -353,15 +356,16 @@ async function scoreWithTimeout(
 
 /**
  * A handle for either form of `scorer`. Scorer factories in this package return a
- * ScoreFn carrying `describe` (a one-line description) and `close()` (the ONNX and
+ * ScoreFn carrying `description` (a one-line description) and `close()` (the ONNX and
  * HTTP scorers); those are used when present.
  */
 export function scorerHandle(scorer: ScoreFn | FallibleScoreFn | ScorerHandle): ScorerHandle {
   if (typeof scorer !== 'function') return scorer
-  const fn = scorer as ScoreFn & { describe?: unknown; close?: unknown }
+  const fn = scorer as ScoreFn & { close?: unknown }
+  const description = ownDescription(fn)
   return {
     score: scorer,
-    ...(typeof fn.describe === 'string' ? { description: fn.describe } : {}),
+    ...(description !== undefined ? { description } : {}),
     ...(typeof fn.close === 'function' ? { close: () => (fn.close as () => unknown)() } : {}),
   }
 }
@@ -442,10 +446,6 @@ function requireResult(result: EvalResult | undefined): EvalResult {
   // Vitest skips a suite's tests when beforeAll fails, so this only guards misuse.
   if (!result) throw new Error('the suite was not scored (see the beforeAll error)')
   return result
-}
-
-function describeScorer(score: ScoreFn | FallibleScoreFn): string {
-  return score.name ? `${score.name} (ScoreFn)` : '(injected scorer)'
 }
 
 function formatMs(ms: number): string {

@@ -12,7 +12,7 @@ import type { FallibleScoreFn, ScoreContext, ScoreRequest } from '../core/score.
 import type { RemoteScorer } from '../scorers/onnx/pool-server.ts'
 
 /** Per model name, the URL of its shared pool (provided by the models globalSetup). */
-export type SharedModelUrls = Record<string, { url: string; describe: string; cacheIdentity?: CacheIdentity }>
+export type SharedModelUrls = Record<string, { url: string; description: string; cacheIdentity?: CacheIdentity }>
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -21,10 +21,10 @@ declare module 'vitest' {
   }
 }
 
-/** A scorer backed by a shared pool (a prompt over the model's context comes back as a `too_long` failure), with the `describe`/`close` shape of the local ONNX scorer. */
+/** A scorer backed by a shared pool (a prompt over the model's context comes back as a `too_long` failure), with the `description`/`close` shape of the local ONNX scorer. */
 export type SharedModelScorer = FallibleScoreFn & {
   /** The pool's description (`onnx DIR (2 workers × 1 thread, batch ≤ 4)`), for the report. */
-  readonly describe: string
+  readonly description: string
   /** Release this file's connections; the pool keeps running for other files. */
   close(): Promise<void>
   /** The shared model's identity for the score cache (docs/cache.md). */
@@ -56,10 +56,10 @@ export function sharedModel(name: string): SharedModelScorer {
   // The client (and the onnx chunk it lives in) loads on first use only.
   let client: Promise<RemoteScorer> | undefined
   const connect = () =>
-    (client ??= import('../scorers/onnx/pool-server.ts').then((m) => m.connectScorer(entry.url, { describe: entry.describe })))
+    (client ??= import('../scorers/onnx/pool-server.ts').then((m) => m.connectScorer(entry.url, { description: entry.description })))
   const score = async (requests: readonly ScoreRequest[], context?: ScoreContext) => (await connect())(requests, context)
   return Object.assign(score, {
-    describe: entry.describe,
+    description: entry.description,
     cacheIdentity: entry.cacheIdentity,
     close: async () => {
       if (client) await (await client).close()

@@ -20,7 +20,7 @@ import {
   ScorerError,
   compareResults,
   evaluateWithScorer,
-  honestNumbers,
+  computeStatistics,
   loadDecisions,
   majorityBaseline,
   recordsToJsonl,
@@ -721,7 +721,7 @@ const wordingCases: Case[] = [
     name: 'RStd over a single gold letter says it cannot measure a spread',
     run: () => {
       const records = [0, 1, 2].map((i) => ({ id: `r${i}`, criterion: 'c', gold: 'a', prediction: i ? 'a' : 'b', probabilities: { a: 0.5, b: 0.5 }, picks: ['a'], letters: ['A'] }))
-      const h = honestNumbers(records, null, { goldLetters: ['A', 'A', 'A'], resamples: 20 })
+      const h = computeStatistics(records, null, { goldLetters: ['A', 'A', 'A'], resamples: 20 })
       expect(h.rstd).toBe(0)
       expect(h.rstdReading).toBe('one-letter')
     },
@@ -788,7 +788,7 @@ const cliCases: Case[] = [
     run: async () => {
       const { data } = await named()
       const [train, evalSide] = [join(dir, 'names-train.jsonl'), join(dir, 'names-eval.jsonl')]
-      const { code, stderr } = await sceptic(['split', data, '--eval-fraction', '0.4', '--out-train', train, '--out-eval', evalSide])
+      const { code, stderr } = await sceptic(['split', data, '--eval-fraction', '0.4', '--train-out', train, '--eval-out', evalSide])
       expect(code, stderr).toBe(0)
       const read = async (path: string) => (await readFile(path, 'utf8')).trim().split('\n')
       const [a, b] = [await read(train), await read(evalSide)]
@@ -858,7 +858,7 @@ const cliCases: Case[] = [
     run: async () => {
       const bad = await file('cli-latin1.jsonl', Buffer.concat([Buffer.from(line(labelled('l1')) + '\n{"id": "l2", "state": "'), Buffer.from([0xff]), Buffer.from('"}\n')]))
       const train = join(dir, 'never-train.jsonl')
-      const { code, stderr } = await sceptic(['split', bad, '--eval-fraction', '0.5', '--out-train', train, '--out-eval', join(dir, 'never-eval.jsonl')])
+      const { code, stderr } = await sceptic(['split', bad, '--eval-fraction', '0.5', '--train-out', train, '--eval-out', join(dir, 'never-eval.jsonl')])
       expect(code).toBe(3)
       expect(stderr).toContain(`${bad}:2: is not valid UTF-8`)
       await expect(readFile(train)).rejects.toThrow(/ENOENT/)

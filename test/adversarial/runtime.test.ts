@@ -501,11 +501,16 @@ describe('output paths: checked before scoring, written all or nothing', () => {
   })
 
   it.each([
-    ['split --out-train onto the data (through a symlink)', (d: string, data: string) => (symlinkSync(data, join(d, 'l.jsonl')), ['split', data, '--eval-fraction', '0.5', '--out-train', join(d, 'l.jsonl'), '--out-eval', join(d, 'e.jsonl')]), /--out-train .*l\.jsonl: refusing to overwrite the input file/],
-    ['split with both outputs one file', (d: string, data: string) => ['split', data, '--eval-fraction', '0.5', '--out-train', join(d, 't.jsonl'), '--out-eval', join(d, 'sub', '..', 't.jsonl')], /are the same file/],
+    ['split --train-out onto the data (through a symlink)', (d: string, data: string) => (symlinkSync(data, join(d, 'l.jsonl')), ['split', data, '--eval-fraction', '0.5', '--train-out', join(d, 'l.jsonl'), '--eval-out', join(d, 'e.jsonl')]), /--train-out .*l\.jsonl: refusing to overwrite the input file/],
+    ['split with both outputs one file', (d: string, data: string) => ['split', data, '--eval-fraction', '0.5', '--train-out', join(d, 't.jsonl'), '--eval-out', join(d, 'sub', '..', 't.jsonl')], /are the same file/],
     ['compare --json-out onto input B', (d: string, data: string) => ['compare', data, join(d, 'b.jsonl'), '--json-out', join(d, 'b.jsonl')], /--json-out .*b\.jsonl: refusing to overwrite the input file/],
-    ['report -o onto the run JSON', (d: string) => ['report', join(d, 'run.json'), '-o', join(d, 'run.json')], /-o .*run\.json: refusing to overwrite the input file/],
-    ['report -o into a folder that is a file', (d: string, data: string) => ['report', join(d, 'run.json'), '-o', join(data, 'r.html')], /-o .*: cannot create its folder \(ENOTDIR\)$/],
+    ['report -o (--html-out) onto the run JSON', (d: string) => ['report', join(d, 'run.json'), '-o', join(d, 'run.json')], /--html-out .*run\.json: refusing to overwrite the input file/],
+    ['report -o (--html-out) into a folder that is a file', (d: string, data: string) => ['report', join(d, 'run.json'), '-o', join(data, 'r.html')], /--html-out .*: cannot create its folder \(ENOTDIR\)$/],
+    ['report --html-out onto the run JSON', (d: string) => ['report', join(d, 'run.json'), '--html-out', join(d, 'run.json')], /--html-out .*run\.json: refusing to overwrite the input file/],
+    ['optimize-model --model-out onto the input folder (through a symlink)', (d: string) => (symlinkSync(d, join(d, 'in-link')), ['optimize-model', d, '--model-out', join(d, 'in-link')]), /--model-out .*in-link: refusing to write into the input folder/],
+    ['quantize-model --model-out into the input\'s onnx/ folder', (d: string) => ['quantize-model', d, '--model-out', join(d, 'sub', '..', 'onnx')], /--model-out .*onnx: refusing to write into the input folder .*onnx/],
+    ['quantize-model --model-out onto a file', (d: string) => ['quantize-model', d, '--model-out', join(d, 'run.json')], /--model-out .*run\.json: is a file, not a folder/],
+    ['optimize-model with the output folder as a second positional (the old form)', (d: string) => ['optimize-model', d, join(d, 'out')], /optimize-model writes to --model-out DIR: give the output folder as --model-out .*out\./],
   ])('%s: exit 2 with one line, nothing written', async (_, args, message) => {
     const { dir, data } = setup()
     mkdirSync(join(dir, 'sub'))
@@ -521,7 +526,7 @@ describe('output paths: checked before scoring, written all or nothing', () => {
 
   it('split creates missing folders for both sides', async () => {
     const { dir, data } = setup()
-    const { code } = await sceptic(['split', data, '--eval-fraction', '0.5', '--out-train', join(dir, 'x', 't.jsonl'), '--out-eval', join(dir, 'y', 'e.jsonl')])
+    const { code } = await sceptic(['split', data, '--eval-fraction', '0.5', '--train-out', join(dir, 'x', 't.jsonl'), '--eval-out', join(dir, 'y', 'e.jsonl')])
     expect(code).toBe(0)
     const lines = (file: string) => readFileSync(file, 'utf8').trim().split('\n').length
     expect(lines(join(dir, 'x', 't.jsonl')) + lines(join(dir, 'y', 'e.jsonl'))).toBe(4)

@@ -63,6 +63,19 @@ const decisionsArb = fc.uniqueArray(
 )
 
 describe('cachedScorer', () => {
+  it('is transparent to the description: the run names the wrapped scorer, not the wrapper', async () => {
+    const decisions = [decision(2, 0, { id: 'a' }), decision(3, 1, { id: 'b' })]
+    const options = { debias: 'none' as const, statistics: false as const }
+    const store = new CacheStore(temp())
+    const described = Object.assign(counting(), { description: 'onnx models/tiny' })
+    expect((await evaluateWithScorer(decisions, cachedScorer(described, { identity, store }), options)).manifest.scorer).toBe('onnx models/tiny')
+    function reader(requests: readonly ScoreRequest[]) {
+      return requests.map((r) => r.criterion.options.map(() => 1))
+    }
+    expect((await evaluateWithScorer(decisions, cachedScorer(reader, { identity, store }), options)).manifest.scorer).toBe('reader (ScoreFn)')
+    await store.close()
+  })
+
   it('cold, warm and uncached runs give the same JSON and records; warm calls the scorer zero times', async () => {
     await fc.assert(
       fc.asyncProperty(decisionsArb, fc.constantFrom<DebiasMode>('none', 'cyclic', 'calibrated', 'permutation'), async (decisions, debias) => {
@@ -129,9 +142,11 @@ describe('cachedScorer', () => {
     const flagged: FallibleScoreFn = (requests) => requests.map(() => ({ probabilities: [0.6, 0.4], flags: ['missing_logprobs'] }))
     const dir = temp()
     const store = new CacheStore(dir)
-    const cold = await evaluateWithScorer(decisions, cachedScorer(flagged, { identity, store }), { statistics: false })
+    // The warm run's scorer is never called; it is described as the cold one's (the cache names what it wraps).
+    const options = { statistics: false as const, scorerDescription: 'flagged' }
+    const cold = await evaluateWithScorer(decisions, cachedScorer(flagged, { identity, store }), options)
     await store.close()
-    const warm = await evaluateWithScorer(decisions, cachedScorer(() => [], { identity, store: new CacheStore(dir) }), { statistics: false })
+    const warm = await evaluateWithScorer(decisions, cachedScorer(() => [], { identity, store: new CacheStore(dir) }), options)
     expect(warm.manifest.flagged).toEqual({ missing_logprobs: 1 })
     expect(comparable(warm)).toEqual(comparable(cold))
   })

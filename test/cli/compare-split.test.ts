@@ -93,7 +93,7 @@ describe('sceptic split', () => {
   it('splits by group: no group on both sides, every line kept verbatim, counts printed', async () => {
     const train = join(dir, 'train.jsonl')
     const evalFile = join(dir, 'eval.jsonl')
-    const { code, stdout, stderr } = await sceptic(['split', DATA, '--eval-fraction', '0.2', '--seed', '0', '--out-train', train, '--out-eval', evalFile])
+    const { code, stdout, stderr } = await sceptic(['split', DATA, '--eval-fraction', '0.2', '--seed', '0', '--train-out', train, '--eval-out', evalFile])
     expect(stderr).toBe('')
     expect(code).toBe(0)
     const original = (await readFile(DATA, 'utf8')).split('\n').filter((l) => l.trim() !== '')
@@ -117,20 +117,21 @@ describe('sceptic split', () => {
 
   it('is deterministic per seed', async () => {
     const outs = [0, 1, 2].map((i) => [join(dir, `t${i}.jsonl`), join(dir, `e${i}.jsonl`)] as const)
-    await sceptic(['split', DATA, '--eval-fraction', '0.3', '--seed', '5', '--out-train', outs[0]![0], '--out-eval', outs[0]![1]])
-    await sceptic(['split', DATA, '--eval-fraction', '0.3', '--seed', '5', '--out-train', outs[1]![0], '--out-eval', outs[1]![1]])
-    await sceptic(['split', DATA, '--eval-fraction', '0.3', '--seed', '6', '--out-train', outs[2]![0], '--out-eval', outs[2]![1]])
+    await sceptic(['split', DATA, '--eval-fraction', '0.3', '--seed', '5', '--train-out', outs[0]![0], '--eval-out', outs[0]![1]])
+    await sceptic(['split', DATA, '--eval-fraction', '0.3', '--seed', '5', '--train-out', outs[1]![0], '--eval-out', outs[1]![1]])
+    await sceptic(['split', DATA, '--eval-fraction', '0.3', '--seed', '6', '--train-out', outs[2]![0], '--eval-out', outs[2]![1]])
     const [a, b, c] = await Promise.all(outs.map(([, e]) => readFile(e, 'utf8')))
     expect(a).toBe(b)
     expect(c).not.toBe(a)
   })
 
   it.each([
-    [['split', DATA, '--out-train', 'x', '--out-eval', 'y'], 2, /--eval-fraction is required/],
-    [['split', DATA, '--eval-fraction', '1.5', '--out-train', 'x', '--out-eval', 'y'], 2, /--eval-fraction must be a number between 0 and 1/],
-    [['split', DATA, '--eval-fraction', '0.2', '--out-train', 'x'], 2, /--out-train and --out-eval are both required/],
-    [['split', DATA, '--eval-fraction', '0.2', '--out-train', DATA, '--out-eval', 'y'], 2, /refusing to overwrite the input file/],
-    [['split', 'test/data/bad/missing-state.jsonl', '--eval-fraction', '0.2', '--out-train', 'x', '--out-eval', 'y'], 3, /missing-state\.jsonl:3, field "state": is required/],
+    [['split', DATA, '--train-out', 'x', '--eval-out', 'y'], 2, /--eval-fraction is required/],
+    [['split', DATA, '--eval-fraction', '1.5', '--train-out', 'x', '--eval-out', 'y'], 2, /--eval-fraction must be a number between 0 and 1/],
+    [['split', DATA, '--eval-fraction', '0.2', '--train-out', 'x'], 2, /--train-out and --eval-out are both required/],
+    [['split', DATA, '--eval-fraction', '0.2', '--out-train', 'x', '--out-eval', 'y'], 2, /UsageError: --out-train is now --train-out \(every output file is --<what>-out\)/],
+    [['split', DATA, '--eval-fraction', '0.2', '--train-out', DATA, '--eval-out', 'y'], 2, /refusing to overwrite the input file/],
+    [['split', 'test/data/bad/missing-state.jsonl', '--eval-fraction', '0.2', '--train-out', 'x', '--eval-out', 'y'], 3, /missing-state\.jsonl:3, field "state": is required/],
   ])('%j → exit %i', async (args, exitCode, message) => {
     const { code, stderr } = await sceptic(args)
     expect(code).toBe(exitCode)
@@ -142,7 +143,7 @@ describe('sceptic split', () => {
     const one = join(dir, 'one-group.jsonl')
     const line = (id: string) => JSON.stringify({ id, state: 's', group_id: 'g', criterion: { key: 'k', options: [{ id: 'a', text: 'A' }, { id: 'b', text: 'B' }] }, answer_id: 'a' })
     await writeFile(one, `${line('1')}\n${line('2')}\n`)
-    const { code, stderr } = await sceptic(['split', one, '--eval-fraction', '0.5', '--out-train', join(dir, 'x'), '--out-eval', join(dir, 'y')])
+    const { code, stderr } = await sceptic(['split', one, '--eval-fraction', '0.5', '--train-out', join(dir, 'x'), '--eval-out', join(dir, 'y')])
     expect(code).toBe(3)
     expect(stderr).toMatch(/has 1 group; a split with no group on both sides needs at least 2/)
   })

@@ -39,8 +39,8 @@ describe('sceptic evaluate options', () => {
     expect(withStats).toHaveProperty('statistics')
   })
 
-  it('--reducer accepts the names the manifest records (pass_at_2, at_least_2) and records them as given', async () => {
-    for (const reducer of ['pass_at_2', 'at_least_2']) {
+  it('--reducer accepts the names the manifest records (pass_at_2, at_least_2, at_least_2_ge_0.5) and records them as given', async () => {
+    for (const reducer of ['pass_at_2', 'at_least_2', 'at_least_2_ge_0.5']) {
       const result = await evaluate(reducer, ['--debias', 'none', '--epochs', '2', '--reducer', reducer])
       expect(result.manifest).toMatchObject({ reducer, epochs: 2 })
     }

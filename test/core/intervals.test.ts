@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { evaluateWithScorer } from '../../src/core/evaluate.ts'
-import { formatInterval, honestNumbers } from '../../src/core/intervals.ts'
+import { formatInterval, computeStatistics } from '../../src/core/intervals.ts'
 import { render } from '../../src/core/render.ts'
 import { resultToJson, type DecisionRecord } from '../../src/core/result.ts'
 import type { ScoreFn } from '../../src/core/score.ts'
@@ -21,22 +21,22 @@ function record(id: string, gold: string, prediction: string, picks: string[] = 
   }
 }
 
-describe('honestNumbers', () => {
+describe('computeStatistics', () => {
   it('accuracy carries its Wilson interval; balanced accuracy and order consistency a seeded bootstrap', () => {
     const records = Array.from({ length: 24 }, (_, i) => record(`d${i}`, OPTIONS[i % 4]!, i < 20 ? OPTIONS[i % 4]! : 'a', ['a', 'a', 'a', 'a']))
-    const h = honestNumbers(records, null, { seed: 1 })
+    const h = computeStatistics(records, null, { seed: 1 })
     expect(h.intervals.accuracy).toEqual(wilsonInterval(h.intervals.accuracy.estimate * 24, 24))
     expect(h.intervals.balancedAccuracy.method).toBe('percentile-bootstrap')
     expect(h.intervals.balancedAccuracy.unit).toBe('items')
     expect(h.intervals.orderConsistency!.estimate).toBe(1)
-    expect(honestNumbers(records, null, { seed: 1 })).toEqual(h)
-    expect(honestNumbers(records, null, { seed: 2 }).intervals.balancedAccuracy).not.toEqual(h.intervals.balancedAccuracy)
+    expect(computeStatistics(records, null, { seed: 1 })).toEqual(h)
+    expect(computeStatistics(records, null, { seed: 2 }).intervals.balancedAccuracy).not.toEqual(h.intervals.balancedAccuracy)
   })
 
   it('an always-first-option answerer on a balanced set: not better than chance, order consistency not better than a random guesser', () => {
     // Four options, gold uniform, prediction always "a"; under cyclic its per-ordering picks all differ.
     const records = Array.from({ length: 40 }, (_, i) => record(`d${i}`, OPTIONS[i % 4]!, 'a', ['a', 'b', 'c', 'd']))
-    const h = honestNumbers(records, null, { seed: 0, goldLetters: records.map((r) => r.gold.toUpperCase()) })
+    const h = computeStatistics(records, null, { seed: 0, goldLetters: records.map((r) => r.gold.toUpperCase()) })
     expect(h.chance.accuracy).toBe(0.25)
     expect(h.chance.orderConsistency).toBeCloseTo(1 / 64, 15)
     expect(h.verdicts.accuracy.message).toBe('not better than chance')
@@ -52,7 +52,7 @@ describe('honestNumbers', () => {
     // 70% of gold is "a"; chance (1/4) is beaten, the majority baseline is not.
     const gold = Array.from({ length: 60 }, (_, i) => (i % 10 < 7 ? 'a' : OPTIONS[1 + (i % 3)]!))
     const records = gold.map((g, i) => record(`d${i}`, g, i % 10 < 7 ? 'a' : i % 10 === 7 ? g : 'a'))
-    const h = honestNumbers(records, null, { seed: 0 })
+    const h = computeStatistics(records, null, { seed: 0 })
     expect(h.majorityBaseline.accuracy).toBe(0.7)
     expect(h.majorityBaseline.answers).toEqual({ k: 'a' })
     expect(h.intervals.accuracy.lower).toBeGreaterThan(h.chance.accuracy)
@@ -63,7 +63,7 @@ describe('honestNumbers', () => {
 
   it('a reader that is right on 95 of 100 beats both references', () => {
     const records = Array.from({ length: 100 }, (_, i) => record(`d${i}`, OPTIONS[i % 4]!, i < 95 ? OPTIONS[i % 4]! : 'a'))
-    const h = honestNumbers(records)
+    const h = computeStatistics(records)
     expect(h.verdicts.accuracy.message).toBeNull()
     expect(h.verdicts.balancedAccuracy.message).toBeNull()
     expect(h.verdicts.orderConsistency).toBeNull()
@@ -75,15 +75,15 @@ describe('honestNumbers', () => {
     // Hits are identical within each group of 6: strongly clustered.
     const records = Array.from({ length: 48 }, (_, i) => record(`d${i}`, 'a', Math.floor(i / 6) % 3 === 0 ? 'b' : 'a'))
     const groups = records.map((_, i) => `g${Math.floor(i / 6)}`)
-    const flat = honestNumbers(records)
-    const clustered = honestNumbers(records, groups)
+    const flat = computeStatistics(records)
+    const clustered = computeStatistics(records, groups)
     expect(clustered.intervals.balancedAccuracy).toMatchObject({ unit: 'groups', units: 8 })
     expect(clustered.minimumDetectableDifference).toBeGreaterThan(1.5 * flat.minimumDetectableDifference)
   })
 
   it('ECE is flagged unreliable at small n, with the floor reported', () => {
     const records = Array.from({ length: 24 }, (_, i) => record(`d${i}`, 'a', i % 4 === 0 ? 'b' : 'a'))
-    const h = honestNumbers(records)
+    const h = computeStatistics(records)
     expect(h.eceReliable).toBe(false)
     expect(h.eceNote.reason).toMatch(/n = 24/)
     expect(h.eceNote.floorP95).toBeGreaterThan(0)
@@ -91,7 +91,7 @@ describe('honestNumbers', () => {
 
   it('minimum detectable difference at 24 decisions is large (> 20 pp)', () => {
     const records = Array.from({ length: 24 }, (_, i) => record(`d${i}`, OPTIONS[i % 4]!, i % 10 < 7 ? OPTIONS[i % 4]! : 'x'))
-    expect(honestNumbers(records).minimumDetectableDifference).toBeGreaterThan(0.2)
+    expect(computeStatistics(records).minimumDetectableDifference).toBeGreaterThan(0.2)
   })
 
   it('property: every interval contains its point estimate and lies in [0, 1]', () => {
@@ -102,7 +102,7 @@ describe('honestNumbers', () => {
     fc.assert(
       fc.property(arbitrary, fc.nat(), fc.boolean(), (rows, seed, grouped) => {
         const records = rows.map((r, i) => record(`d${i}`, r.gold, r.prediction, r.consistent ? [r.prediction, r.prediction] : [r.prediction, 'x']))
-        const h = honestNumbers(records, grouped ? rows.map((r) => `g${r.group}`) : null, { seed, resamples: 300 })
+        const h = computeStatistics(records, grouped ? rows.map((r) => `g${r.group}`) : null, { seed, resamples: 300 })
         for (const interval of [h.intervals.accuracy, h.intervals.balancedAccuracy, h.intervals.orderConsistency!, h.majorityBaseline.interval]) {
           expect(interval.lower).toBeGreaterThanOrEqual(0)
           expect(interval.upper).toBeLessThanOrEqual(1)
@@ -117,10 +117,10 @@ describe('honestNumbers', () => {
   it('stays fast on a large set: 10^5 decisions (200 replicates there; 2000 up to 10^4)', () => {
     const records = Array.from({ length: 100_000 }, (_, i) => record(`d${i}`, OPTIONS[i % 4]!, i % 7 === 0 ? 'a' : OPTIONS[i % 4]!, ['a', 'b']))
     const t0 = performance.now()
-    const h = honestNumbers(records, records.map((_, i) => `g${i % 5000}`))
+    const h = computeStatistics(records, records.map((_, i) => `g${i % 5000}`))
     expect(performance.now() - t0).toBeLessThan(15_000)
     expect(h.intervals.balancedAccuracy.resamples).toBe(200)
-    expect(honestNumbers(records.slice(0, 10_000)).intervals.balancedAccuracy.resamples).toBe(2000)
+    expect(computeStatistics(records.slice(0, 10_000)).intervals.balancedAccuracy.resamples).toBe(2000)
     expect(h.intervals.balancedAccuracy.upper - h.intervals.balancedAccuracy.lower).toBeLessThan(0.02)
   })
 
@@ -140,10 +140,10 @@ describe('statistics on EvalResult and in the report', () => {
   const reader: ScoreFn = (requests) => requests.map(({ state, criterion }) => criterion.options.map((o) => (state.endsWith(o.id) ? 0.7 : 0.1)))
   const firstSlot: ScoreFn = (requests) => requests.map(({ criterion }) => criterion.options.map((_, slot) => (slot === 0 ? 0.7 : 0.1)))
 
-  it('evaluateWithScorer attaches honestNumbers of its records, seeded with its seed, groups from group_id', async () => {
+  it('evaluateWithScorer attaches computeStatistics of its records, seeded with its seed, groups from group_id', async () => {
     const result = await evaluateWithScorer(decisions, reader, { debias: 'cyclic', seed: 3 })
     const goldLetters = decisions.map((d) => 'ABCD'[OPTIONS.indexOf(d.answer_id)]!)
-    expect(result.statistics).toEqual(honestNumbers(result.records, decisions.map((d) => d.group_id), { seed: 3, goldLetters }))
+    expect(result.statistics).toEqual(computeStatistics(result.records, decisions.map((d) => d.group_id), { seed: 3, goldLetters }))
     expect(result.statistics!.intervals.balancedAccuracy).toMatchObject({ unit: 'groups', units: 10, seed: 3 })
     expect(resultToJson(result).statistics).toEqual(result.statistics)
     const again = await evaluateWithScorer(decisions, reader, { debias: 'cyclic', seed: 3 })

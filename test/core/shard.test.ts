@@ -119,12 +119,12 @@ describe('merge = the unsharded run', () => {
             fc.pre(!/every decision failed/.test(String(error)))
             throw error
           }
-          const whole = await evaluateWithScorer(data, scorer, { debias, epochs, scorer: 'test scorer', manifest: {}, onWarning: () => {} })
+          const whole = await evaluateWithScorer(data, scorer, { debias, epochs, scorerDescription: 'test scorer', manifest: {}, onWarning: () => {} })
           const run = reassemble([...parts].reverse())
           const merged = await evaluateWithScorer(run.decisions, run.score, {
             ...run.settings,
             reducer: 'mean',
-            scorer: run.scorer,
+            scorerDescription: run.scorer,
             manifest: {},
             onWarning: () => {},
           })

@@ -73,7 +73,7 @@ describe('render', () => {
     const text = render(result, { color: false })
     expect(text).toBe(
       [
-        'model              (injected scorer)',
+        'model              alwaysFirst (ScoreFn)',
         'decisions          2   (1 unlabelled skipped)',
         'debias             cyclic   3 orderings scored',
         // Both averaged vectors tie; the first option id wins: "a" (right) and "yes" (wrong).

@@ -109,7 +109,7 @@ describe('the scorer with a chat template (fixture BPE tokenizer)', () => {
 
   it('describes the template and keys it in the cache identity', () => {
     const a = scorer({ model: dir, chatTemplate: true })
-    expect(a.describe).toContain("the model's chat template")
+    expect(a.description).toContain("the model's chat template")
     const ids = [{}, { chatTemplate: true }, { chatTemplate: true, system: 's' }, { chatTemplate: true, chatTemplateKwargs: { think: false } }, { chatTemplate: 'x' }].map((o) =>
       JSON.stringify(scorer({ model: dir, ...o }).cacheIdentity!.settings),
     )

@@ -67,7 +67,7 @@ describe.each(variants)('optimize-model: %s', (_, options, transform) => {
     const info = await optimized.ready()
     expect(info.plan.vocab).toBe(20) // the head computes 20 columns, not the vocabulary
     expect(optimized.settings.optimizedReadout).toBe(true)
-    expect(optimized.describe).toContain('optimized readout')
+    expect(optimized.description).toContain('optimized readout')
     expect(maxAbsDiff(await optimized(requests), original)).toBeLessThan(1e-5)
     expect(maxAbsDiff(await scorer({ model: out, workers: 2 })(requests), original)).toBeLessThan(1e-5)
     expect(JSON.parse(readFileSync(join(out, READOUT_FILE), 'utf8')).letterIds).toHaveLength(20)
@@ -115,15 +115,15 @@ describe('optimize-model refuses what it cannot rewrite, naming the path', () =>
     await expect(optimizeModel(join(dir, 'nope'), out)).rejects.toThrow(`${join(dir, 'nope')}: model directory not found`)
   })
 
-  it('the CLI: `sceptic optimize-model IN OUT` writes the model; a refusal is one line and a non-zero exit', async () => {
+  it('the CLI: `sceptic optimize-model IN --model-out OUT` writes the model; a refusal is one line and a non-zero exit', async () => {
     const dir = makeModel({ tokenizer: 'bpe' })
     const out = join(tempDir(), 'cli-out')
-    const ok = await run(process.execPath, [join(root, 'dist/cli/main.js'), 'optimize-model', dir, out])
+    const ok = await run(process.execPath, [join(root, 'dist/cli/main.js'), 'optimize-model', dir, '--model-out', out])
     expect(ok.stdout).toMatch(/^wrote .*model\.onnx: logits \[batch, 1, 20\] \(letters A–T\) instead of \[batch, seq, \d+\]/)
     expect(existsSync(join(out, READOUT_FILE))).toBe(true)
     const bad = makeModel({ tokenizer: 'bpe' })
     wrapLogits(bad, 'Tanh')
-    const failed = await run(process.execPath, [join(root, 'dist/cli/main.js'), 'optimize-model', bad, join(tempDir(), 'x')]).catch((error: { code: number; stderr: string }) => error)
+    const failed = await run(process.execPath, [join(root, 'dist/cli/main.js'), 'optimize-model', bad, '--model-out', join(tempDir(), 'x')]).catch((error: { code: number; stderr: string }) => error)
     expect((failed as { code: number }).code).not.toBe(0)
     expect((failed as { stderr: string }).stderr.trim().split('\n')).toHaveLength(1)
     expect((failed as { stderr: string }).stderr).toContain(`${modelFile(bad)}: optimize-model cannot rewrite this graph`)

@@ -31,14 +31,14 @@ afterAll(async () => {
 describe('startScorerServer / connectScorer', () => {
   it('listens on 127.0.0.1 behind a random path token and describes the pool', () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{24}$/)
-    expect(server.describe).toMatch(/^onnx /)
+    expect(server.description).toMatch(/^onnx /)
     expect(poolServerEntry.startScorerServer).toBeTypeOf('function') // also a standalone entry
   })
 
   it('a client is a ScoreFn giving the same vectors as a local scorer', async () => {
     const client = connectScorer(server.url)
     expect(maxAbsDiff(await client(twoOptionRequests()), expected)).toBe(0)
-    expect(client.describe).toMatch(/^shared onnx scorer at http:\/\/127\.0\.0\.1:\d+$/)
+    expect(client.description).toMatch(/^shared onnx scorer at http:\/\/127\.0\.0\.1:\d+$/)
     await client.close()
     await expect(client([request('x')])).rejects.toThrow(ScorerError)
   })

@@ -112,7 +112,7 @@ describe('options and lifecycle', () => {
     const d = scorer({ model: dir })
     expect(d.settings.workers).toBe(Math.min(2, cores))
     expect(d.settings.workers * d.settings.threadsPerWorker).toBeLessThanOrEqual(cores)
-    expect(d.describe).toMatch(/^onnx .* \(\d workers? × \d+ threads?, batch ≤ 4, shared prefixes batched\)$/)
+    expect(d.description).toMatch(/^onnx .* \(\d workers? × \d+ threads?, batch ≤ 4, shared prefixes batched\)$/)
     expect(scorer({ model: dir, executionProviders: ['cuda'] }).settings.workers).toBe(1)
     expect(() => onnxScorer({ model: dir, batchSize: 0 })).toThrow(ConfigError)
   })

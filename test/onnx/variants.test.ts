@@ -60,7 +60,7 @@ describe('dtype → file, as transformers.js names them', () => {
     const s = scorer({ model: dir, dtype: 'fp16' })
     expect(s.settings.dtype).toBe('fp16')
     expect(s.settings.modelPath).toBe(join(dir, 'model_fp16.onnx'))
-    expect(s.describe).toMatch(/^onnx .* \(fp16; /)
+    expect(s.description).toMatch(/^onnx .* \(fp16; /)
     expect(scorer({ model: dir }).settings.dtype).toBe('fp32')
   })
 })
@@ -89,7 +89,7 @@ describe('every dtype: batch 1 equals batch 8', () => {
     const perTensor = dtype === 'int8' || dtype === 'uint8'
     expect(eight.settings.perTensorActivations).toBe(perTensor ? 'DynamicQuantizeLinear' : undefined)
     expect(eight.settings.batchSize).toBe(perTensor ? 1 : 8)
-    if (perTensor) expect(eight.describe).toContain('one prompt per run: the graph quantizes activations per tensor (DynamicQuantizeLinear)')
+    if (perTensor) expect(eight.description).toContain('one prompt per run: the graph quantizes activations per tensor (DynamicQuantizeLinear)')
     // A variant really differs from fp32 (it is not the same file under another name).
     if (dtype !== 'fp32') expect(maxAbsDiff(one, await scorer({ model: dir, workers: 1, batchSize: 1 })(requests))).toBeGreaterThan(1e-6)
   })

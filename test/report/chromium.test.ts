@@ -140,12 +140,12 @@ describe.skipIf(CHROMIUM === null)(
       await mkdir(profile)
       const decisions = await loadDecisions(join(ROOT, 'examples/data/tickets.jsonl'))
       const quiet = { debias: 'cyclic' as const, onWarning: () => {} }
-      const base = await evaluateWithScorer(decisions, await scorer('examples/scorers/always-first.mjs'), { ...quiet, scorer: 'always-first' })
-      const tuned = await evaluateWithScorer(decisions, await scorer('examples/scorers/keyword-reader.mjs'), { ...quiet, scorer: 'keyword-reader' })
+      const base = await evaluateWithScorer(decisions, await scorer('examples/scorers/always-first.mjs'), { ...quiet, scorerDescription: 'always-first' })
+      const tuned = await evaluateWithScorer(decisions, await scorer('examples/scorers/keyword-reader.mjs'), { ...quiet, scorerDescription: 'keyword-reader' })
       twoRuns = renderHtmlReport([
         { result: resultToJson(base), records: base.records, label: 'base.json' },
         {
-          result: { ...resultToJson(tuned), intervals: { accuracy: [0.88, 0.99], balancedAccuracy: [0.9, 1], orderConsistency: [0.94, 1] } } as never,
+          result: { ...resultToJson(tuned), statistics: { ...tuned.statistics!, intervals: { accuracy: [0.88, 0.99], balancedAccuracy: [0.9, 1], orderConsistency: [0.94, 1] } } } as never,
           records: tuned.records,
           label: 'tuned.json',
         },

@@ -24,7 +24,7 @@ beforeAll(async () => {
 describe('sceptic report', () => {
   it('writes one run, picking up X.records.jsonl beside X.json', async () => {
     const out = join(dir, 'one.html')
-    const { code, stderr } = await sceptic(['report', join(dir, 'reader.json'), '-o', out])
+    const { code, stderr } = await sceptic(['report', join(dir, 'reader.json'), '--html-out', out])
     expect(code, stderr).toBe(0)
     expect(stderr).toMatch(/wrote .*one\.html \(1 run, records for it\)/)
     const html = await readFile(out, 'utf8')
@@ -47,7 +47,7 @@ describe('sceptic report', () => {
     await copyFile(join(dir, 'reader.records.jsonl'), join(dir, 'b.jsonl'))
     const out = join(dir, 'two.html')
     const { code, stderr } = await sceptic([
-      'report', join(dir, 'first.json'), join(dir, 'reader.json'), '--records', join(dir, 'a.jsonl'), '--records', join(dir, 'b.jsonl'), '-o', out, '--title', 'Base vs tuned',
+      'report', join(dir, 'first.json'), join(dir, 'reader.json'), '--records', join(dir, 'a.jsonl'), '--records', join(dir, 'b.jsonl'), '--html-out', out, '--title', 'Base vs tuned',
     ])
     expect(code, stderr).toBe(0)
     const html = await readFile(out, 'utf8')
@@ -73,12 +73,13 @@ describe('sceptic report', () => {
 
   it('is listed in the help', async () => {
     const { stdout } = await sceptic(['--help'])
-    expect(stdout).toMatch(/sceptic report RUN\.json \[RUN2\.json\] -o FILE\.html/)
+    expect(stdout).toMatch(/sceptic report RUN\.json \[RUN2\.json\] --html-out FILE\.html/)
   })
 
   it.each([
     [['report'], 2, /report takes one or two RUN\.json files/],
-    [['report', 'x.json'], 2, /give the output file with -o FILE\.html/],
+    [['report', 'x.json'], 2, /give the output file with --html-out FILE\.html \(or -o\)/],
+    [['report', 'READER', '--output', 'OUT'], 2, /UsageError: --output is now --html-out \(every output file is --<what>-out\)/],
     [['report', 'a.json', 'b.json', 'c.json', '-o', 'o.html'], 2, /report takes one or two/],
     [['report', 'READER', '-o', 'OUT', '--records', 'a', '--records', 'b'], 2, /--records was given 2 times for 1 run/],
     [['report', 'READER', '-o', 'OUT', '--records', 'a', '--no-records'], 2, /contradict/],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatInterval, honestNumbers } from '../../src/core/intervals.ts'
+import { formatInterval, computeStatistics } from '../../src/core/intervals.ts'
 import { mcnemarExact } from '../../src/core/stats.ts'
 import { evaluateWithScorer } from '../../src/core/evaluate.ts'
 import { DataError } from '../../src/core/errors.ts'
@@ -126,7 +126,7 @@ describe('renderHtmlReport: one run', () => {
         criterion: { key: evil, options: [{ id: 'o0', text: 'a' }, { id: 'o1', text: 'b' }] },
       }),
     )
-    const result = await evaluateWithScorer(decisions, alwaysFirst, { debias: 'cyclic', scorer: `<script>alert(2)</script>`, ...quiet })
+    const result = await evaluateWithScorer(decisions, alwaysFirst, { debias: 'cyclic', scorerDescription: `<script>alert(2)</script>`, ...quiet })
     const html = renderHtmlReport([
       { result: resultToJson(result), records: result.records, label: `</title><b>${evil}` },
       { result: resultToJson(result), records: result.records, label: 'b' },
@@ -156,10 +156,13 @@ describe('intervals, baselines and verdicts', () => {
     const result = await run()
     const json = {
       ...resultToJson(result),
-      intervals: { accuracy: [0.5, 0.75], balancedAccuracy: [0.412, 0.798], orderConsistency: [0.9, 1] },
-      majorityBaseline: { accuracy: 0.25, balancedAccuracy: 0.5 },
-      verdicts: { balancedAccuracy: 'not better than the majority baseline', orderConsistency: null },
-    } as EvalResultJson
+      statistics: {
+        ...result.statistics!,
+        intervals: { accuracy: [0.5, 0.75], balancedAccuracy: [0.412, 0.798], orderConsistency: [0.9, 1] },
+        majorityBaseline: { accuracy: 0.25, balancedAccuracy: 0.5 },
+        verdicts: { balancedAccuracy: 'not better than the majority baseline', orderConsistency: null },
+      },
+    } as unknown as EvalResultJson
     const html = renderHtmlReport({ result: json })
     const cardText = (metric: string) => html.slice(html.indexOf(`data-metric="${metric}"`)).split('</div>')[0]!
     expect(cardText('balancedAccuracy')).toContain('interval [41.2, 79.8]')
@@ -175,13 +178,16 @@ describe('intervals, baselines and verdicts', () => {
     const result = await run()
     const json = {
       ...resultToJson(result),
-      intervals: {
-        accuracy: { estimate: 0.6, lower: 0.4, upper: 0.77, level: 0.9, method: 'wilson' },
-        balancedAccuracy: { estimate: 0.6, lower: 0.35, upper: 0.8, level: 0.9, method: 'percentile-bootstrap' },
-        orderConsistency: null,
+      statistics: {
+        ...result.statistics!,
+        intervals: {
+          accuracy: { estimate: 0.6, lower: 0.4, upper: 0.77, level: 0.9, method: 'wilson' },
+          balancedAccuracy: { estimate: 0.6, lower: 0.35, upper: 0.8, level: 0.9, method: 'percentile-bootstrap' },
+          orderConsistency: null,
+        },
+        majorityBaseline: 0.3,
+        verdicts: { accuracy: { message: 'not better than chance' } },
       },
-      majorityBaseline: 0.3,
-      verdicts: { accuracy: { message: 'not better than chance' } },
     } as unknown as EvalResultJson
     const extras = readExtras(json)
     expect(extras.intervals).toEqual({ accuracy: [0.4, 0.77], balancedAccuracy: [0.35, 0.8], orderConsistency: null, level: 0.9 })
@@ -191,10 +197,10 @@ describe('intervals, baselines and verdicts', () => {
     expect(html).toContain('not better than chance')
   })
 
-  it('shows what the statistics module computes, at the top level or nested', async () => {
+  it('shows what computeStatistics computes, read from the `statistics` key', async () => {
     const result = await run()
-    const honest = honestNumbers(result.records, null, { resamples: 200 })
-    for (const json of [{ ...resultToJson(result), ...honest }, { ...resultToJson(result), honest }] as unknown as EvalResultJson[]) {
+    const honest = computeStatistics(result.records, null, { resamples: 200 })
+    for (const json of [{ ...resultToJson(result), statistics: honest }] as unknown as EvalResultJson[]) {
       const html = renderHtmlReport({ result: json })
       const cardText = (metric: string) => html.slice(html.indexOf(`data-metric="${metric}"`)).split('</div>')[0]!
       expect(cardText('accuracy')).toContain(`95% interval ${formatInterval(honest.intervals.accuracy)}`)
@@ -206,6 +212,14 @@ describe('intervals, baselines and verdicts', () => {
         if (message) expect(cardText(key)).toContain(message)
         else expect(cardText(key)).not.toContain('class="verdict"')
       }
+    }
+  })
+
+  it('reads statistics under their one JSON key only: not at the top level, nor under honest or honestNumbers', async () => {
+    const { statistics, ...rest } = resultToJson(await run())
+    for (const json of [{ ...rest, ...statistics }, { ...rest, honest: statistics }, { ...rest, honestNumbers: statistics }] as unknown as EvalResultJson[]) {
+      expect(readExtras(json).intervals).toEqual({ accuracy: null, balancedAccuracy: null, orderConsistency: null, level: null })
+      expect(renderHtmlReport({ result: json })).not.toMatch(/class="interval"/)
     }
   })
 })

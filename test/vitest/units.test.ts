@@ -305,9 +305,9 @@ describe('helpers', () => {
     expect(interactiveTerminal({ SCEPTIC_PROGRESS: '1', CI: '1' }, {})).toBe(true)
   })
 
-  test('scorer handles: a ScoreFn carrying describe/close (ONNX, HTTP scorers) is used as one', async () => {
+  test('scorer handles: a ScoreFn carrying description/close (ONNX, HTTP scorers) is used as one', async () => {
     let closed = 0
-    const fn = Object.assign(() => [[1]], { describe: 'onnx models/tiny (2 workers)', close: async () => void closed++ })
+    const fn = Object.assign(() => [[1]], { description: 'onnx models/tiny (2 workers)', close: async () => void closed++ })
     const handle = scorerHandle(fn)
     expect(handle.description).toBe('onnx models/tiny (2 workers)')
     await handle.close?.()

@@ -11,6 +11,7 @@ import { resolveReducer, type ReducerLike } from '../../core/reducers.ts'
 import { colorEnabled, render } from '../../core/render.ts'
 import { recordsToJsonl, resultToJson, type EvalResult } from '../../core/result.ts'
 import type { ScoreFn } from '../../core/score.ts'
+import { ownDescription } from '../../core/scorer-description.ts'
 import { cacheFromFlags, CACHE_FLAGS, integer, parse, type OptionTable } from '../args.ts'
 import { cacheIdentityOf, withCache } from '../../cache/with-cache.ts'
 import type { CacheIdentity } from '../../cache/key.ts'
@@ -51,7 +52,7 @@ const OPTIONS = {
   seed: { type: 'string', value: 'N', default: '0', description: 'seed for sampled orderings and the PriDe sample' },
   average: { type: 'string', value: 'MODE', default: 'probability', description: 'combine orderings by probability or log mean: probability, log' },
   epochs: { type: 'string', value: 'N', default: '1', description: 'score every decision N times (for sampling scorers)' },
-  reducer: { type: 'string', value: 'NAME', default: 'mean', description: 'combine epochs: mean, median, mode, max, at_least_K, pass_at_K' },
+  reducer: { type: 'string', value: 'NAME', default: 'mean', description: 'combine epochs: mean, median, mode, max, at_least_K, pass_at_K, or at_least_K_ge_T, pass_at_K_ge_T (an epoch counts when it scores ≥ T)' },
   'store-prompts': { type: 'boolean', description: 'keep each prompt in the records' },
   'no-statistics': { type: 'boolean', description: 'skip intervals, baselines and verdicts (the bootstrap); they are attached by default' },
   ...MODEL_FLAGS,
@@ -150,7 +151,7 @@ export const evaluateCommand: Command = {
             {
               debias,
               seed,
-              scorer: scorer.description,
+              scorerDescription: scorer.description,
               manifest: shard ? withScorerManifest({ shard: `${shard.index}/${shard.count}` }, { manifestEntries: () => scorer.manifest }) : scorer.manifest,
               epochs,
               reducer,
@@ -244,7 +245,7 @@ async function loadScorerModule(path: string): Promise<LoadedScorer> {
     throw new ConfigError(`--scorer ${path}: the module's default export must be a ScoreFn (a function), got ${typeof mod.default}`)
   const score = mod.default as ScoreFn & { close?: () => unknown }
   const close = typeof mod.close === 'function' ? (mod.close as () => unknown) : score.close?.bind(score)
-  const description = typeof (score as { describe?: unknown }).describe === 'string' ? (score as unknown as { describe: string }).describe : `scorer ${path}`
+  const description = ownDescription(score) ?? `scorer ${path}`
   const cacheKey = typeof mod.cacheKey === 'string' && mod.cacheKey !== '' ? mod.cacheKey : undefined
   const identity: CacheIdentity | undefined = cacheKey ? { kind: 'user', label: `scorer ${resolve(path)}`, settings: { cacheKey } } : undefined
   // A scorer's own manifest entries (an openAIScorer's requests per endpoint) are read at the end of the run.
@@ -255,7 +256,7 @@ async function loadScorerModule(path: string): Promise<LoadedScorer> {
 interface OnnxModule {
   onnxScorer(options: { model: string; batchSize?: number; workers?: number } & ModelFlagOptions): ScoreFn & {
     close(): Promise<void>
-    readonly describe: string
+    readonly description: string
     readonly settings: {
       batchSize: number
       workers: number
@@ -285,7 +286,7 @@ async function loadModel(dir: string, options: { batchSize?: number | undefined;
   const { batchSize, workers, threadsPerWorker, optimizedReadout, prefixSharing } = scorer.settings
   return {
     score: scorer,
-    description: scorer.describe,
+    description: scorer.description,
     manifest: { model: dir, batchSize, workers, threadsPerWorker, optimizedReadout, prefixSharing, ...modelFlagsOnly(options) },
     close: () => scorer.close(),
   }

@@ -55,7 +55,7 @@ export const mergeCommand: Command = {
       reducer: run.settings.reducer as never,
       average: run.settings.average,
       storePrompts: run.settings.storePrompts,
-      scorer: run.scorer,
+      scorerDescription: run.scorer,
       manifest: run.manifest,
       onWarning: (message) => process.stderr.write(`${message}\n`),
     })

@@ -1,22 +1,26 @@
-/** `sceptic optimize-model IN_DIR OUT_DIR`. */
-import { parse } from '../args.ts'
+/** `sceptic optimize-model IN_DIR --model-out DIR`. */
+import { parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'
-import { UsageError } from '../usage-error.ts'
+import { planModelDirs } from '../model-out.ts'
 
-const USAGE = 'optimize-model IN_DIR OUT_DIR'
+const USAGE = 'optimize-model IN_DIR --model-out DIR'
+
+/** Every option of `sceptic optimize-model`: read by the parser, `--help` and "did you mean". */
+const OPTIONS = {
+  'model-out': { type: 'string', value: 'DIR', description: 'the model directory to write (required; not IN_DIR)' },
+} satisfies OptionTable
 
 /**
- * `sceptic optimize-model IN_DIR OUT_DIR`: rewrite an Optimum decoder so its LM head
+ * `sceptic optimize-model IN_DIR --model-out DIR`: rewrite an Optimum decoder so its LM head
  * computes only the option-letter logits at the last position (docs/onnx.md).
  */
 export const optimizeModelCommand: Command = {
   usage: USAGE,
-  options: {},
+  options: OPTIONS,
   summary: 'Rewrite an ONNX model directory so the LM head runs on the last position and only for the option letters (same probabilities, less work).',
   async run(argv) {
-    const { positionals } = parse(argv, {}, USAGE)
-    if (positionals.length !== 2) throw new UsageError(`optimize-model takes IN_DIR and OUT_DIR. Usage: sceptic ${USAGE}`)
-    const [inDir, outDir] = positionals as [string, string]
+    const { values, positionals } = parse(argv, OPTIONS, USAGE)
+    const [inDir, outDir] = await planModelDirs('optimize-model', positionals, values['model-out'] as string | undefined, USAGE)
     const started = performance.now()
     // Loaded on demand: the tokenizer and the graph rewriter are only for this command.
     const { optimizeModel } = await import('../../scorers/onnx/optimize.ts')

@@ -1,18 +1,20 @@
 /** `sceptic quantize-model`: weight-only quantization of an ONNX model directory (MatMulNBits). */
 import { parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'
+import { planModelDirs } from '../model-out.ts'
 import { UsageError } from '../usage-error.ts'
 
-const USAGE = 'quantize-model IN_DIR OUT_DIR [--bits 4|8] [--accuracy-level 4|0]'
+const USAGE = 'quantize-model IN_DIR --model-out DIR [--bits 4|8] [--accuracy-level 4|0]'
 
 /** Every option of `sceptic quantize-model`: read by the parser, `--help` and "did you mean". */
 const OPTIONS = {
+  'model-out': { type: 'string', value: 'DIR', description: 'the model directory to write (required; not IN_DIR)' },
   bits: { type: 'string', value: '4|8', default: '4', description: 'weight bits per MatMulNBits block' },
   'accuracy-level': { type: 'string', value: '4|0', default: '4', description: '4: int8 activations per row and block (fastest, batch-invariant); 0: float32 activations' },
 } satisfies OptionTable
 
 /**
- * `sceptic quantize-model IN_DIR OUT_DIR [--bits 4|8] [--accuracy-level 4|0]`: weight quantization
+ * `sceptic quantize-model IN_DIR --model-out DIR [--bits 4|8] [--accuracy-level 4|0]`: weight quantization
  * (MatMulNBits) that keeps batching and prefix sharing exact (docs/onnx.md).
  */
 export const quantizeModelCommand: Command = {
@@ -21,12 +23,11 @@ export const quantizeModelCommand: Command = {
   summary: 'Quantize an ONNX model directory\'s weights to 4 or 8 bits (MatMulNBits, batch-invariant; embeddings and the LM head stay float32).',
   async run(argv) {
     const { values, positionals } = parse(argv, OPTIONS, USAGE)
-    if (positionals.length !== 2) throw new UsageError(`quantize-model takes IN_DIR and OUT_DIR. Usage: sceptic ${USAGE}`)
     const bits = values.bits === undefined ? 4 : Number(values.bits)
     if (bits !== 4 && bits !== 8) throw new UsageError(`--bits must be 4 or 8, got "${String(values.bits)}"`)
     const level = values['accuracy-level'] === undefined ? 4 : Number(values['accuracy-level'])
     if (level !== 0 && level !== 4) throw new UsageError(`--accuracy-level must be 4 (int8 activations per row and block, default) or 0 (float32 activations), got "${String(values['accuracy-level'])}"`)
-    const [inDir, outDir] = positionals as [string, string]
+    const [inDir, outDir] = await planModelDirs('quantize-model', positionals, values['model-out'] as string | undefined, USAGE)
     const started = performance.now()
     const { quantizeModel } = await import('../../scorers/onnx/quantize.ts')
     const result = await quantizeModel(inDir, outDir, { bits, accuracyLevel: level })

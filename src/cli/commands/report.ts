@@ -10,11 +10,11 @@ import type { Command } from '../command.ts'
 import { UsageError } from '../usage-error.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 
-const USAGE = 'report RUN.json [RUN2.json] -o FILE.html [--records RUN.records.jsonl ...] [--no-records] [--title TEXT]'
+const USAGE = 'report RUN.json [RUN2.json] --html-out FILE.html [--records RUN.records.jsonl ...] [--no-records] [--title TEXT]'
 
 /** Every option of `sceptic report`: read by the parser, `--help` and "did you mean". */
 const OPTIONS = {
-  output: { type: 'string', short: 'o', value: 'FILE.html', description: 'the HTML file to write (required)' },
+  'html-out': { type: 'string', short: 'o', value: 'FILE.html', description: 'the HTML file to write (required)' },
   records: { type: 'string', multiple: true, value: 'FILE', description: 'records JSONL of each run, in the order of the runs (default: X.records.jsonl beside X.json)' },
   'no-records': { type: 'boolean', description: 'do not pick up records files beside the runs' },
   title: { type: 'string', value: 'TEXT', description: 'the page title' },
@@ -35,10 +35,10 @@ export const reportCommand: Command = {
   summary: 'Write a self-contained HTML report of one run, or two side by side, from --json-out (and --records-out) files.',
   async run(argv) {
     const { values, positionals } = parse(argv, OPTIONS, USAGE)
-    const output = values.output as string | undefined
+    const output = values['html-out'] as string | undefined
     const given = (values.records as unknown as string[] | undefined) ?? []
     if (positionals.length < 1 || positionals.length > 2) throw new UsageError(`report takes one or two RUN.json files. Usage: sceptic ${USAGE}`)
-    if (!output) throw new UsageError(`give the output file with -o FILE.html. Usage: sceptic ${USAGE}`)
+    if (!output) throw new UsageError(`give the output file with --html-out FILE.html (or -o). Usage: sceptic ${USAGE}`)
     if (given.length > 0 && values['no-records']) throw new UsageError('--records and --no-records contradict each other')
     if (given.length > 0 && given.length !== positionals.length)
       throw new UsageError(
@@ -47,7 +47,7 @@ export const reportCommand: Command = {
 
     const runs: ReportRun[] = []
     const inputs = [...positionals, ...given, ...(values['no-records'] ? [] : (await Promise.all(positionals.map(besideIfExists))).filter((f) => f !== undefined))]
-    const [planned] = await planOutputs([{ flag: '-o', path: output }], inputs)
+    const [planned] = await planOutputs([{ flag: '--html-out', path: output }], inputs)
     for (const [i, file] of positionals.entries()) {
       const result = parseResultJson(await readText(file), file)
       const recordsFile = given[i] ?? (values['no-records'] ? undefined : await besideIfExists(file))

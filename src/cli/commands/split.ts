@@ -6,14 +6,14 @@ import type { Command } from '../command.ts'
 import { UsageError } from '../usage-error.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 
-const USAGE = 'split DATA --eval-fraction F --out-train FILE --out-eval FILE [--seed N]'
+const USAGE = 'split DATA --eval-fraction F --train-out FILE --eval-out FILE [--seed N]'
 
 /** Every option of `sceptic split`: read by the parser, `--help` and "did you mean". */
 const OPTIONS = {
   'eval-fraction': { type: 'string', value: 'F', description: 'share of groups for the eval side, between 0 and 1 (required)' },
   seed: { type: 'string', value: 'N', default: '0', description: 'seed of the split' },
-  'out-train': { type: 'string', value: 'FILE', description: 'where to write the train decisions (required)' },
-  'out-eval': { type: 'string', value: 'FILE', description: 'where to write the eval decisions (required)' },
+  'train-out': { type: 'string', value: 'FILE', description: 'where to write the train decisions (required)' },
+  'eval-out': { type: 'string', value: 'FILE', description: 'where to write the eval decisions (required)' },
 } satisfies OptionTable
 
 /**
@@ -36,15 +36,15 @@ export const splitCommand: Command = {
     const evalFraction = Number(fractionText)
     if (!(evalFraction > 0 && evalFraction < 1))
       throw new UsageError(`--eval-fraction must be a number between 0 and 1 (exclusive), got "${fractionText}"`)
-    const outTrain = values['out-train']
-    const outEval = values['out-eval']
+    const outTrain = values['train-out']
+    const outEval = values['eval-out']
     if (outTrain === undefined || outEval === undefined)
-      throw new UsageError(`--out-train and --out-eval are both required. Usage: sceptic ${USAGE}`)
+      throw new UsageError(`--train-out and --eval-out are both required. Usage: sceptic ${USAGE}`)
     const seed = integer(values.seed, 'seed') ?? 0
     const [trainOut, evalOut] = await planOutputs(
       [
-        { flag: '--out-train', path: outTrain },
-        { flag: '--out-eval', path: outEval },
+        { flag: '--train-out', path: outTrain },
+        { flag: '--eval-out', path: outEval },
       ],
       [data],
     )

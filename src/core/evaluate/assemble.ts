@@ -7,7 +7,7 @@ import type { CacheCounts } from '../cache-counts.ts'
 import { recordsFingerprint } from '../compare.ts'
 import { fingerprint, LETTERS } from '../decisions.ts'
 import { countBy } from '../dict.ts'
-import { honestNumbers } from '../intervals.ts'
+import { computeStatistics } from '../intervals.ts'
 import { withManifestExtras } from '../manifest-extras.ts'
 import {
   accuracy,
@@ -101,7 +101,7 @@ export function assembleResult(
   const statistics =
     options.statistics === false
       ? undefined
-      : honestNumbers(
+      : computeStatistics(
           records,
           scoredRows.map((r) => rows[r]!.group_id ?? null),
           {

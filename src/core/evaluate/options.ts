@@ -1,11 +1,12 @@
 /** The options of `evaluateWithScorer`, and the settings they resolve to once defaults are applied and checked. */
 import type { Criterion } from '../decisions.ts'
 import { ConfigError } from '../errors.ts'
-import type { HonestNumbersOptions } from '../intervals.ts'
+import type { StatisticsOptions } from '../intervals.ts'
 import { assertAverageMode, assertDebiasMode, DEFAULT_DEBIAS, type AverageMode, type DebiasMode } from '../orderings.ts'
 import { buildPrompt } from '../prompt.ts'
 import { resolveReducer, type Reducer, type ReducerLike } from '../reducers.ts'
 import type { CustomMetric } from '../sample-score.ts'
+import { EVALUATE_RENAMES, refuseRenamedOptions } from '../renamed-options.ts'
 
 /** Default share of decisions `pride` samples to estimate the slot prior: 0.05 (PriDe's α). */
 export const DEFAULT_PRIDE_FRACTION = 0.05
@@ -43,11 +44,15 @@ export interface EvaluateOptions {
    * reliability, verdicts; seeded with `seed`). Default true; `false` skips the
    * bootstrap (about 2 s per 10^5 decisions). An object sets `resamples` or `level`.
    */
-  statistics?: boolean | Pick<HonestNumbersOptions, 'resamples' | 'level'>
+  statistics?: boolean | Pick<StatisticsOptions, 'resamples' | 'level'>
   /** Seed recorded in the manifest (and used by anything random). Default 0. */
   seed?: number
-  /** What scored the requests, for the report and manifest. Default `(injected scorer)`. */
-  scorer?: string
+  /**
+   * The scorer's description: what scored the requests, for the report and `manifest.scorer`.
+   * Default: the scorer's own `description` string, else its function name as `name (ScoreFn)`,
+   * else `(injected scorer)`.
+   */
+  scorerDescription?: string
   /** Extra manifest entries (model path, batch size, …). Must hold no secrets. */
   manifest?: Record<string, unknown>
   /**
@@ -103,6 +108,7 @@ export interface Settings {
 
 /** Apply the defaults and refuse a bad mode, epoch count or reducer (a `ConfigError` naming it). */
 export function resolveSettings(options: EvaluateOptions): Settings {
+  refuseRenamedOptions('evaluateWithScorer', options, EVALUATE_RENAMES)
   const { debias = DEFAULT_DEBIAS, seed = 0, chunkSize = 1024, template = buildPrompt, signal, epochs = 1 } = options
   const { average = 'probability', prideFraction = DEFAULT_PRIDE_FRACTION } = options
   assertDebiasMode(debias)

@@ -17,8 +17,8 @@ export { redactUrl } from './redact-url.ts'
 
 /** A {@link FallibleScoreFn} for an OpenAI-compatible server, with a description and counters. */
 export type OpenAIScorer = FallibleScoreFn & {
-  /** `openai <model> <api> at <origin+path>`, without credentials: for the report's model line. */
-  readonly describe: string
+  /** The scorer's description, `openai <model> <api> at <origin+path>`, without credentials: the report's model line and `manifest.scorer`. */
+  readonly description: string
   /** Counters since creation. */
   stats(): OpenAIScorerStats
   /** What the run's manifest records of this scorer: `{ endpoints }` (counts per endpoint, no credentials). */
@@ -59,10 +59,10 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
 }
 
 /** The scorer's report line and cache identity: endpoint(s) without credentials, model, API, mode and sampling settings; never the key. */
-function identity({ endpoints, several, model, api, mode, temperature, maxTokens, topLogprobs }: HttpSettings): Pick<OpenAIScorer, 'describe' | 'cacheIdentity'> {
+function identity({ endpoints, several, model, api, mode, temperature, maxTokens, topLogprobs }: HttpSettings): Pick<OpenAIScorer, 'description' | 'cacheIdentity'> {
   const where = several ? `${endpoints.length} replicas (${endpoints.map((e) => e.label).join(', ')})` : redactUrl(endpoints[0]!.url.href)
   return {
-    describe: `openai ${model} ${api}${mode === 'generate' ? ' generate' : ''} at ${where}`,
+    description: `openai ${model} ${api}${mode === 'generate' ? ' generate' : ''} at ${where}`,
     cacheIdentity: {
       kind: 'http',
       label: `${model} at ${where}`,

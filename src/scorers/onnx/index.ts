@@ -181,8 +181,8 @@ export interface OnnxScorer {
   ready(): Promise<OnnxModelInfo>
   /** Let running and queued batches finish, then stop the workers. Idempotent; later calls to the scorer reject. */
   close(): Promise<void>
-  /** One-line description for reports and manifests, e.g. `onnx models/tiny (2 workers × 1 thread, batch ≤ 4)`. */
-  readonly describe: string
+  /** The scorer's description, for the report and `manifest.scorer`, e.g. `onnx models/tiny (2 workers × 1 thread, batch ≤ 4)`. */
+  readonly description: string
   /** Effective settings. */
   readonly settings: OnnxScorerSettings
   /** Token counts since creation: what prefix sharing saved (also for manifests and the benchmark). */
@@ -375,11 +375,11 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
   const chat = options.chatTemplate === undefined || options.chatTemplate === false ? '' : options.chatTemplate === true ? "the model's chat template; " : 'a custom chat template; '
   const variant = settings.dtype === 'fp32' ? '' : `${settings.dtype}; `
   const alone = settings.perTensorActivations ? `one prompt per run: the graph quantizes activations per tensor (${settings.perTensorActivations}); ` : ''
-  const describe = `onnx ${options.model} (${variant}${chat}${alone}${settings.optimizedReadout ? 'optimized readout: last position, letter rows only; ' : ''}${settings.workers} worker${settings.workers === 1 ? '' : 's'} × ${settings.threadsPerWorker} thread${settings.threadsPerWorker === 1 ? '' : 's'}, batch ≤ ${settings.batchSize}${settings.prefixSharing === 'off' ? '' : `, shared prefixes ${settings.prefixSharing}`})`
+  const description = `onnx ${options.model} (${variant}${chat}${alone}${settings.optimizedReadout ? 'optimized readout: last position, letter rows only; ' : ''}${settings.workers} worker${settings.workers === 1 ? '' : 's'} × ${settings.threadsPerWorker} thread${settings.threadsPerWorker === 1 ? '' : 's'}, batch ≤ ${settings.batchSize}${settings.prefixSharing === 'off' ? '' : `, shared prefixes ${settings.prefixSharing}`})`
   return Object.defineProperties(score as OnnxScorer, {
     ready: { value: () => ready().then(({ plan, tokenizer }) => ({ plan, tokenizerVocab: tokenizer.vocabSize })) },
     close: { value: close },
-    describe: { value: describe, enumerable: true },
+    description: { value: description, enumerable: true },
     settings: { value: settings, enumerable: true },
     stats: { value: stats, enumerable: true },
     pool: { get: () => pool },

@@ -1,5 +1,5 @@
 /**
- * `sceptic optimize-model IN_DIR OUT_DIR`: rewrite a decoder so its LM head runs on
+ * `sceptic optimize-model IN_DIR --model-out DIR`: rewrite a decoder so its LM head runs on
  * the last position only and only for the option-letter rows. Optimum exports compute
  * `[batch, seq, vocab]` logits, and the readout reads `vocab`-many numbers at one
  * position; with a 150k vocabulary that head is a quarter of the model's FLOPs and

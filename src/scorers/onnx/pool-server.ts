@@ -25,7 +25,7 @@ export interface ScorerServer {
   /** Base URL to hand to {@link connectScorer}, e.g. `http://127.0.0.1:41234/3f9c…`. Holds a random path token. */
   readonly url: string
   /** The underlying scorer's description (`onnx DIR (2 workers × 1 thread, batch ≤ 4)`). */
-  readonly describe: string
+  readonly description: string
   /** The pool itself, for in-process use. */
   readonly scorer: OnnxScorer
   /** Stop listening, drop idle connections, let running batches finish, stop the workers. Idempotent. */
@@ -34,18 +34,18 @@ export interface ScorerServer {
 
 /** Options of {@link connectScorer}. */
 export interface ConnectOptions {
-  /** Description reported for this scorer. Default `shared onnx scorer at http://127.0.0.1:PORT`. */
-  describe?: string
+  /** The scorer's description, for the report and `manifest.scorer`. Default `shared onnx scorer at http://127.0.0.1:PORT`. */
+  description?: string
 }
 
-/** A client of a {@link ScorerServer}: a scorer with the same call, `close` and `describe` as the local one. */
+/** A client of a {@link ScorerServer}: a scorer with the same call, `close` and `description` as the local one. */
 export interface RemoteScorer {
   /** Score on the server: one vector (or `too_long` failure) per request; aborting `context.signal` drops the HTTP call. */
   (requests: readonly ScoreRequest[], context?: ScoreContext): Promise<OnnxOutcome[]>
   /** Release the client's idle connections. The server keeps running. */
   close(): Promise<void>
-  /** One-line description for reports. */
-  readonly describe: string
+  /** The scorer's description, for the report and `manifest.scorer`. */
+  readonly description: string
 }
 
 /** Largest request body the server accepts, bytes: far above a 1024-request evaluator chunk. */
@@ -71,7 +71,7 @@ export async function startScorerServer(options: ScorerServerOptions): Promise<S
       res.end(text)
     }
     try {
-      if (req.url === `/${token}/info` && req.method === 'GET') return send(200, { describe: scorer.describe, settings: scorer.settings })
+      if (req.url === `/${token}/info` && req.method === 'GET') return send(200, { description: scorer.description, settings: scorer.settings })
       if (req.url !== `/${token}/score` || req.method !== 'POST') return send(404, { error: { name: 'ScorerError', message: `no such endpoint: ${req.method} ${req.url}` } })
       const body = JSON.parse(await readBody(req)) as { requests?: unknown }
       const requests = body.requests
@@ -94,7 +94,7 @@ export async function startScorerServer(options: ScorerServerOptions): Promise<S
   let closing: Promise<void> | undefined
   return {
     url: `http://${hostPart}:${address.port}/${token}`,
-    describe: scorer.describe,
+    description: scorer.description,
     scorer,
     close: () =>
       (closing ??= (async () => {
@@ -146,7 +146,7 @@ export function connectScorer(url: string, options: ConnectOptions = {}): Remote
         agent.destroy()
       },
     },
-    describe: { value: options.describe ?? `shared onnx scorer at ${base.origin}`, enumerable: true },
+    description: { value: options.description ?? `shared onnx scorer at ${base.origin}`, enumerable: true },
   })
 }
 

@@ -1,5 +1,5 @@
 /**
- * `sceptic quantize-model IN_DIR OUT_DIR [--bits 4|8] [--accuracy-level 4|0]`: weight
+ * `sceptic quantize-model IN_DIR --model-out DIR [--bits 4|8] [--accuracy-level 4|0]`: weight
  * quantization that keeps batching and prefix sharing exact (docs/onnx.md, "sceptic
  * quantize-model"). Every `MatMul` by a constant 2-D float weight becomes
  * `com.microsoft.MatMulNBits` (4- or 8-bit symmetric blocks along K; activations int8 per

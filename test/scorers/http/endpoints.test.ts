@@ -107,7 +107,7 @@ describe('several endpoints (rendezvous affinity)', () => {
     const withUser = a.baseURL.replace('http://', 'http://user:s3cr3t-pw@') + '?key=s3cr3t-q'
     const score = openAIScorer({ baseURL: [withUser, b.baseURL], model: 'tiny' })
     await score(decisions(4).map((d) => ({ state: d.state, criterion: d.criterion, prompt: `${d.state}\n\nA. x\nAnswer:` })))
-    const text = JSON.stringify([score.describe, score.stats(), score.manifestEntries(), score.cacheIdentity])
+    const text = JSON.stringify([score.description, score.stats(), score.manifestEntries(), score.cacheIdentity])
     expect(text).not.toMatch(/s3cr3t|user/)
     // Replicas serve one model: their URLs are not part of the cache identity.
     expect(openAIScorer({ baseURL: [b.baseURL, a.baseURL], model: 'tiny' }).cacheIdentity.settings).toEqual(score.cacheIdentity.settings)

@@ -46,7 +46,7 @@ describe('API keys never reach an artifact', () => {
       report: render(result, { color: false }) + render(result, { color: true }),
       warnings: warnings.join('\n'),
       stats: JSON.stringify(score.stats()),
-      describe: score.describe,
+      description: score.description,
     }
     for (const [name, text] of Object.entries(artifacts)) expect(text.includes(KEY), `${name} holds the key`).toBe(false)
     // Prompts are in records only as a hash unless asked for.
@@ -66,6 +66,6 @@ describe('API keys never reach an artifact', () => {
 
   it('credentials in the base URL are stripped from the description', () => {
     const score = openAIScorer({ baseURL: 'http://user:hunter2@127.0.0.1:9/v1?token=abc', model: 'm' })
-    expect(score.describe).toBe('openai m completions at http://127.0.0.1:9/v1/completions')
+    expect(score.description).toBe('openai m completions at http://127.0.0.1:9/v1/completions')
   })
 })
