@@ -112,7 +112,7 @@ async function mergeSuite(copies: readonly SuiteCopy[], root: string): Promise<M
     copy.meta.mergedFrom = count
     for (const [test, meta] of deferredTests(copy)) {
       const name = meta.deferred!.name
-      if (!verdicts.has(name)) verdicts.set(name, failure ?? (await verdictOf(meta, result, copy.meta)))
+      if (!verdicts.has(name)) verdicts.set(name, failure ?? (await verdictOf(meta, result, copy.meta).catch((error: Error) => `${name}: ${error.message}`)))
       const problem = verdicts.get(name)
       if (problem !== undefined && !failed.includes(name)) failed.push(name)
       meta.result = summary

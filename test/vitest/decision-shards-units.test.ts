@@ -1,6 +1,6 @@
 // Decision-level sharding without spawning Vitest: the file rule, the sequencer wrapper,
 // and the merge of suite parts (equal to an unsharded run; a missing or unfinished part fails).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
@@ -14,6 +14,8 @@ import { checkDeclared, SuitePart } from '../../src/vitest/decision-shard-part.t
 import { declaresDecisionShards, withDecisionShards } from '../../src/vitest/decision-shard-sequencer.ts'
 import { DecisionShardMerge, mergeDecisionShards } from '../../src/vitest/decision-shard-merge.ts'
 import { summarise } from '../../src/vitest/format.ts'
+import { describeDecisions } from '../../src/vitest/describe-decisions.ts'
+import { baselineFromResult, writeBaseline } from '../../src/vitest/baseline.ts'
 import type { ScepticSuiteMeta, ScepticTestMeta } from '../../src/vitest/meta.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'sceptic-decision-shard-units-'))
@@ -72,17 +74,19 @@ function score(requests: readonly ScoreRequest[]): number[][] {
 const options = (n: number) => ['a', 'b', 'c', 'd'].slice(0, n).map((id) => ({ id, text: id.toUpperCase() }))
 
 /** One shard's copy of a suite, as a blob holds it: a suite task with its part, and one deferred test. */
-async function shardCopy(all: readonly Decision[], index: number, count: number, bound: number): Promise<RunnerTestFile> {
+async function shardCopy(all: readonly Decision[], index: number, count: number, bound: number, deferred?: ScepticTestMeta['deferred']): Promise<RunnerTestFile> {
   const part = new SuitePart({ index, count }, 'cyclic')
   const mine = part.select(all)
   const recorded = part.record(score)
   if (mine.length > 0) await evaluateWithScorer(mine, recorded, { debias: 'cyclic', scorer: 'fixture' })
   part.finish({ settings: { debias: 'cyclic', seed: 0, epochs: 1, reducer: 'mean', average: 'probability', storePrompts: false }, scorer: 'fixture', manifest: {}, cacheOf: score, records: mine.length })
-  return fileWith({ schema: 1, suite: 'suite', thresholds: { balancedAccuracy: bound }, shard: { index, count, part: part.written, maxFailureRate: 0 } }, bound)
+  return fileWith({ schema: 1, suite: 'suite', thresholds: { balancedAccuracy: bound }, shard: { index, count, part: part.written, maxFailureRate: 0 } }, bound, deferred)
 }
 
-function fileWith(suiteMeta: ScepticSuiteMeta, bound: number): RunnerTestFile {
-  const testMeta: ScepticTestMeta = { suite: 'suite', check: 'balancedAccuracy', bound, deferred: { name: `balancedAccuracy ≥ ${bound}` } }
+function fileWith(suiteMeta: ScepticSuiteMeta, bound: number, deferred?: ScepticTestMeta['deferred']): RunnerTestFile {
+  const testMeta: ScepticTestMeta = deferred
+    ? { suite: 'suite', check: 'baseline', deferred }
+    : { suite: 'suite', check: 'balancedAccuracy', bound, deferred: { name: `balancedAccuracy ≥ ${bound}` } }
   const testTask = { id: 'f_0_0', type: 'test', name: 'deferred', mode: 'skip', meta: { sceptic: testMeta }, result: { state: 'skip', note: 'deferred' } }
   const suite = { id: 'f_0', type: 'suite', name: 'suite', mode: 'run', meta: { sceptic: suiteMeta }, tasks: [testTask], result: { state: 'pass' } }
   return { id: 'f', type: 'suite', name: 'x.eval.ts', filepath: join(dir, 'x.eval.ts'), projectName: '', mode: 'run', meta: {}, tasks: [suite], result: { state: 'pass' } } as unknown as RunnerTestFile
@@ -148,6 +152,27 @@ describe('the merge of suite parts (vitest --merge-reports)', () => {
     expect(suiteOf(files[0]!).tasks[0]!.result!.state).toBe('fail')
   })
 
+  test('a deferred baseline gate compares the merged suite with the stored baseline, and fails when there is none (the merge never writes one)', async () => {
+    const path = join(dir, 'baselines', 'suite.json')
+    const gate = { name: 'order consistency vs baseline', baseline: { path, file: 'baselines/suite.json', alpha: 0.05, detectableDrop: 0.1 } }
+    const missing = [await shardCopy(data, 1, 2, 0, gate), await shardCopy(data, 2, 2, 0, gate)]
+    await mergeDecisionShards(missing, dir)
+    const failed = suiteOf(missing[0]!).tasks[0]!
+    expect(failed.result!.state).toBe('fail')
+    expect(failed.result!.errors![0]!.message).toContain('no baseline at baselines/suite.json; the merge never writes one')
+    expect(metaOf(missing[0]!).baseline).toMatchObject({ status: 'missing', pass: false })
+    expect(existsSync(path)).toBe(false)
+
+    await writeBaseline(path, baselineFromResult('suite', await evaluateWithScorer(data, score, { debias: 'cyclic', scorer: 'fixture' })))
+    const files = [await shardCopy(data, 1, 2, 0, gate), await shardCopy(data, 2, 2, 0, gate)]
+    const [merged] = await mergeDecisionShards(files, dir)
+    expect(merged!.outcome).toEqual({ parts: 2, failed: [] })
+    const passed = suiteOf(files[0]!).tasks[0]!
+    expect(passed.name).toBe('order consistency vs baseline (merged from 2 shards)')
+    expect(passed.result!.state).toBe('pass')
+    expect(metaOf(files[0]!).baseline).toMatchObject({ pass: true, paired: 12, worse: 0 })
+  })
+
   test('after a merge, a deferred check still skipped (its suite meta lost) fails the run', () => {
     const reporter = new DecisionShardMerge()
     const errors: string[] = []
@@ -163,5 +188,16 @@ describe('the merge of suite parts (vitest --merge-reports)', () => {
     } finally {
       process.exitCode = before
     }
+  })
+})
+
+describe('describeDecisions refuses what the merge could not reproduce, before scoring', () => {
+  const base = { data: [], scorer: score }
+  test.each([
+    [{ shard: 'files' }, `shard must be 'decisions' or unset, got "files"`],
+    [{ shard: 'decisions', metrics: { m: () => 1 } }, `shard: 'decisions' cannot be combined with custom \`metrics\``],
+    [{ shard: 'decisions', debias: 'pride' }, `shard: 'decisions' cannot be used with debias "pride"`],
+  ])('%o', (extra, message) => {
+    expect(() => describeDecisions('s', { ...base, ...extra } as never)).toThrow(message)
   })
 })
