@@ -1,42 +1,11 @@
 /**
- * `sceptic evaluate --shard i/n`: which decisions this part scores, and the part file
- * it leaves beside its records for `sceptic merge` (docs/scaling-out.md).
+ * `sceptic evaluate --shard i/n`: the part file it leaves beside its records for
+ * `sceptic merge` (docs/scaling-out.md). Which decisions a part scores is decided in
+ * core (`selectShard`), shared with `describeDecisions({ shard: 'decisions' })`.
  */
-import { implicitId } from '../core/decision-id.ts'
-import { fingerprint, isLabelled, type Decision } from '../core/decisions.ts'
-import { ConfigError } from '../core/errors.ts'
-import { shardPositions, type ShardSpec } from '../core/shard.ts'
+export { selectShard, type ShardSelection } from '../core/shard-select.ts'
 
 /** The part file written beside a records file: `X.records.jsonl` → `X.records.shard.jsonl`. */
 export function partFileOf(recordsPath: string): string {
   return recordsPath.replace(/\.jsonl$/i, '') + '.shard.jsonl'
-}
-
-/** One part's share of the data. */
-export interface ShardSelection {
-  /** The decisions to evaluate, file order; a labelled row without `id` gets the id an unsharded run gives it ({@link implicitId}). */
-  readonly evaluate: Decision[]
-  /** The same decisions verbatim with their 0-based file positions (for the part file). */
-  readonly rows: { position: number; decision: Decision }[]
-  /** Fingerprint of the whole file's labelled rows (what the unsharded run reports). */
-  readonly fingerprint: string
-}
-
-/** Select part `spec` of `decisions`. `pride` is refused: its sample is drawn over the whole set. */
-export function selectShard(decisions: readonly Decision[], spec: ShardSpec, debias: string): ShardSelection {
-  if (debias === 'pride')
-    throw new ConfigError('--shard cannot be used with --debias pride: its prior is estimated from a sample of the whole set; use cyclic')
-  const labelledIndex = new Map<number, number>()
-  decisions.forEach((d, position) => {
-    if (isLabelled(d)) labelledIndex.set(position, labelledIndex.size)
-  })
-  const positions = shardPositions(decisions, spec)
-  return {
-    evaluate: positions.map((p) => {
-      const d = decisions[p]!
-      return d.id == null && labelledIndex.has(p) ? { ...d, id: implicitId(labelledIndex.get(p)!) } : d
-    }),
-    rows: positions.map((position) => ({ position, decision: decisions[position]! })),
-    fingerprint: fingerprint(decisions.filter(isLabelled)),
-  }
 }

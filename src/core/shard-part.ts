@@ -264,12 +264,19 @@ export function reassemble(parts: readonly ShardPart[]): Reassembled {
   const absent = decisions.findIndex((d) => d === undefined)
   if (absent >= 0) throw new DataError(`row ${absent + 1} of the data file is in no part: the parts do not cover the data`)
 
-  const queues = new Map<string, ScoreOutcome[]>()
+  // A request's recorded answers in order: the next one in `head`, later ones (a sampling
+  // scorer's repeats) in `later`; the last answer stays for any further identical request.
+  // Most keys have one answer, so no array per key (10^5 decisions × n orderings of them).
+  const head = new Map<string, ScoreOutcome>()
+  const later = new Map<string, ScoreOutcome[]>()
   for (const part of ordered)
     for (const { key, outcome } of part.answers) {
-      const queue = queues.get(key)
-      if (queue) queue.push(outcome)
-      else queues.set(key, [outcome])
+      if (!head.has(key)) head.set(key, outcome)
+      else {
+        const queue = later.get(key)
+        if (queue) queue.push(outcome)
+        else later.set(key, [outcome])
+      }
     }
   const counts: CacheCounts | undefined = ordered.every((p) => p.header.cache)
     ? ordered.reduce((sum, p) => ({ hits: sum.hits + p.header.cache!.hits, misses: sum.misses + p.header.cache!.misses }), { hits: 0, misses: 0 })
@@ -280,10 +287,13 @@ export function reassemble(parts: readonly ShardPart[]): Reassembled {
   const score: FallibleScoreFn = (requests) => {
     if (counts) Object.assign(live, counts)
     return requests.map((request) => {
-      const queue = queues.get(replayKey(request, digests))
-      if (!queue || queue.length === 0)
+      const key = replayKey(request, digests)
+      const outcome = head.get(key)
+      if (outcome === undefined)
         throw new ScorerError(`no part holds an answer for a request of criterion "${request.criterion.key}": the parts were not written by this version from one run`)
-      return queue.length > 1 ? queue.shift()! : queue[0]!
+      const queue = later.get(key)
+      if (queue && queue.length > 0) head.set(key, queue.shift()!)
+      return outcome
     })
   }
   if (counts) Object.defineProperty(score, CACHE_COUNTS, { value: live })

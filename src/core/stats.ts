@@ -391,13 +391,24 @@ export function percentileBootstrapCounts(
   const estimate = statistic(weights)
   if (!Number.isFinite(estimate)) return null
   const clusters = clustersOf(count, groups)
+  // Clusters flattened (members of cluster c at offsets[c] .. offsets[c + 1]): the same
+  // draws in the same order as iterating the arrays, without chasing an array per draw.
+  const m = clusters.length
+  const offsets = new Int32Array(m + 1)
+  for (let c = 0; c < m; c++) offsets[c + 1] = offsets[c]! + clusters[c]!.length
+  const members = new Int32Array(offsets[m]!)
+  for (let c = 0; c < m; c++) members.set(clusters[c]!, offsets[c]!)
   const random = mulberry32(seed)
   const replicates: number[] = []
   for (let r = 0; r < resamples; r++) {
     weights.fill(0)
     // Without groups every cluster is item j itself: index directly (no pointer chasing).
     if (!groups) for (let j = 0; j < count; j++) weights[Math.floor(random() * count)]!++
-    else for (let j = 0; j < clusters.length; j++) for (const index of clusters[Math.floor(random() * clusters.length)]!) weights[index]!++
+    else
+      for (let j = 0; j < m; j++) {
+        const c = Math.floor(random() * m)
+        for (let k = offsets[c]!, end = offsets[c + 1]!; k < end; k++) weights[members[k]!]!++
+      }
     const value = statistic(weights)
     if (Number.isFinite(value)) replicates.push(value)
   }

@@ -26,6 +26,8 @@ export interface ScepticContext {
   cache?: CacheOptions | false
   /** Shared ONNX models by name: scorer options with an absolute `model` path (see `sharedModel`). */
   models?: Record<string, SharedModelOptions>
+  /** Vitest's `--shard i/n` of this run (1-based `index` of `count`), when sharded: suites with `shard: 'decisions'` split by it. */
+  shard?: { index: number; count: number }
 }
 
 /** How the plugin starts one shared model: the ONNX scorer's options (JSON only: they cross processes). */

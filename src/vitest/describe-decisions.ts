@@ -8,7 +8,6 @@ import { describeScorer, ownDescription } from '../core/scorer-description.ts'
 import { DESCRIBE_DECISIONS_RENAMES, refuseRenamedOptions } from '../core/renamed-options.ts'
 import type { CacheOptions } from '../cache/config.ts'
 import { cacheIdentityOf, withCache } from '../cache/with-cache.ts'
-import { escapeControl } from '../core/escape.ts'
 import { isAbsolute, relative, resolve } from 'node:path'
 import type { TestContext } from 'vitest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -47,6 +46,9 @@ import { scepticMatchers } from './matchers.ts'
 import { META_RECORDS_LIMIT, THRESHOLD_KEYS, writeMeta, type ScepticSuiteMeta, type Thresholds } from './meta.ts'
 import { deadline } from '../core/abort.ts'
 import { progressEmitter } from './progress.ts'
+import { failureRateProblem } from './failure-rate.ts'
+import { callbackUnderShards, checkDeclared, deferredTest, SuitePart } from './decision-shard-part.ts'
+import { resolveReducer } from '../core/reducers.ts'
 
 /** Default scoring timeout of a suite: 10 minutes (inference is slow; Vitest's 10 s hook default is not for this). */
 export const DEFAULT_SCORING_TIMEOUT_MS = 10 * 60_000
@@ -144,6 +146,15 @@ export interface DescribeDecisionsOptions {
    * (this package's ONNX and HTTP scorers, or a function with a string `cacheKey`) are cached.
    */
   cache?: CacheOptions | false
+  /**
+   * `'decisions'`: under `vitest run --shard i/n` (with the plugin) each shard scores only its
+   * part of the decisions (split by `group_id`, else `id`, as `sceptic evaluate --shard`), defers
+   * every threshold and the baseline gate, and `vitest --merge-reports` recomputes the suite from
+   * all parts and checks them once (docs/scaling-out.md#vitest-shards-that-split-decisions).
+   * Write it literally in the eval file: the plugin reads the file to run it in every shard.
+   * Default: unset (Vitest's file sharding; the suite scores all its decisions in one shard).
+   */
+  shard?: 'decisions'
 }
 
 /** The callback of {@link describeDecisions}, run as its own test (`suite > assertions`). */
@@ -176,6 +187,8 @@ export function describeDecisions(name: string, options: DescribeDecisionsOption
   const debias = options.debias ?? DEFAULT_DEBIAS
   const timeout = options.timeout ?? DEFAULT_SCORING_TIMEOUT_MS
   const suiteFn = options.skip ? describe.skip : describe
+  // Under `vitest --shard`, a suite that splits its decisions scores its part and defers its checks.
+  const split = options.shard === 'decisions' ? scepticContext()?.shard : undefined
 
   suiteFn(name, () => {
     let result: EvalResult | undefined
@@ -187,10 +200,17 @@ export function describeDecisions(name: string, options: DescribeDecisionsOption
     beforeAll(async ({}, suite) => {
       suiteMeta = { schema: 1, suite: name, thresholds }
       writeMeta(suite.meta, suiteMeta)
+      const part = split ? new SuitePart(split, debias) : undefined
+      if (part) suiteMeta.shard = { index: part.spec.index, count: part.spec.count, maxFailureRate: options.maxFailureRate ?? 0, statistics: options.statistics }
       try {
-        result = await scoreWithTimeout(name, options, debias, timeout, scepticContext())
-        suiteMeta.result = summarise(result)
-        if (result.records.length <= META_RECORDS_LIMIT) suiteMeta.records = result.records
+        if (part) checkDeclared(name, suite.file?.filepath)
+        const scored = await scoreWithTimeout(name, options, debias, timeout, scepticContext(), part)
+        if (part) suiteMeta.shard!.part = part.written
+        if (scored) {
+          result = scored
+          suiteMeta.result = summarise(scored)
+          if (scored.records.length <= META_RECORDS_LIMIT) suiteMeta.records = scored.records
+        }
       } catch (error) {
         suiteMeta.error = oneLine(error)
         throw error
@@ -208,6 +228,10 @@ export function describeDecisions(name: string, options: DescribeDecisionsOption
     for (const key of [...THRESHOLD_KEYS, ...customKeys]) {
       const threshold = thresholds[key]
       if (threshold === undefined) continue
+      if (split) {
+        deferredTest(name, thresholdTestName(key, threshold), key, split, { bound: threshold })
+        continue
+      }
       test(thresholdTestName(key, threshold), async ({ task, annotate }) => {
         const measured = requireResult(result)
         checkFailureRate(name, measured, options.maxFailureRate ?? 0)
@@ -232,7 +256,8 @@ export function describeDecisions(name: string, options: DescribeDecisionsOption
     // The gate needs a baseline directory (plugin or suite option) and more than one
     // ordering; the provided context is readable at collection time.
     const gateDir = options.baseline === false || debias === 'none' ? undefined : baselineDir(options.baseline, scepticContext())
-    if (gateDir !== undefined) {
+    if (gateDir !== undefined && split) deferredTest(name, BASELINE_TEST_NAME, 'baseline', split, { baseline: deferredBaseline(name, gateDir, scepticContext(), options) })
+    else if (gateDir !== undefined) {
       test(BASELINE_TEST_NAME, async ({ task, annotate }) => {
         const measured = requireResult(result)
         checkFailureRate(name, measured, options.maxFailureRate ?? 0)
@@ -244,7 +269,8 @@ export function describeDecisions(name: string, options: DescribeDecisionsOption
       })
     }
 
-    if (fn) {
+    if (fn && split) callbackUnderShards(name, CALLBACK_TEST_NAME)
+    else if (fn) {
       test(CALLBACK_TEST_NAME, async (context) => {
         const measured = requireResult(result)
         writeMeta(context.task.meta, { suite: name, check: 'callback', result: summarise(measured) })
@@ -280,6 +306,12 @@ function checkOptions(name: string, options: DescribeDecisionsOptions): void {
       throw new ConfigError(`describeDecisions("${name}"): a ${key} threshold needs more than one ordering, but debias is "none"; use "cyclic"`)
   if (options.maxFailureRate !== undefined && !(options.maxFailureRate >= 0 && options.maxFailureRate <= 1))
     throw new ConfigError(`describeDecisions("${name}"): maxFailureRate must be in [0, 1], got ${String(options.maxFailureRate)}`)
+  if (options.shard !== undefined && options.shard !== 'decisions')
+    throw new ConfigError(`describeDecisions("${name}"): shard must be 'decisions' or unset, got ${JSON.stringify(options.shard)}`)
+  if (options.shard === 'decisions' && options.metrics !== undefined)
+    throw new ConfigError(`describeDecisions("${name}"): shard: 'decisions' cannot be combined with custom \`metrics\` (functions cannot travel to the merged run)`)
+  if (options.shard === 'decisions' && debias === 'pride')
+    throw new ConfigError(`describeDecisions("${name}"): shard: 'decisions' cannot be used with debias "pride" (its prior is estimated from a sample of the whole set); use "cyclic"`)
   if (options.timeout !== undefined && !(options.timeout > 0))
     throw new ConfigError(`describeDecisions("${name}"): timeout must be a positive number of milliseconds`)
 }
@@ -295,10 +327,12 @@ async function scoreWithTimeout(
   debias: DebiasMode,
   timeout: number,
   context: ScepticContext | undefined,
-): Promise<EvalResult> {
+  part?: SuitePart,
+): Promise<EvalResult | undefined> {
   let decisions: Decision[]
   try {
     decisions = await loadData(options.data, context)
+    if (part) decisions = part.select(decisions)
   } catch (error) {
     throw wrapFailure(name, error)
   }
@@ -315,17 +349,31 @@ async function scoreWithTimeout(
     error.name = 'ScoringTimeout'
     return error
   })
-  const score = withCache(handle.score, {
+  const cached = withCache(handle.score, {
     cache: options.cache ?? context?.cache,
     ...(context ? { cwd: context.root } : {}),
     identity: cacheIdentityOf(handle.score, handle.description),
   })
+  const score = part ? part.record(cached) : cached
+  const scorer = options.scorerDescription ?? handle.description ?? describeScorer(handle.score)
+  // The scorer's own entries (an openAIScorer's requests per endpoint) are read at the end of the run.
+  const manifest = withScorerManifest({ ...handle.manifest, ...options.manifest }, handle.score)
+  const settings = {
+    debias,
+    seed: options.seed ?? 0,
+    epochs: options.epochs ?? 1,
+    reducer: resolveReducer(options.reducer).name,
+    average: options.average ?? 'probability',
+    storePrompts: options.storePrompts === true,
+  }
+  const finishPart = (records: number) => part?.finish({ settings, scorer, manifest, cacheOf: cached, records })
+  // A shard can hold no labelled decision of the suite: it leaves an empty part.
+  if (part && progress.total === 0) return void finishPart(0)
   const evaluation = evaluateWithScorer(decisions, score, {
     debias,
     seed: options.seed ?? 0,
-    scorerDescription: options.scorerDescription ?? handle.description ?? describeScorer(handle.score),
-    // The scorer's own entries (an openAIScorer's requests per endpoint) are read at the end of the run.
-    manifest: withScorerManifest({ ...handle.manifest, ...options.manifest }, handle.score),
+    scorerDescription: scorer,
+    manifest: part ? withScorerManifest({ ...handle.manifest, ...options.manifest, shard: `${part.spec.index}/${part.spec.count}` }, handle.score) : manifest,
     ...(options.chunkSize !== undefined ? { chunkSize: options.chunkSize } : {}),
     ...(options.template ? { template: options.template } : {}),
     ...(options.epochs !== undefined ? { epochs: options.epochs } : {}),
@@ -345,7 +393,9 @@ async function scoreWithTimeout(
     },
   })
   try {
-    return await evaluation
+    const result = await evaluation
+    finishPart(result.records.length)
+    return result
   } catch (error) {
     if ((error as Error)?.name === 'ScoringTimeout') throw error
     throw wrapFailure(name, error)
@@ -434,6 +484,19 @@ async function baselineGate(
   return { file, ...compareWithBaseline(stored, current, { alpha, detectableDrop }) }
 }
 
+/** Where a deferred baseline gate reads its baseline at merge, and how it compares (the merge never writes one). */
+function deferredBaseline(name: string, dir: string, context: ScepticContext | undefined, options: DescribeDecisionsOptions) {
+  const root = context?.root ?? process.cwd()
+  const path = baselinePath(dir, name)
+  const rel = relative(root, path)
+  return {
+    path,
+    file: rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path,
+    alpha: options.alpha ?? context?.alpha ?? DEFAULT_ALPHA,
+    detectableDrop: options.detectableDrop ?? context?.detectableDrop ?? DEFAULT_DETECTABLE_DROP,
+  }
+}
+
 /** Vitest's snapshot update mode, as seen by the running test; the plugin's value as a fallback. */
 function updateMode(context: ScepticContext | undefined): 'all' | 'new' | 'none' {
   const state = expect.getState() as { snapshotState?: { snapshotUpdateState?: string } }
@@ -464,15 +527,6 @@ function oneLine(error: unknown): string {
  * per bucket for the same reason).
  */
 function checkFailureRate(name: string, result: EvalResult, maxFailureRate: number): void {
-  const failed = result.failed ?? 0
-  if (failed === 0) return
-  const labelled = result.n + failed
-  if (failed / labelled <= maxFailureRate + 1e-12) return
-  const reasons = Object.entries(result.manifest.failedByReason ?? {})
-    .map(([reason, count]) => `${escapeControl(reason)} ${count}`)
-    .join(', ')
-  expect.fail(
-    `"${name}": ${failed} of ${labelled} labelled decisions failed to score (${reasons}); maxFailureRate is ${maxFailureRate}. ` +
-      'The metrics cover only the decisions that scored.',
-  )
+  const problem = failureRateProblem(name, result, maxFailureRate)
+  if (problem !== undefined) expect.fail(problem)
 }

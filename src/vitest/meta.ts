@@ -53,6 +53,35 @@ export interface ScepticSuiteMeta {
   error?: string
   /** The baseline gate's outcome, when the suite has a baseline. */
   baseline?: BaselineOutcome
+  /**
+   * This shard's part, when the suite splits its decisions (`shard: 'decisions'`) under
+   * `vitest --shard`: what `vitest --merge-reports` reassembles the suite from.
+   */
+  shard?: SuiteShardMeta
+  /** Set by `vitest --merge-reports`: how many shard parts the result was recomputed from. */
+  mergedFrom?: number
+}
+
+/** A suite's part in one shard (suite meta `shard`). */
+export interface SuiteShardMeta {
+  /** Which part, 1 ≤ index ≤ count. */
+  index: number
+  /** How many parts (Vitest's shard count). */
+  count: number
+  /** The part in the `sceptic merge` part-file format (JSONL: header, decisions, answers); absent when scoring failed. */
+  part?: string
+  /** The suite's `statistics` option, for the merged evaluation (JSON only). */
+  statistics?: unknown
+  /** The suite's `maxFailureRate` (default 0), checked once on the merged result. */
+  maxFailureRate: number
+}
+
+/** What a test deferred to the merge carries (test meta `deferred`). */
+export interface DeferredCheck {
+  /** The test's name in an unsharded run (`balancedAccuracy ≥ 0.8`). */
+  name: string
+  /** Baseline gate only: where the baseline lives and how to compare (the merge reads it, never writes it). */
+  baseline?: { path: string; file: string; alpha: number; detectableDrop: number }
 }
 
 /** Test meta: `task.meta.sceptic` on every test of a suite, so per-test reporters (json) carry the numbers. */
@@ -67,6 +96,8 @@ export interface ScepticTestMeta {
   value?: number | null
   /** The metrics and manifest, as in the suite meta. */
   result?: EvalResultJson
+  /** Set on a test that a decision shard skipped: `vitest --merge-reports` decides it on the whole. */
+  deferred?: DeferredCheck
 }
 
 /** Read `meta.sceptic` from any task meta object, or `undefined`. */

@@ -19,6 +19,8 @@ import { parseProgress } from './progress.ts'
 import { withRerunTriggers } from './watch.ts'
 import { interactiveTerminal } from './progress.ts'
 import ScepticReporter, { blobRun, type ScepticReporterOptions } from './reporter.ts'
+import { DecisionShardMerge } from './decision-shard-merge.ts'
+import { withDecisionShards } from './decision-shard-sequencer.ts'
 
 /** Options of {@link sceptic}. */
 export interface ScepticPluginOptions {
@@ -107,7 +109,13 @@ export function sceptic(options: ScepticPluginOptions = {}): Plugin {
         detectableDrop: options.detectableDrop ?? DEFAULT_DETECTABLE_DROP,
         ...(options.models ? { models: resolveModels(options.models, root) } : {}),
         ...(options.cache === undefined ? {} : { cache: resolveCacheOption(options.cache, root) }),
+        ...(vitest.config.shard ? { shard: { index: vitest.config.shard.index, count: vitest.config.shard.count } } : {}),
       }
+      // Decision shards (docs/scaling-out.md#vitest-shards-that-split-decisions): files with
+      // `shard: 'decisions'` run in every shard; the merge decides their deferred checks.
+      if (vitest.config.shard) vitest.config.sequence.sequencer = withDecisionShards(vitest.config.sequence.sequencer)
+      if (vitest.config.mergeReports && !vitest.config.reporters.some((r: unknown) => r instanceof DecisionShardMerge))
+        vitest.config.reporters.push(new DecisionShardMerge())
       project.provide('sceptic', context)
       // Shared models start in this (main) process, once, from a globalSetup (docs/design.md#vitest-mechanics-the-code-relies-on).
       const modelsSetup = builtFile('./models-setup')

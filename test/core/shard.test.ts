@@ -4,7 +4,7 @@ import { evaluateWithScorer, type Decision, type DebiasMode, type FallibleScoreF
 import { parseShard, shardKey, shardOf, shardPositions } from '../../src/core/shard.ts'
 import { parsePartFile, partFileText, reassemble, recordingScorer, replayKey, type ShardPart } from '../../src/core/shard-part.ts'
 import { resultToJson, recordsToJsonl } from '../../src/core/result.ts'
-import { selectShard } from '../../src/cli/shard-run.ts'
+import { selectShard } from '../../src/core/shard-select.ts'
 import { scoreFailure } from '../../src/core/score.ts'
 
 /** A deterministic scorer that reads option ids and slots (so debiasing matters), fails some requests, flags others. */
