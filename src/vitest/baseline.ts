@@ -69,6 +69,12 @@ export type BaselineStatus =
   | 'missing'
   /** The baseline was recorded with another scorer setup (debias mode or scorer); nothing can be paired. */
   | 'setup-changed'
+  /** No decision of this run matches one of the baseline's (id and fingerprint): nothing was compared. */
+  | 'unpaired'
+  /** Only one ordering was scored (debias `none`): there is no order consistency to gate. */
+  | 'one-ordering'
+  /** Under CI a baseline would have been (re)written (`vitest -u`); it was not, and nothing was compared. */
+  | 'not-written-in-ci'
 
 /** The gate's outcome, stored in suite meta for the report. */
 export interface BaselineOutcome {
@@ -241,6 +247,21 @@ export function compareWithBaseline(
 
   const pairs = pairDecisions(baseline, current)
   const { worse, better, paired, baselineConsistent, strictWorse, strictBetter } = pairs
+  // Fail closed: a gate that paired nothing has checked nothing (a replaced data set, renamed ids).
+  if (paired === 0)
+    return {
+      status: 'unpaired',
+      pass: false,
+      message:
+        `no decision of this run pairs with the baseline (${pairs.changed} changed, ${pairs.added} new, ${pairs.removed} removed), ` +
+        'so nothing was compared. If the data set was replaced on purpose, refresh the baseline with `vitest -u` and commit it.',
+      baselineOrderConsistency: baseline.orderConsistency,
+      orderConsistency: current.orderConsistency,
+      paired,
+      changed: pairs.changed,
+      added: pairs.added,
+      removed: pairs.removed,
+    }
   const { p } = mcnemarRegression(worse, better)
   const { p: strictP } = mcnemarRegression(strictWorse, strictBetter)
   const power = powerCheck(paired, baselineConsistent, detectableDrop, alpha)
