@@ -7,6 +7,7 @@ import type {} from 'vitest'
 import { inject } from 'vitest'
 import type { CacheOptions } from '../cache/config.ts'
 import type { Dtype } from '../scorers/onnx/dtype.ts'
+import type { SuiteDefaults } from './suite-defaults.ts'
 
 /** The value the plugin provides under the `sceptic` key. */
 export interface ScepticContext {
@@ -26,6 +27,8 @@ export interface ScepticContext {
   cache?: CacheOptions | false
   /** Shared ONNX models by name: scorer options with an absolute `model` path (see `sharedModel`). */
   models?: Record<string, SharedModelOptions>
+  /** The plugin's suite defaults (checked); a suite's own options win. Absent when none is set. */
+  defaults?: SuiteDefaults
 }
 
 /** How the plugin starts one shared model: the ONNX scorer's options (JSON only: they cross processes). */

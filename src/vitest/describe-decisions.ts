@@ -31,6 +31,7 @@ import {
 import { baselinePath, type BaselineOutcome } from './baseline.ts'
 import { oneOrderingOutcome, runBaselineGate, underCI, updateMode } from './baseline-gate.ts'
 import { keepingSnapshotsOnFailure } from './keep-snapshots.ts'
+import { withSuiteDefaults } from './suite-defaults.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, scepticContext, type ScepticContext } from './context.ts'
 import { evaluateThreshold, isBuiltinThreshold, THRESHOLD_METRICS } from '../core/threshold-metrics.ts'
 import { assertThreshold, formatThreshold, thresholdTestName } from '../core/verdict.ts'
@@ -160,7 +161,9 @@ export { thresholdTestName }
  * The result's metrics and manifest go into the suite's and each test's `meta.sceptic`,
  * which the sceptic reporter (and Vitest's json reporter) read.
  */
-export function describeDecisions(name: string, options: DescribeDecisionsOptions, fn?: DecisionsCallback): void {
+export function describeDecisions(name: string, suiteOptions: DescribeDecisionsOptions, fn?: DecisionsCallback): void {
+  // The plugin's suite defaults (read at collection time) fill what the suite leaves unset.
+  const options = withSuiteDefaults(suiteOptions, scepticContext()?.defaults)
   checkOptions(name, options)
   // The threshold tests use the matchers; register them even without the plugin's setup file.
   expect.extend(scepticMatchers)
@@ -312,7 +315,7 @@ async function scoreWithTimeout(
   const limit = deadline(timeout, () => {
     const error = new Error(
       `"${name}": scoring timed out after ${formatMs(timeout)} (${progress.scored} of ${progress.total} decisions scored). ` +
-        'Raise the suite\'s `timeout` option, or score fewer decisions.',
+        'Raise the suite\'s (or the plugin\'s) `timeout` option, or score fewer decisions.',
     )
     error.name = 'ScoringTimeout'
     return error

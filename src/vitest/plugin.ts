@@ -17,11 +17,16 @@ import { withEvalInclude } from './include.ts'
 import { checkSharedModels, checkVitestVersion, installedVitestVersion } from './preflight.ts'
 import { parseProgress } from './progress.ts'
 import { withRerunTriggers } from './watch.ts'
+import { suiteDefaultsFrom, type SuiteDefaults } from './suite-defaults.ts'
 import { interactiveTerminal } from './progress.ts'
 import ScepticReporter, { blobRun, type ScepticReporterOptions } from './reporter.ts'
 
-/** Options of {@link sceptic}. */
-export interface ScepticPluginOptions {
+/**
+ * Options of {@link sceptic}. The suite defaults (`debias`, `average`, `prideFraction`,
+ * `statistics`, `chunkSize`, `epochs`, `reducer`, `timeout`, `maxFailureRate`) apply to
+ * every `describeDecisions` suite that leaves them unset (docs/vitest.md#suite-defaults-on-the-plugin).
+ */
+export interface ScepticPluginOptions extends SuiteDefaults {
   /**
    * Directory for baselines, one JSON file per suite (relative to the Vitest root).
    * When unset, there is no baseline gate.
@@ -76,6 +81,8 @@ const VM_POOLS = new Set(['vmThreads', 'vmForks'])
  * ```
  */
 export function sceptic(options: ScepticPluginOptions = {}): Plugin {
+  // Checked when the config is loaded: a bad default names the option before any test runs.
+  const defaults = suiteDefaultsFrom(options as Readonly<Record<string, unknown>>)
   return {
     name: 'vitest:sceptic',
     config(userConfig) {
@@ -107,6 +114,7 @@ export function sceptic(options: ScepticPluginOptions = {}): Plugin {
         detectableDrop: options.detectableDrop ?? DEFAULT_DETECTABLE_DROP,
         ...(options.models ? { models: resolveModels(options.models, root) } : {}),
         ...(options.cache === undefined ? {} : { cache: resolveCacheOption(options.cache, root) }),
+        ...(Object.keys(defaults).length > 0 ? { defaults } : {}),
       }
       project.provide('sceptic', context)
       // Shared models start in this (main) process, once, from a globalSetup (docs/design.md#vitest-mechanics-the-code-relies-on).
