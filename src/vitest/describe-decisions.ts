@@ -32,6 +32,7 @@ import { baselinePath, type BaselineOutcome } from './baseline.ts'
 import { oneOrderingOutcome, runBaselineGate, underCI, updateMode } from './baseline-gate.ts'
 import { keepingSnapshotsOnFailure } from './keep-snapshots.ts'
 import { withSuiteDefaults } from './suite-defaults.ts'
+import { checkGateSettings } from './gate-settings.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, scepticContext, type ScepticContext } from './context.ts'
 import { evaluateThreshold, isBuiltinThreshold, THRESHOLD_METRICS } from '../core/threshold-metrics.ts'
 import { assertThreshold, formatThreshold, thresholdTestName } from '../core/verdict.ts'
@@ -124,7 +125,7 @@ export interface DescribeDecisionsOptions {
   metrics?: Readonly<Record<string, CustomMetric>>
   /**
    * Largest share of labelled decisions allowed to fail scoring (timeouts, HTTP errors)
-   * before every threshold and baseline test fails, in [0, 1]. Default 0: a threshold
+   * before every threshold, baseline and callback test fails, in [0, 1]. Default 0: a threshold
    * must not pass on a silently smaller set.
    */
   maxFailureRate?: number
@@ -254,7 +255,11 @@ export function describeDecisions(name: string, suiteOptions: DescribeDecisionsO
       test(CALLBACK_TEST_NAME, async (context) => {
         const measured = requireResult(result)
         writeMeta(context.task.meta, { suite: name, check: 'callback', result: summarise(measured) })
-        await keepingSnapshotsOnFailure(() => fn(measured, context))
+        // The callback's assertions gate too: not on a silently smaller set (its snapshots are kept).
+        await keepingSnapshotsOnFailure(() => {
+          checkFailureRate(name, measured, options.maxFailureRate ?? 0)
+          return fn(measured, context)
+        })
       })
     }
   })
@@ -285,6 +290,7 @@ function checkOptions(name: string, options: DescribeDecisionsOptions): void {
       throw new ConfigError(`describeDecisions("${name}"): a ${key} threshold needs more than one ordering, but debias is "none"; use "cyclic"`)
   if (options.maxFailureRate !== undefined && !(options.maxFailureRate >= 0 && options.maxFailureRate <= 1))
     throw new ConfigError(`describeDecisions("${name}"): maxFailureRate must be in [0, 1], got ${String(options.maxFailureRate)}`)
+  checkGateSettings(`describeDecisions("${name}")`, options)
   if (options.timeout !== undefined && !(options.timeout > 0))
     throw new ConfigError(`describeDecisions("${name}"): timeout must be a positive number of milliseconds`)
 }

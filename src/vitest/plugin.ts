@@ -18,6 +18,7 @@ import { checkSharedModels, checkVitestVersion, installedVitestVersion } from '.
 import { parseProgress } from './progress.ts'
 import { withRerunTriggers } from './watch.ts'
 import { suiteDefaultsFrom, type SuiteDefaults } from './suite-defaults.ts'
+import { checkGateSettings } from './gate-settings.ts'
 import { interactiveTerminal } from './progress.ts'
 import ScepticReporter, { blobRun, type ScepticReporterOptions } from './reporter.ts'
 
@@ -83,6 +84,7 @@ const VM_POOLS = new Set(['vmThreads', 'vmForks'])
 export function sceptic(options: ScepticPluginOptions = {}): Plugin {
   // Checked when the config is loaded: a bad default names the option before any test runs.
   const defaults = suiteDefaultsFrom(options as Readonly<Record<string, unknown>>)
+  checkGateSettings('vitest-sceptic: sceptic()', options)
   return {
     name: 'vitest:sceptic',
     config(userConfig) {

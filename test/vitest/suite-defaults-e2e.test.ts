@@ -45,8 +45,8 @@ test('plugin defaults reach the result; a suite option overrides each', async ()
   expect(own.manifest.pride).toBeUndefined()
   expect(own.statistics).toBe(true)
   expect(own.calls).toEqual([40]) // cyclic, 20 × 2 orderings, one call of up to 1024
-  expect(output).toContain('FAIL  evals/defaults.eval.ts > suite overrides > balancedAccuracy ≥ 0.5')
-  expect(output).toContain('"suite overrides": 1 of 20 labelled decisions failed to score (timeout 1); maxFailureRate is 0')
+  expect(output).toContain('FAIL  evals/defaults.eval.ts > no failures allowed > balancedAccuracy ≥ 0.5')
+  expect(output).toContain('"no failures allowed": 1 of 20 labelled decisions failed to score (timeout 1); maxFailureRate is 0')
 
   // timeout: 1000 (ms) bounds a suite that sets none.
   expect(output).toContain('ScoringTimeout: "slow": scoring timed out after 1 s (0 of 20 decisions scored)')

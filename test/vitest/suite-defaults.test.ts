@@ -4,6 +4,8 @@ import { describe, expect, test } from 'vitest'
 import { ConfigError } from '../../src/core/index.ts'
 import { sceptic } from '../../src/vitest/plugin.ts'
 import { SUITE_DEFAULT_KEYS, suiteDefaultsFrom, withSuiteDefaults } from '../../src/vitest/suite-defaults.ts'
+import { describeDecisions } from '../../src/vitest/describe-decisions.ts'
+import { checkGateSettings } from '../../src/vitest/gate-settings.ts'
 
 describe('suiteDefaultsFrom', () => {
   test('picks the suite defaults out of the plugin options and leaves the rest', () => {
@@ -50,6 +52,25 @@ describe('suiteDefaultsFrom', () => {
 
   test('the plugin refuses a bad default when it is created, before any test runs', () => {
     expect(() => sceptic({ prideFraction: 2 })).toThrow('vitest-sceptic: sceptic({ prideFraction })')
+  })
+})
+
+describe('baseline gate settings', () => {
+  // Before: not checked where given; the gate test itself then died on a RangeError from the power check.
+  test.each([0, 1, NaN, -0.05, 2])('alpha %s is refused by the plugin and by a suite', (alpha) => {
+    expect(() => sceptic({ alpha })).toThrow(`vitest-sceptic: sceptic(): alpha must be a significance level in (0, 1), got ${alpha}`)
+    expect(() => describeDecisions('s', { data: [], scorer: () => [], alpha })).toThrow(
+      `describeDecisions("s"): alpha must be a significance level in (0, 1), got ${alpha}`,
+    )
+  })
+
+  test.each([0, 1.5, NaN])('detectableDrop %s is refused', (detectableDrop) => {
+    expect(() => checkGateSettings('here', { detectableDrop })).toThrow(`here: detectableDrop must be a share of decisions in (0, 1], got ${detectableDrop}`)
+    expect(() => sceptic({ detectableDrop })).toThrow(ConfigError)
+  })
+
+  test('in-range settings pass', () => {
+    expect(() => checkGateSettings('here', { alpha: 0.05, detectableDrop: 1 })).not.toThrow()
   })
 })
 
