@@ -17,6 +17,7 @@ import {
   type BaselineGateOptions,
   type BaselineOutcome,
 } from './baseline.ts'
+import { escapeControl } from '../core/escape.ts'
 import { percent } from './format.ts'
 
 /** Where the gate runs and what it may do. */
@@ -81,5 +82,16 @@ export async function runBaselineGate(suite: string, result: EvalResult, { path,
     await writeBaseline(path, current)
     return { status: 'written', file, pass: true, message: `baseline ${file} written: order consistency ${oc}; commit it`, orderConsistency: result.orderConsistency }
   }
+  // Two suite names with one slug share a file: never compare a suite with another's baseline.
+  if (stored.suite !== suite)
+    return {
+      status: 'other-suite',
+      file,
+      pass: false,
+      message:
+        `baseline ${file} belongs to suite "${escapeControl(stored.suite)}", not "${escapeControl(suite)}": their names give the same file name. ` +
+        'If two suites share it, rename one (names are compared by letters and digits, ignoring case); if this suite was renamed, refresh the baseline with `vitest -u`.',
+      orderConsistency: result.orderConsistency,
+    }
   return { file, ...compareWithBaseline(stored, current, gate) }
 }

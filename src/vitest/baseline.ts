@@ -75,6 +75,8 @@ export type BaselineStatus =
   | 'one-ordering'
   /** Under CI a baseline would have been (re)written (`vitest -u`); it was not, and nothing was compared. */
   | 'not-written-in-ci'
+  /** The baseline file belongs to another suite whose name has the same slug; nothing was compared. */
+  | 'other-suite'
 
 /** The gate's outcome, stored in suite meta for the report. */
 export interface BaselineOutcome {
