@@ -46,3 +46,21 @@ test('under CI nothing is written, whatever the update mode', async () => {
     await expect(readFile(path)).rejects.toThrow('ENOENT')
   }
 })
+
+test('under pride, only the sampled decisions count for order consistency, and the power check says so', async () => {
+  // 100 decisions, prideFraction 0.05: 5 are scored under both rotations, 95 under one.
+  // Before: the 95 were stored as "consistent" and counted by the power check, so the gate
+  // claimed "a drop of 10.0% would be detectable" though at most 5 decisions could ever flip.
+  const rows = Array.from({ length: 100 }, (_, i) => decision(2, i % 2, { id: `p${i}`, state: `s${i}` }))
+  const byState = (requests: readonly ScoreRequest[]) => requests.map((r) => r.criterion.options.map((o) => (o.id === `o${Number(r.state.slice(1)) % 2}` ? 0.9 : 0.1)))
+  const pride = await evaluateWithScorer(rows, byState, { debias: 'pride', onWarning: () => {} })
+  const path = join(dir, 'pride.json')
+  await runBaselineGate('pride', pride, { path, file: 'pride.json', mode: 'new', ci: false, gate })
+  const stored = JSON.parse(await readFile(path, 'utf8'))
+  const flags = Object.values(stored.decisions).map((d) => (d as { consistent: boolean | null }).consistent)
+  expect([flags.filter((f) => f === null).length, flags.filter((f) => f === true).length]).toEqual([95, 5])
+  const outcome = await runBaselineGate('pride', pride, { path, file: 'pride.json', mode: 'new', ci: false, gate })
+  expect(outcome).toMatchObject({ status: 'pass', paired: 100, comparable: 5, power: { detectable: false } })
+  expect(outcome.message).toContain('(5 of 100 paired decisions were scored under several orderings; only they can change consistency)')
+  expect(outcome.message).toContain('too small to detect a drop of 10.0% (1 decision;')
+})
