@@ -73,8 +73,10 @@ export function githubSummary(suites: readonly GitHubSuite[]): string {
   for (const suite of suites) {
     const checks = thresholdChecks(suite)
     const tests = suite.tests ? summariseTests(suite.tests) : undefined
-    const ok = !suite.error && checks.every((c) => c.pass) && (suite.baseline?.pass ?? true) && (tests?.ok ?? true)
-    out.push(`### ${ok ? '✅' : '❌'} ${escapeMarkdown(suite.suite)}`, '', `\`${escapeMarkdown(suite.file)}\``, '')
+    const failed = !!suite.error || !checks.every((c) => c.pass) || !(suite.baseline?.pass ?? true) || (tests?.failed.length ?? 0) > 0
+    // ⚠️: nothing failed, but not every check ran (filtered out, skipped, or none declared).
+    const mark = failed ? '❌' : (tests?.ok ?? true) ? '✅' : '⚠️'
+    out.push(`### ${mark} ${escapeMarkdown(suite.suite)}`, '', `\`${escapeMarkdown(suite.file)}\``, '')
     const testLine = tests ? describeTests(tests, (name) => `“${escapeMarkdown(name)}”`) : null
     if (testLine) out.push(`**Tests:** ${testLine}`, '')
     if (suite.error) {

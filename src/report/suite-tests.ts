@@ -36,6 +36,8 @@ export function summariseTests(tests: readonly SuiteTest[]): SuiteTestsSummary {
 /** One line for a suite whose tests did not all pass: `1 failed: assertions; 2 not run: …`; `null` when all passed. */
 export function describeTests(summary: SuiteTestsSummary, quote: (name: string) => string = (name) => name): string | null {
   if (summary.ok) return null
+  if (summary.passed + summary.failed.length + summary.notRun.length === 0)
+    return 'none: the suite declares no threshold, baseline gate or callback, so nothing was checked'
   const parts = [`${summary.passed} passed`]
   if (summary.failed.length) parts.push(`${summary.failed.length} failed: ${summary.failed.map(quote).join(', ')}`)
   if (summary.notRun.length) parts.push(`${summary.notRun.length} not run (skipped or filtered out, so not checked): ${summary.notRun.map(quote).join(', ')}`)

@@ -178,7 +178,8 @@ export function renderSuite({ file, meta, tests }: SuiteReport, color: boolean):
   const heading = `${c.bold(meta.suite)}  ${c.dim(file)}`
   if (!meta.result) return [heading, c.red(`not scored: ${meta.error ?? 'scoring did not finish'}`)].join('\n')
   // The marks below are the verdicts' own; this line says which tests did not pass or run.
-  const testLine = tests ? describeTests(summariseTests(tests), (name) => `"${escapeControl(name)}"`) : null
+  const summary = tests ? summariseTests(tests) : undefined
+  const testLine = summary ? describeTests(summary, (name) => `"${escapeControl(name)}"`) : null
   const result = meta.result
   const t = meta.thresholds
   // A mark beside every thresholded built-in metric, from the same verdict as its test.
@@ -199,7 +200,7 @@ export function renderSuite({ file, meta, tests }: SuiteReport, color: boolean):
     const verdict = b.pass ? c.green(`✓ ${b.status}`) : c.red(`✗ ${b.status}`)
     lines.push(`${'baseline'.padEnd(19)}${verdict}   ${c.dim(b.file)}`, `  ${b.pass ? b.message : c.red(b.message)}`)
   }
-  if (testLine) lines.push(`${'tests'.padEnd(19)}${c.red(`✗ ${testLine}`)}`)
+  if (testLine) lines.push(`${'tests'.padEnd(19)}${summary!.failed.length ? c.red(`✗ ${testLine}`) : c.yellow(`⚠ ${testLine}`)}`)
   return lines.join('\n')
 }
 

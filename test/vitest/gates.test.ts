@@ -38,6 +38,7 @@ test('a configured baseline gate with one ordering fails by name; the report nev
   expect(output).toMatch(/callback fails {2}evals\/gates\.eval\.ts[\s\S]*?tests {14}✗ 1 passed; 1 failed: "assertions"/)
   expect(output).toMatch(/requests fail {2}evals\/gates\.eval\.ts[\s\S]*?tests {14}✗ 0 passed; 1 failed: "balancedAccuracy ≥ 0\.5"/)
   expect(output).toMatch(/gated {2}evals\/gates\.eval\.ts[\s\S]*?baseline {11}✓ written/)
+  expect(output).toMatch(/no checks {2}evals\/gates\.eval\.ts[\s\S]*?tests {14}⚠ none: the suite declares no threshold, baseline gate or callback, so nothing was checked/)
   // Half the decisions failed and the callback's assertion held on the other half: it passed before.
   expect(output).toContain('FAIL  evals/gates.eval.ts > half failed, callback gate > assertions')
   expect(output).toContain('"half failed, callback gate": 10 of 20 labelled decisions failed to score (http_error 10); maxFailureRate is 0')
@@ -63,10 +64,10 @@ test('under CI, -u writes no baseline and fails; the job summary marks failed an
   expect(markdown).toContain('### ❌ gated')
   expect(markdown).toContain('### ❌ callback fails\n\n`evals/gates.eval.ts`\n\n**Tests:** 1 passed; 1 failed: “assertions”')
   expect(markdown).toContain('### ❌ requests fail')
-  expect(markdown).toContain('### ❌ filtered\n\n`evals/gates.eval.ts`\n\n**Tests:** 1 passed; 1 not run (skipped or filtered out, so not checked): “balancedAccuracy ≥ 0.5”')
+  expect(markdown).toContain('### ⚠️ filtered\n\n`evals/gates.eval.ts`\n\n**Tests:** 1 passed; 1 not run (skipped or filtered out, so not checked): “balancedAccuracy ≥ 0.5”')
   const headings = markdown.slice(markdown.indexOf('## Sceptic report')).split('\n').filter((line) => line.startsWith('### '))
-  expect(headings).toEqual(['### ❌ one ordering', '### ❌ gated', '### ❌ callback fails', '### ❌ requests fail', '### ❌ filtered', '### ❌ half failed, callback gate'])
-  expect(output).toMatch(/tests {14}✗ 1 passed; 1 not run \(skipped or filtered out, so not checked\): "balancedAccuracy ≥ 0\.5"/)
+  expect(headings).toEqual(['### ❌ one ordering', '### ❌ gated', '### ❌ callback fails', '### ❌ requests fail', '### ⚠️ filtered', '### ❌ half failed, callback gate', '### ⚠️ no checks'])
+  expect(output).toMatch(/tests {14}⚠ 1 passed; 1 not run \(skipped or filtered out, so not checked\): "balancedAccuracy ≥ 0\.5"/)
 }, E2E_TIMEOUT)
 
 test('locally, a replaced data set pairs with nothing in the baseline and fails (it passed with "0 paired")', async () => {
