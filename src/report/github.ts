@@ -7,7 +7,7 @@
 import type { EvalResultJson } from '../core/result.ts'
 import { evaluateThresholds, isBuiltinThreshold, thresholdLabel, THRESHOLD_METRICS } from '../core/threshold-metrics.ts'
 import { formatP } from '../core/render-robustness.ts'
-import { describeTests, summariseTests, type SuiteTest } from './suite-tests.ts'
+import { checkMark, describeTests, summariseTests, testOutcome, type SuiteTest } from './suite-tests.ts'
 import { formatThreshold, thresholdTestName, type Threshold, type ThresholdVerdict } from '../core/verdict.ts'
 
 /**
@@ -91,7 +91,8 @@ export function githubSummary(suites: readonly GitHubSuite[]): string {
     const row = (name: string, value: string, key?: string) => {
       const check = key ? bound(key) : undefined
       if (key) shown.add(key)
-      out.push(`| ${name} | ${value} | ${check ? showThreshold(check.key, check.threshold) : ''} | ${check ? (check.pass ? '✅' : '❌') : ''} |`)
+      const mark = check ? checkMark(check.pass, testOutcome(suite.tests, thresholdTestName(check.key, check.threshold)), { pass: '✅', fail: '❌', notRun: '⚠️' }) : ''
+      out.push(`| ${name} | ${value} | ${check ? showThreshold(check.key, check.threshold) : ''} | ${mark} |`)
     }
     row('balanced accuracy', `**${pct(r.balancedAccuracy)}**`, 'balancedAccuracy')
     row('order consistency', `**${pct(r.orderConsistency)}**`, 'orderConsistency')

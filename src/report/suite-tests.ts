@@ -33,6 +33,25 @@ export function summariseTests(tests: readonly SuiteTest[]): SuiteTestsSummary {
   return { passed, failed, notRun, ok: tests.length > 0 && failed.length === 0 && notRun.length === 0 }
 }
 
+/** How the test of one check ended: `undefined` when the states are unknown or there is no such test. */
+export function testOutcome(tests: readonly SuiteTest[] | undefined, name: string): 'passed' | 'failed' | 'not run' | undefined {
+  const test = tests?.find((t) => t.name === name)
+  if (!test) return undefined
+  return test.state === 'passed' || test.state === 'failed' ? test.state : 'not run'
+}
+
+/**
+ * A check's pass mark as its test ended: a met bound whose test failed (the failure-rate
+ * rule) or did not run is not shown as passed. `passMark` and the two others are the
+ * renderer's own symbols.
+ */
+export function checkMark(verdictPass: boolean, outcome: ReturnType<typeof testOutcome>, marks: { pass: string; fail: string; notRun: string }): string {
+  if (!verdictPass) return marks.fail
+  if (outcome === 'failed') return `${marks.fail} test failed`
+  if (outcome === 'not run') return `${marks.notRun} not run`
+  return marks.pass
+}
+
 /** One line for a suite whose tests did not all pass: `1 failed: assertions; 2 not run: …`; `null` when all passed. */
 export function describeTests(summary: SuiteTestsSummary, quote: (name: string) => string = (name) => name): string | null {
   if (summary.ok) return null

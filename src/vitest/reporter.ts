@@ -10,7 +10,8 @@ import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
 import { colorEnabled, render, type EvalResult } from '../core/index.ts'
 import { githubAnnotations, githubSummary } from '../report/github.ts'
-import { describeTests, summariseTests, type SuiteTest } from '../report/suite-tests.ts'
+import { checkMark, describeTests, summariseTests, testOutcome, type SuiteTest } from '../report/suite-tests.ts'
+import { thresholdTestName } from '../core/verdict.ts'
 import { escapeControl } from '../core/escape.ts'
 import { renderHtmlReport } from '../report/html.ts'
 import { THRESHOLD_METRICS } from '../core/threshold-metrics.ts'
@@ -186,13 +187,13 @@ export function renderSuite({ file, meta, tests }: SuiteReport, color: boolean):
   const marks: Record<string, string> = {}
   for (const [key, threshold] of Object.entries(t))
     if (threshold !== undefined && key !== 'perCriterion' && THRESHOLD_METRICS.has(key))
-      marks[key] = thresholdMark(THRESHOLD_METRICS.get(key)!.read(result) ?? null, threshold)
+      marks[key] = asTestEnded(thresholdMark(THRESHOLD_METRICS.get(key)!.read(result) ?? null, threshold), tests, thresholdTestName(key, threshold))
   // render() reads metrics and manifest only; meta carries no per-decision records.
   const lines = [heading, render({ ...result, records: [] } as EvalResult, { color, marks })]
   if (t.perCriterion !== undefined) {
     const worst = worstCriterion(result.perCriterion)
-    const mark = thresholdMark(worst?.[1] ?? null, t.perCriterion)
-    const paint = mark.startsWith('✗') ? c.red : c.green
+    const mark = asTestEnded(thresholdMark(worst?.[1] ?? null, t.perCriterion), tests, thresholdTestName('perCriterion', t.perCriterion))
+    const paint = mark.startsWith('✗') ? c.red : mark.startsWith('⚠') ? c.yellow : c.green
     lines.push(`${'every criterion'.padEnd(19)}${paint(mark)}${worst ? c.dim(`   worst "${worst[0]}" ${formatValue(worst[1])}`) : ''}`)
   }
   if (meta.baseline) {
@@ -204,3 +205,10 @@ export function renderSuite({ file, meta, tests }: SuiteReport, color: boolean):
   return lines.join('\n')
 }
 
+
+/** A threshold mark (`✓ ≥ 0.50`) as its test ended: `✗ ≥ 0.50 test failed` or `⚠ ≥ 0.50 not run` when the bound was met but the test did not pass. */
+function asTestEnded(mark: string, tests: readonly SuiteTest[] | undefined, name: string): string {
+  if (!mark.startsWith('✓')) return mark
+  const rest = mark.slice(1)
+  return checkMark(true, testOutcome(tests, name), { pass: mark, fail: `✗${rest}`, notRun: `⚠${rest}` })
+}

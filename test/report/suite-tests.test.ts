@@ -52,6 +52,14 @@ describe('the job summary agrees with the tests', () => {
     expect(githubSummary([{ ...base, tests: [{ name: 'a|b', state: 'failed' }] }])).toContain('**Tests:** 0 passed; 1 failed: “a\\|b”')
   })
 
+  test("a met bound's row shows how its test ended", () => {
+    const row = (state: string) =>
+      githubSummary([{ ...base, tests: [{ name: 'balancedAccuracy ≥ 0.5', state }] }]).split('\n').find((line) => line.startsWith('| balanced accuracy'))
+    expect(row('passed')).toBe('| balanced accuracy | **100.0%** | ≥ 50.0% | ✅ |')
+    expect(row('failed')).toBe('| balanced accuracy | **100.0%** | ≥ 50.0% | ❌ test failed |')
+    expect(row('skipped')).toBe('| balanced accuracy | **100.0%** | ≥ 50.0% | ⚠️ not run |')
+  })
+
   test('a failed verdict stays ❌ whatever the test states', () => {
     expect(heading({ ...base, thresholds: { balancedAccuracy: { max: 0.5 } }, tests: [{ name: 'x', state: 'skipped' }] })).toBe('### ❌ s')
   })
