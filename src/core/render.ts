@@ -45,7 +45,7 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
   const mark = (key: string) => {
     const text = options.marks && Object.hasOwn(options.marks, key) ? options.marks[key] : undefined
     if (!text) return ''
-    return '   ' + (text.startsWith('✗') ? c.red(text) : c.green(text))
+    return '   ' + (text.startsWith('✗') ? c.red(text) : text.startsWith('⚠') ? c.yellow(text) : c.green(text))
   }
   const skipped = m.unlabelledSkipped > 0 ? c.dim(`   (${m.unlabelledSkipped} unlabelled skipped)`) : ''
   // Statistics (present unless evaluated with statistics: false): `  [lo, hi]` after a

@@ -7,6 +7,7 @@
 import type { EvalResultJson } from '../core/result.ts'
 import { evaluateThresholds, isBuiltinThreshold, thresholdLabel, THRESHOLD_METRICS } from '../core/threshold-metrics.ts'
 import { formatP } from '../core/render-robustness.ts'
+import { checkMark, describeTests, summariseTests, testOutcome, type SuiteTest } from './suite-tests.ts'
 import { formatThreshold, thresholdTestName, type Threshold, type ThresholdVerdict } from '../core/verdict.ts'
 
 /**
@@ -26,6 +27,11 @@ export interface GitHubSuite {
   error?: string
   /** The baseline gate's outcome, when the suite has one. */
   baseline?: { pass: boolean; message: string }
+  /**
+   * The suite's tests as Vitest ended them. When given, the suite is marked ✅ only if
+   * every one ran and passed, so the summary agrees with the tests.
+   */
+  tests?: readonly SuiteTest[]
 }
 
 const pct = (value: number | null | undefined) => (value === null || value === undefined ? 'n/a' : `${(value * 100).toFixed(1)}%`)
@@ -66,8 +72,13 @@ export function githubSummary(suites: readonly GitHubSuite[]): string {
   const out = ['## Sceptic report', '']
   for (const suite of suites) {
     const checks = thresholdChecks(suite)
-    const ok = !suite.error && checks.every((c) => c.pass) && (suite.baseline?.pass ?? true)
-    out.push(`### ${ok ? '✅' : '❌'} ${escapeMarkdown(suite.suite)}`, '', `\`${escapeMarkdown(suite.file)}\``, '')
+    const tests = suite.tests ? summariseTests(suite.tests) : undefined
+    const failed = !!suite.error || !checks.every((c) => c.pass) || !(suite.baseline?.pass ?? true) || (tests?.failed.length ?? 0) > 0
+    // ⚠️: nothing failed, but not every check ran (filtered out, skipped, or none declared).
+    const mark = failed ? '❌' : (tests?.ok ?? true) ? '✅' : '⚠️'
+    out.push(`### ${mark} ${escapeMarkdown(suite.suite)}`, '', `\`${escapeMarkdown(suite.file)}\``, '')
+    const testLine = tests ? describeTests(tests, (name) => `“${escapeMarkdown(name)}”`) : null
+    if (testLine) out.push(`**Tests:** ${testLine}`, '')
     if (suite.error) {
       out.push(`**Scoring failed:** ${escapeMarkdown(suite.error)}`, '')
       continue
@@ -80,7 +91,8 @@ export function githubSummary(suites: readonly GitHubSuite[]): string {
     const row = (name: string, value: string, key?: string) => {
       const check = key ? bound(key) : undefined
       if (key) shown.add(key)
-      out.push(`| ${name} | ${value} | ${check ? showThreshold(check.key, check.threshold) : ''} | ${check ? (check.pass ? '✅' : '❌') : ''} |`)
+      const mark = check ? checkMark(check.pass, testOutcome(suite.tests, thresholdTestName(check.key, check.threshold)), { pass: '✅', fail: '❌', notRun: '⚠️' }) : ''
+      out.push(`| ${name} | ${value} | ${check ? showThreshold(check.key, check.threshold) : ''} | ${mark} |`)
     }
     row('balanced accuracy', `**${pct(r.balancedAccuracy)}**`, 'balancedAccuracy')
     row('order consistency', `**${pct(r.orderConsistency)}**`, 'orderConsistency')

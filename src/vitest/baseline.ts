@@ -22,8 +22,11 @@ import { mcnemarRegression, powerCheck, type PowerCheck } from '../core/regressi
 const BaselineDecisionSchema = z.strictObject({
   /** First 16 hex digits of sha256 over the decision's criterion, gold answer, option ids and prompt hash. */
   fingerprint: z.string().regex(/^[0-9a-f]{16}$/),
-  /** Whether its pick was the same under every ordering. */
-  consistent: z.boolean(),
+  /**
+   * Whether its pick was the same under every ordering; `null` when it was scored under one
+   * ordering (`pride` scores only its sample under several), so there is nothing to compare.
+   */
+  consistent: z.boolean().nullable(),
   /** Whether its pick was the gold option under every ordering (strict correctness, as in `circularAccuracy`). */
   strict: z.boolean(),
 })
@@ -69,6 +72,14 @@ export type BaselineStatus =
   | 'missing'
   /** The baseline was recorded with another scorer setup (debias mode or scorer); nothing can be paired. */
   | 'setup-changed'
+  /** No decision of this run matches one of the baseline's (id and fingerprint): nothing was compared. */
+  | 'unpaired'
+  /** Only one ordering was scored (debias `none`): there is no order consistency to gate. */
+  | 'one-ordering'
+  /** Under CI a baseline would have been (re)written (`vitest -u`); it was not, and nothing was compared. */
+  | 'not-written-in-ci'
+  /** The baseline file belongs to another suite whose name has the same slug; nothing was compared. */
+  | 'other-suite'
 
 /** The gate's outcome, stored in suite meta for the report. */
 export interface BaselineOutcome {
@@ -90,6 +101,8 @@ export interface BaselineOutcome {
   better?: number
   /** Decisions paired with the baseline (same id, same fingerprint). */
   paired?: number
+  /** Paired decisions scored under several orderings both times: the ones whose order consistency can be compared. */
+  comparable?: number
   /** Decisions whose content changed since the baseline (same id, other fingerprint): not paired. */
   changed?: number
   /** Decisions not in the baseline: not paired. */
@@ -130,7 +143,7 @@ export function baselineDecisions(result: Pick<EvalResult, 'records'>): Record<s
     for (let k = 2; key in out; k++) key = `${record.id}~${k}`
     out[key] = {
       fingerprint: decisionFingerprint(record),
-      consistent: isConsistent(record.picks),
+      consistent: record.picks.length > 1 ? isConsistent(record.picks) : null,
       strict: record.picks.length > 0 && record.picks.every((pick) => pick === record.gold),
     }
   }
@@ -241,9 +254,26 @@ export function compareWithBaseline(
 
   const pairs = pairDecisions(baseline, current)
   const { worse, better, paired, baselineConsistent, strictWorse, strictBetter } = pairs
+  // Fail closed: a gate that paired nothing has checked nothing (a replaced data set, renamed ids).
+  if (paired === 0)
+    return {
+      status: 'unpaired',
+      pass: false,
+      message:
+        `no decision of this run pairs with the baseline (${pairs.changed} changed, ${pairs.added} new, ${pairs.removed} removed), ` +
+        'so nothing was compared. If the data set was replaced on purpose, refresh the baseline with `vitest -u` and commit it.',
+      baselineOrderConsistency: baseline.orderConsistency,
+      orderConsistency: current.orderConsistency,
+      paired,
+      changed: pairs.changed,
+      added: pairs.added,
+      removed: pairs.removed,
+    }
   const { p } = mcnemarRegression(worse, better)
   const { p: strictP } = mcnemarRegression(strictWorse, strictBetter)
-  const power = powerCheck(paired, baselineConsistent, detectableDrop, alpha)
+  // Power over the decisions whose consistency can change at all (under pride, only its sample).
+  const { comparable } = pairs
+  const power = powerCheck(comparable, baselineConsistent, detectableDrop, alpha)
   const strictRegressed = strictP < alpha
   const regressed = p < alpha || strictRegressed
   const unpaired = [
@@ -255,6 +285,7 @@ export function compareWithBaseline(
     `order consistency ${percent(current.orderConsistency ?? 0)} vs ${percent(baseline.orderConsistency ?? 0)} at baseline: ` +
     `${worse} decision${worse === 1 ? '' : 's'} newly inconsistent, ${better} newly consistent` +
     (unpaired.length ? ` (${paired} paired; ${unpaired.join(', ')} since the baseline, not paired)` : '') +
+    (comparable < paired ? ` (${comparable} of ${paired} paired decisions were scored under several orderings; only they can change consistency)` : '') +
     `, one-sided exact McNemar p = ${formatP(p)}`
   const strictCounts =
     `circular accuracy ${percent(current.circularAccuracy ?? 0)} vs ${percent(baseline.circularAccuracy ?? 0)} at baseline: ` +
@@ -281,6 +312,7 @@ export function compareWithBaseline(
     worse,
     better,
     paired,
+    comparable,
     changed: pairs.changed,
     added: pairs.added,
     removed: pairs.removed,
@@ -300,6 +332,7 @@ export function pairDecisions(baseline: BaselineFile, current: BaselineFile) {
   let worse = 0
   let better = 0
   let paired = 0
+  let comparable = 0
   let baselineConsistent = 0
   let changed = 0
   let added = 0
@@ -311,15 +344,18 @@ export function pairDecisions(baseline: BaselineFile, current: BaselineFile) {
     else if (before.fingerprint !== now.fingerprint) changed++
     else {
       paired++
-      if (before.consistent) baselineConsistent++
-      if (before.consistent && !now.consistent) worse++
-      else if (!before.consistent && now.consistent) better++
+      if (before.consistent !== null && now.consistent !== null) {
+        comparable++
+        if (before.consistent) baselineConsistent++
+        if (before.consistent && !now.consistent) worse++
+        else if (!before.consistent && now.consistent) better++
+      }
       if (before.strict && !now.strict) strictWorse++
       else if (!before.strict && now.strict) strictBetter++
     }
   }
   const removed = Object.keys(baseline.decisions).filter((id) => !Object.hasOwn(current.decisions, id)).length
-  return { worse, better, paired, baselineConsistent, changed, added, removed, strictWorse, strictBetter }
+  return { worse, better, paired, comparable, baselineConsistent, changed, added, removed, strictWorse, strictBetter }
 }
 
 function setup(baseline: Pick<BaselineFile, 'debias' | 'scorer'>): string {

@@ -7,6 +7,7 @@ import type {} from 'vitest'
 import { inject } from 'vitest'
 import type { CacheOptions } from '../cache/config.ts'
 import type { Dtype } from '../scorers/onnx/dtype.ts'
+import type { SuiteDefaults } from './suite-defaults.ts'
 
 /** The value the plugin provides under the `sceptic` key. */
 export interface ScepticContext {
@@ -28,6 +29,8 @@ export interface ScepticContext {
   models?: Record<string, SharedModelOptions>
   /** Vitest's `--shard i/n` of this run (1-based `index` of `count`), when sharded: suites with `shard: 'decisions'` split by it. */
   shard?: { index: number; count: number }
+  /** The plugin's suite defaults (checked); a suite's own options win. Absent when none is set. */
+  defaults?: SuiteDefaults
 }
 
 /** How the plugin starts one shared model: the ONNX scorer's options (JSON only: they cross processes). */

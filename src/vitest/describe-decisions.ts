@@ -29,19 +29,15 @@ import {
   type EvalResult,
   type ScoreFn,
 } from '../core/index.ts'
-import {
-  baselineFromResult,
-  baselinePath,
-  compareWithBaseline,
-  readBaseline,
-  writeBaseline,
-  type BaselineOutcome,
-} from './baseline.ts'
+import { baselinePath, type BaselineOutcome } from './baseline.ts'
+import { oneOrderingOutcome, runBaselineGate, underCI, updateMode } from './baseline-gate.ts'
 import { keepingSnapshotsOnFailure } from './keep-snapshots.ts'
+import { withSuiteDefaults } from './suite-defaults.ts'
+import { checkGateSettings } from './gate-settings.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, scepticContext, type ScepticContext } from './context.ts'
 import { evaluateThreshold, isBuiltinThreshold, THRESHOLD_METRICS } from '../core/threshold-metrics.ts'
 import { assertThreshold, formatThreshold, thresholdTestName } from '../core/verdict.ts'
-import { formatValue, percent, summarise } from './format.ts'
+import { formatValue, summarise } from './format.ts'
 import { scepticMatchers } from './matchers.ts'
 import { META_RECORDS_LIMIT, THRESHOLD_KEYS, writeMeta, type ScepticSuiteMeta, type Thresholds } from './meta.ts'
 import { deadline } from '../core/abort.ts'
@@ -133,7 +129,7 @@ export interface DescribeDecisionsOptions {
   metrics?: Readonly<Record<string, CustomMetric>>
   /**
    * Largest share of labelled decisions allowed to fail scoring (timeouts, HTTP errors)
-   * before every threshold and baseline test fails, in [0, 1]. Default 0: a threshold
+   * before every threshold, baseline and callback test fails, in [0, 1]. Default 0: a threshold
    * must not pass on a silently smaller set.
    */
   maxFailureRate?: number
@@ -172,13 +168,16 @@ export { thresholdTestName }
  * Declare an eval suite. Scores `data` with `scorer` once, in `beforeAll`, then:
  * - one test per threshold, named `${metric} ≥ ${bound}` (or `≤ max`, `in [min, max]`);
  * - `order consistency vs baseline` when a baseline directory is configured (plugin
- *   `baseline` or this suite's `baseline`) and more than one ordering is scored;
+ *   `baseline` or this suite's `baseline`); with one ordering (debias `none`) it fails,
+ *   since it cannot check anything (`baseline: false` opts out);
  * - `assertions`, running `fn(result, context)`, when `fn` is given.
  *
  * The result's metrics and manifest go into the suite's and each test's `meta.sceptic`,
  * which the sceptic reporter (and Vitest's json reporter) read.
  */
-export function describeDecisions(name: string, options: DescribeDecisionsOptions, fn?: DecisionsCallback): void {
+export function describeDecisions(name: string, suiteOptions: DescribeDecisionsOptions, fn?: DecisionsCallback): void {
+  // The plugin's suite defaults (read at collection time) fill what the suite leaves unset.
+  const options = withSuiteDefaults(suiteOptions, scepticContext()?.defaults)
   checkOptions(name, options)
   // The threshold tests use the matchers; register them even without the plugin's setup file.
   expect.extend(scepticMatchers)
@@ -253,15 +252,26 @@ export function describeDecisions(name: string, options: DescribeDecisionsOption
       })
     }
 
-    // The gate needs a baseline directory (plugin or suite option) and more than one
-    // ordering; the provided context is readable at collection time.
-    const gateDir = options.baseline === false || debias === 'none' ? undefined : baselineDir(options.baseline, scepticContext())
-    if (gateDir !== undefined && split) deferredTest(name, BASELINE_TEST_NAME, 'baseline', split, { baseline: deferredBaseline(name, gateDir, scepticContext(), options) })
+    // A configured gate is always a test: with one ordering it fails rather than vanish.
+    // The provided context is readable at collection time. Under decision shards the
+    // gate is decided once, at the merge.
+    const gateDir = options.baseline === false ? undefined : baselineDir(options.baseline, scepticContext())
+    if (gateDir !== undefined && split && debias !== 'none') deferredTest(name, BASELINE_TEST_NAME, 'baseline', split, { baseline: deferredBaseline(name, gateDir, scepticContext(), options) })
     else if (gateDir !== undefined) {
       test(BASELINE_TEST_NAME, async ({ task, annotate }) => {
         const measured = requireResult(result)
-        checkFailureRate(name, measured, options.maxFailureRate ?? 0)
-        const outcome = await baselineGate(name, measured, gateDir, scepticContext(), options)
+        const context = scepticContext()
+        const { path, file } = baselineLocation(gateDir, name, context)
+        let outcome: BaselineOutcome
+        if (debias === 'none') outcome = oneOrderingOutcome(file)
+        else {
+          checkFailureRate(name, measured, options.maxFailureRate ?? 0)
+          const gate = {
+            alpha: options.alpha ?? context?.alpha ?? DEFAULT_ALPHA,
+            detectableDrop: options.detectableDrop ?? context?.detectableDrop ?? DEFAULT_DETECTABLE_DROP,
+          }
+          outcome = await runBaselineGate(name, measured, { path, file, mode: updateMode(context?.update), ci: underCI(), gate })
+        }
         if (suiteMeta) suiteMeta.baseline = outcome
         writeMeta(task.meta, { suite: name, check: 'baseline', result: summarise(measured) })
         await annotate(outcome.message, 'sceptic:baseline')
@@ -274,7 +284,11 @@ export function describeDecisions(name: string, options: DescribeDecisionsOption
       test(CALLBACK_TEST_NAME, async (context) => {
         const measured = requireResult(result)
         writeMeta(context.task.meta, { suite: name, check: 'callback', result: summarise(measured) })
-        await keepingSnapshotsOnFailure(() => fn(measured, context))
+        // The callback's assertions gate too: not on a silently smaller set (its snapshots are kept).
+        await keepingSnapshotsOnFailure(() => {
+          checkFailureRate(name, measured, options.maxFailureRate ?? 0)
+          return fn(measured, context)
+        })
       })
     }
   })
@@ -312,6 +326,7 @@ function checkOptions(name: string, options: DescribeDecisionsOptions): void {
     throw new ConfigError(`describeDecisions("${name}"): shard: 'decisions' cannot be combined with custom \`metrics\` (functions cannot travel to the merged run)`)
   if (options.shard === 'decisions' && debias === 'pride')
     throw new ConfigError(`describeDecisions("${name}"): shard: 'decisions' cannot be used with debias "pride" (its prior is estimated from a sample of the whole set); use "cyclic"`)
+  checkGateSettings(`describeDecisions("${name}")`, options)
   if (options.timeout !== undefined && !(options.timeout > 0))
     throw new ConfigError(`describeDecisions("${name}"): timeout must be a positive number of milliseconds`)
 }
@@ -344,7 +359,7 @@ async function scoreWithTimeout(
   const limit = deadline(timeout, () => {
     const error = new Error(
       `"${name}": scoring timed out after ${formatMs(timeout)} (${progress.scored} of ${progress.total} decisions scored). ` +
-        'Raise the suite\'s `timeout` option, or score fewer decisions.',
+        'Raise the suite\'s (or the plugin\'s) `timeout` option, or score fewer decisions.',
     )
     error.name = 'ScoringTimeout'
     return error
@@ -435,74 +450,26 @@ async function loadData(data: string | readonly unknown[], context: ScepticConte
   return loadDecisions(isAbsolute(data) ? data : resolve(root, data))
 }
 
+/** The suite's baseline file, and how the report names it (relative to the root when inside it). */
+function baselineLocation(dir: string, name: string, context: ScepticContext | undefined): { path: string; file: string } {
+  const path = baselinePath(dir, name)
+  const rel = relative(context?.root ?? process.cwd(), path)
+  return { path, file: rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path }
+}
+
 function baselineDir(option: string | undefined, context: ScepticContext | undefined): string | undefined {
   const root = context?.root ?? process.cwd()
   if (typeof option === 'string') return isAbsolute(option) ? option : resolve(root, option)
   return context?.baseline ?? undefined
 }
 
-/**
- * The baseline gate. The write rules follow Vitest's snapshot rules (docs/design.md#vitest-mechanics-the-code-relies-on): `-u` (update mode `all`) rewrites; a missing baseline is written locally
- * (`new`) and fails under CI (`none`); otherwise the paired test decides.
- */
-async function baselineGate(
-  name: string,
-  result: EvalResult,
-  dir: string,
-  context: ScepticContext | undefined,
-  options: DescribeDecisionsOptions,
-): Promise<BaselineOutcome> {
-  const root = context?.root ?? process.cwd()
-  const path = baselinePath(dir, name)
-  // Relative to the root for the report; absolute when the directory lies outside it.
-  const rel = relative(root, path)
-  const file = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path
-  const mode = updateMode(context)
-  const current = baselineFromResult(name, result)
-  const oc = percent(result.orderConsistency ?? 0)
-  if (mode === 'all') {
-    await writeBaseline(path, current)
-    return { status: 'updated', file, pass: true, message: `baseline ${file} refreshed (vitest -u): order consistency ${oc}`, orderConsistency: result.orderConsistency }
-  }
-  const stored = await readBaseline(path)
-  if (!stored) {
-    if (mode === 'none')
-      return {
-        status: 'missing',
-        file,
-        pass: false,
-        message:
-          `no baseline at ${file}, and baselines are never written under CI. ` +
-          'Run the evals locally (or with `vitest -u`) to record it, review it and commit it.',
-        orderConsistency: result.orderConsistency,
-      }
-    await writeBaseline(path, current)
-    return { status: 'written', file, pass: true, message: `baseline ${file} written: order consistency ${oc}; commit it`, orderConsistency: result.orderConsistency }
-  }
-  const alpha = options.alpha ?? context?.alpha ?? DEFAULT_ALPHA
-  const detectableDrop = options.detectableDrop ?? context?.detectableDrop ?? DEFAULT_DETECTABLE_DROP
-  return { file, ...compareWithBaseline(stored, current, { alpha, detectableDrop }) }
-}
-
 /** Where a deferred baseline gate reads its baseline at merge, and how it compares (the merge never writes one). */
 function deferredBaseline(name: string, dir: string, context: ScepticContext | undefined, options: DescribeDecisionsOptions) {
-  const root = context?.root ?? process.cwd()
-  const path = baselinePath(dir, name)
-  const rel = relative(root, path)
   return {
-    path,
-    file: rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path,
+    ...baselineLocation(dir, name, context),
     alpha: options.alpha ?? context?.alpha ?? DEFAULT_ALPHA,
     detectableDrop: options.detectableDrop ?? context?.detectableDrop ?? DEFAULT_DETECTABLE_DROP,
   }
-}
-
-/** Vitest's snapshot update mode, as seen by the running test; the plugin's value as a fallback. */
-function updateMode(context: ScepticContext | undefined): 'all' | 'new' | 'none' {
-  const state = expect.getState() as { snapshotState?: { snapshotUpdateState?: string } }
-  const mode = state.snapshotState?.snapshotUpdateState ?? context?.update
-  if (mode === 'all' || mode === 'new' || mode === 'none') return mode
-  return process.env.CI ? 'none' : 'new'
 }
 
 function requireResult(result: EvalResult | undefined): EvalResult {

@@ -92,6 +92,24 @@ function checkBound(options: unknown, matcher: string): number {
   return bound
 }
 
+/**
+ * Fail closed on a value that was not measured: neither the matcher nor its `.not` may
+ * pass on it (`.not.toHaveOrderConsistency` must not pass because nothing was measured),
+ * so it throws whatever the polarity.
+ */
+function requireMeasured(value: number | null | undefined, message: () => string): asserts value is number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new Error(message())
+}
+
+/** `margin` and `alpha` of `toHaveAccuracyAboveChance`: a bad one would silently weaken the check. */
+function checkAboveChanceOptions(options: AboveChanceOptions): void {
+  const { margin, alpha } = options
+  if (margin !== undefined && !(typeof margin === 'number' && margin >= 0 && margin <= 1))
+    throw new TypeError(`toHaveAccuracyAboveChance({ margin }) needs a number in [0, 1] (accuracy points), got ${String(margin)}`)
+  if (alpha !== undefined && !(typeof alpha === 'number' && alpha > 0 && alpha < 1))
+    throw new TypeError(`toHaveAccuracyAboveChance({ alpha }) needs a significance level in (0, 1), got ${String(alpha)}`)
+}
+
 /** The evidence clause every message ends with. */
 function evidence(result: ResultLike): string {
   return `n = ${result.n}, chance ${formatValue(result.manifest.chance)}, debias ${result.manifest.debias}; letters picked ${formatLetters(result.letterDistribution)}`
@@ -108,6 +126,7 @@ function boundMessage(name: string, value: number | null, bound: number, isNot: 
 export const toHaveBalancedAccuracy: Matcher = function (received, options: AtLeast) {
   const result = asResult(received, 'toHaveBalancedAccuracy')
   const bound = checkBound(options, 'toHaveBalancedAccuracy')
+  requireMeasured(result.balancedAccuracy, boundMessage('balanced accuracy', null, bound, false, result, ': not measured'))
   return {
     pass: meets(result.balancedAccuracy, bound),
     message: boundMessage('balanced accuracy', result.balancedAccuracy, bound, this.isNot, result),
@@ -123,6 +142,7 @@ export const toHaveOrderConsistency: Matcher = function (received, options: AtLe
     value === null
       ? ': only one ordering was scored (debias "none"), so nothing could expose a position prior; score with debias "cyclic"'
       : `: ${Math.round(value * result.n)} of ${result.n} decisions gave the same answer under every ordering`
+  requireMeasured(value, boundMessage('order consistency', value, bound, false, result, extra))
   return {
     pass: meets(value, bound),
     message: boundMessage('order consistency', value, bound, this.isNot, result, extra),
@@ -132,6 +152,7 @@ export const toHaveOrderConsistency: Matcher = function (received, options: AtLe
 /** `expect(result).toHaveAccuracyAboveChance({ margin, alpha })`. */
 export const toHaveAccuracyAboveChance: Matcher = function (received, options: AboveChanceOptions = {}) {
   const result = asResult(received, 'toHaveAccuracyAboveChance')
+  checkAboveChanceOptions(options)
   const margin = options.margin ?? 0
   const chance = result.manifest.chance
   const bound = chance + margin
@@ -164,12 +185,12 @@ export const toHavePerCriterionBalancedAccuracy: Matcher = function (received, o
     .sort()
     .map((key) => `${escapeControl(key)} ${formatValue(result.perCriterion[key])}`)
     .join(', ')
+  if (worst === undefined)
+    throw new Error(`expected per-criterion balanced accuracy ≥ ${formatBound(bound)}, but the result has no criterion (${evidence(result)})`)
   return {
-    pass: worst !== undefined && failing.length === 0,
+    pass: failing.length === 0,
     message: () =>
-      worst === undefined
-        ? `expected per-criterion balanced accuracy ≥ ${formatBound(bound)}, but the result has no criterion (${evidence(result)})`
-        : this.isNot
+      this.isNot
           ? `expected some criterion's balanced accuracy below ${formatBound(bound)}, but the worst, "${escapeControl(worst[0])}", measured ${formatValue(worst[1])} (${all}; ${evidence(result)})`
           : `expected every criterion's balanced accuracy ≥ ${formatBound(bound)}; worst is "${escapeControl(worst[0])}" at ${formatValue(worst[1])}` +
             `${failing.length > 1 ? ` (${failing.length} criteria below: ${failing.map(escapeControl).join(', ')})` : ''} (${all}; ${evidence(result)})`,

@@ -17,13 +17,19 @@ import { withEvalInclude } from './include.ts'
 import { checkSharedModels, checkVitestVersion, installedVitestVersion } from './preflight.ts'
 import { parseProgress } from './progress.ts'
 import { withRerunTriggers } from './watch.ts'
+import { suiteDefaultsFrom, type SuiteDefaults } from './suite-defaults.ts'
+import { checkGateSettings } from './gate-settings.ts'
 import { interactiveTerminal } from './progress.ts'
 import ScepticReporter, { blobRun, type ScepticReporterOptions } from './reporter.ts'
 import { DecisionShardMerge } from './decision-shard-merge.ts'
 import { withDecisionShards } from './decision-shard-sequencer.ts'
 
-/** Options of {@link sceptic}. */
-export interface ScepticPluginOptions {
+/**
+ * Options of {@link sceptic}. The suite defaults (`debias`, `average`, `prideFraction`,
+ * `statistics`, `chunkSize`, `epochs`, `reducer`, `timeout`, `maxFailureRate`) apply to
+ * every `describeDecisions` suite that leaves them unset (docs/vitest.md#suite-defaults-on-the-plugin).
+ */
+export interface ScepticPluginOptions extends SuiteDefaults {
   /**
    * Directory for baselines, one JSON file per suite (relative to the Vitest root).
    * When unset, there is no baseline gate.
@@ -78,6 +84,9 @@ const VM_POOLS = new Set(['vmThreads', 'vmForks'])
  * ```
  */
 export function sceptic(options: ScepticPluginOptions = {}): Plugin {
+  // Checked when the config is loaded: a bad default names the option before any test runs.
+  const defaults = suiteDefaultsFrom(options as Readonly<Record<string, unknown>>)
+  checkGateSettings('vitest-sceptic: sceptic()', options)
   return {
     name: 'vitest:sceptic',
     config(userConfig) {
@@ -110,6 +119,7 @@ export function sceptic(options: ScepticPluginOptions = {}): Plugin {
         ...(options.models ? { models: resolveModels(options.models, root) } : {}),
         ...(options.cache === undefined ? {} : { cache: resolveCacheOption(options.cache, root) }),
         ...(vitest.config.shard ? { shard: { index: vitest.config.shard.index, count: vitest.config.shard.count } } : {}),
+        ...(Object.keys(defaults).length > 0 ? { defaults } : {}),
       }
       // Decision shards (docs/scaling-out.md#vitest-shards-that-split-decisions): files with
       // `shard: 'decisions'` run in every shard; the merge decides their deferred checks.

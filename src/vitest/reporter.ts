@@ -10,6 +10,9 @@ import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
 import { colorEnabled, render, type EvalResult } from '../core/index.ts'
 import { githubAnnotations, githubSummary } from '../report/github.ts'
+import { checkMark, describeTests, summariseTests, testOutcome, type SuiteTest } from '../report/suite-tests.ts'
+import { thresholdTestName } from '../core/verdict.ts'
+import { escapeControl } from '../core/escape.ts'
 import { renderHtmlReport } from '../report/html.ts'
 import { THRESHOLD_METRICS } from '../core/threshold-metrics.ts'
 import { formatValue, slug, thresholdMark, worstCriterion } from './format.ts'
@@ -46,6 +49,8 @@ export interface SuiteReport {
   file: string
   /** The suite's meta. */
   meta: ScepticSuiteMeta
+  /** Its tests as Vitest ended them: the report never shows a suite as passed when one failed or did not run. */
+  tests?: SuiteTest[]
 }
 
 /**
@@ -104,9 +109,10 @@ export default class ScepticReporter implements Reporter {
   /** GitHub Actions job summary (and, when asked, annotations), from the same suite meta. */
   private writeGitHubOutput(reports: readonly SuiteReport[]): void {
     if (process.env.GITHUB_ACTIONS !== 'true') return
-    const suites = reports.map(({ file, meta }) => ({
+    const suites = reports.map(({ file, meta, tests }) => ({
       ...meta,
       file,
+      ...(tests ? { tests } : {}),
       thresholds: meta.thresholds as Readonly<Record<string, number | undefined>>,
     }))
     const summaryFile = process.env.GITHUB_STEP_SUMMARY
@@ -153,7 +159,7 @@ export function collectReports(testModules: ReadonlyArray<TestModule>, root: str
     const file = relative(root, module.moduleId) || module.moduleId
     for (const suite of module.children.allSuites()) {
       const meta = readSuiteMeta(suite.meta())
-      if (meta) reports.push({ file, meta })
+      if (meta) reports.push({ file, meta, tests: [...suite.children.allTests()].map((test) => ({ name: test.name, state: test.result().state })) })
     }
   }
   return reports
@@ -168,23 +174,26 @@ export function renderReports(reports: readonly SuiteReport[], color: boolean): 
 }
 
 /** One suite's block: a heading, the core `render()` block with marks, then per-criterion and baseline verdicts. */
-export function renderSuite({ file, meta }: SuiteReport, color: boolean): string {
+export function renderSuite({ file, meta, tests }: SuiteReport, color: boolean): string {
   const c = pc.createColors(color)
   const heading = `${c.bold(meta.suite)}  ${c.dim(file)}`
   if (!meta.result) return [heading, c.red(`not scored: ${meta.error ?? 'scoring did not finish'}`)].join('\n')
+  // The marks below are the verdicts' own; this line says which tests did not pass or run.
+  const summary = tests ? summariseTests(tests) : undefined
+  const testLine = summary ? describeTests(summary, (name) => `"${escapeControl(name)}"`) : null
   const result = meta.result
   const t = meta.thresholds
   // A mark beside every thresholded built-in metric, from the same verdict as its test.
   const marks: Record<string, string> = {}
   for (const [key, threshold] of Object.entries(t))
     if (threshold !== undefined && key !== 'perCriterion' && THRESHOLD_METRICS.has(key))
-      marks[key] = thresholdMark(THRESHOLD_METRICS.get(key)!.read(result) ?? null, threshold)
+      marks[key] = asTestEnded(thresholdMark(THRESHOLD_METRICS.get(key)!.read(result) ?? null, threshold), tests, thresholdTestName(key, threshold))
   // render() reads metrics and manifest only; meta carries no per-decision records.
   const lines = [heading, render({ ...result, records: [] } as EvalResult, { color, marks })]
   if (t.perCriterion !== undefined) {
     const worst = worstCriterion(result.perCriterion)
-    const mark = thresholdMark(worst?.[1] ?? null, t.perCriterion)
-    const paint = mark.startsWith('✗') ? c.red : c.green
+    const mark = asTestEnded(thresholdMark(worst?.[1] ?? null, t.perCriterion), tests, thresholdTestName('perCriterion', t.perCriterion))
+    const paint = mark.startsWith('✗') ? c.red : mark.startsWith('⚠') ? c.yellow : c.green
     lines.push(`${'every criterion'.padEnd(19)}${paint(mark)}${worst ? c.dim(`   worst "${worst[0]}" ${formatValue(worst[1])}`) : ''}`)
   }
   if (meta.baseline) {
@@ -192,6 +201,14 @@ export function renderSuite({ file, meta }: SuiteReport, color: boolean): string
     const verdict = b.pass ? c.green(`✓ ${b.status}`) : c.red(`✗ ${b.status}`)
     lines.push(`${'baseline'.padEnd(19)}${verdict}   ${c.dim(b.file)}`, `  ${b.pass ? b.message : c.red(b.message)}`)
   }
+  if (testLine) lines.push(`${'tests'.padEnd(19)}${summary!.failed.length ? c.red(`✗ ${testLine}`) : c.yellow(`⚠ ${testLine}`)}`)
   return lines.join('\n')
 }
 
+
+/** A threshold mark (`✓ ≥ 0.50`) as its test ended: `✗ ≥ 0.50 test failed` or `⚠ ≥ 0.50 not run` when the bound was met but the test did not pass. */
+function asTestEnded(mark: string, tests: readonly SuiteTest[] | undefined, name: string): string {
+  if (!mark.startsWith('✓')) return mark
+  const rest = mark.slice(1)
+  return checkMark(true, testOutcome(tests, name), { pass: mark, fail: `✗${rest}`, notRun: `⚠${rest}` })
+}

@@ -6,6 +6,7 @@ import { describe, expect, expectTypeOf, test } from 'vitest'
 import { configDefaults } from 'vitest/config'
 import type { EvalResult } from '../../src/core/index.ts'
 import { baselineDecisions, baselineFromResult, compareWithBaseline, formatP, readBaseline, serialiseBaseline, type BaselineFile } from '../../src/vitest/baseline.ts'
+import { underCI } from '../../src/vitest/baseline-gate.ts'
 import { formatBound, meets, slug, thresholdMark, worstCriterion } from '../../src/vitest/format.ts'
 import { scorerHandle } from '../../src/vitest/describe-decisions.ts'
 import { aboveChanceP } from '../../src/core/above-chance.ts'
@@ -119,6 +120,25 @@ describe('baseline comparison', () => {
     }
   })
 
+  test('a run that pairs with no baseline decision (a replaced data set) fails: nothing was compared', () => {
+    // The same 40 flags under other ids: the old gate passed with "0 paired", p = 1.
+    const renamed = Object.fromEntries(Object.entries(base.decisions).map(([id, d]) => [`new-${id}`, d]))
+    const outcome = compareWithBaseline(base, { ...base, decisions: renamed }, { alpha: 0.05, detectableDrop: 0.1 })
+    expect(outcome).toMatchObject({ status: 'unpaired', pass: false, paired: 0, added: 40, removed: 40 })
+    expect(outcome.message).toBe(
+      'no decision of this run pairs with the baseline (0 changed, 40 new, 40 removed), so nothing was compared. ' +
+        'If the data set was replaced on purpose, refresh the baseline with `vitest -u` and commit it.',
+    )
+    // One paired decision is enough to compare (and a small set says it is underpowered).
+    const one = compareWithBaseline(base, { ...base, decisions: { ...renamed, 'd-0': base.decisions['d-0']! } }, { alpha: 0.05, detectableDrop: 0.1 })
+    expect(one).toMatchObject({ status: 'pass', paired: 1 })
+  })
+
+  test('underCI: CI set to anything but empty, 0 or false', () => {
+    expect([undefined, '', '0', 'false', 'FALSE', ' '].map((CI) => underCI(CI === undefined ? {} : { CI }))).toEqual(Array(6).fill(false))
+    expect(['true', '1', 'yes', 'woodpecker'].map((CI) => underCI({ CI }))).toEqual(Array(4).fill(true))
+  })
+
   test('edited, added and removed decisions are counted and left out of the paired test', () => {
     // 8 decisions newly inconsistent would regress (p = 0.0039); if all 8 were edited, none is paired.
     const now = baselineFromResult('suite', fakeResult([...Array(8).fill(false), ...Array(32).fill(true)]))
@@ -226,6 +246,27 @@ describe('matchers', () => {
     expect(() => expect(fakeResult([true], { orderConsistency: null })).toHaveOrderConsistency({ atLeast: 0 })).toThrow(
       'measured n/a: only one ordering was scored',
     )
+  })
+
+  test('a value that was not measured fails the matcher and its .not alike (no green from n/a)', () => {
+    // Before: .not passed on n/a, NaN and an empty perCriterion, so an audit under debias "none" was green.
+    const oneOrdering = fakeResult([true], { orderConsistency: null })
+    expect(() => expect(oneOrdering).not.toHaveOrderConsistency({ atLeast: 0.5 })).toThrow('measured n/a: only one ordering was scored')
+    expect(() => expect(fakeResult([true], { balancedAccuracy: NaN })).not.toHaveBalancedAccuracy({ atLeast: 0.5 })).toThrow(
+      'expected balanced accuracy ≥ 0.50, measured n/a: not measured',
+    )
+    expect(() => expect(fakeResult([true], { perCriterion: {} })).not.toHavePerCriterionBalancedAccuracy({ atLeast: 0.5 })).toThrow(
+      'but the result has no criterion',
+    )
+  })
+
+  test('above chance refuses a margin or alpha that would silently weaken it', () => {
+    // Before: margin NaN was read as 0, and alpha 2 made every p-value pass.
+    const few = fakeResult([true, true, true])
+    for (const margin of [NaN, -0.1, 2, '0.1'])
+      expect(() => expect(few).toHaveAccuracyAboveChance({ margin } as never)).toThrow(`toHaveAccuracyAboveChance({ margin }) needs a number in [0, 1]`)
+    for (const alpha of [NaN, 0, 1, 2])
+      expect(() => expect(few).toHaveAccuracyAboveChance({ alpha })).toThrow(`toHaveAccuracyAboveChance({ alpha }) needs a significance level in (0, 1), got ${alpha}`)
   })
 
   test('per criterion names the worst criterion', () => {
