@@ -5,9 +5,9 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import type { onnx as OnnxNamespace } from 'onnx-proto'
 import { describe, expect, it } from 'vitest'
-import { quantizeModel } from '../../src/scorers/onnx/quantize.ts'
-import { packNBits } from '../../src/scorers/onnx/nbits.ts'
-import { sceptic } from '../helpers/run.ts'
+import { quantizeModel } from '../../../src/scorers/onnx/quantize.ts'
+import { packNBits } from '../../../src/scorers/onnx/nbits.ts'
+import { sceptic } from '../../helpers/run.ts'
 import { makeModel, maxAbsDiff, sampleRequests, scorerFactory, tempDir } from './helpers.ts'
 
 const scorer = scorerFactory()
