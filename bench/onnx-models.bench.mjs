@@ -1,14 +1,18 @@
 #!/usr/bin/env node
 // Real-model settings (npm run bench:onnx, part 4; alone: node bench/onnx-models.bench.mjs).
-// On the generated hidden-512 / 4-layer decoder, the same decisions (cyclic, 4 options,
-// ~230-token prompts) scored by, each in its own child process (so peak RSS is its own):
+// On a generated decoder of realistic width (default hidden 1024, 4 layers, so the weight
+// matmuls dominate as in a real model) whose LM head is scaled so answers have real margins
+// (--head-scale, default 8), the same decisions (cyclic, 4 options, ~230-token prompts)
+// scored by, each in its own child process (so peak RSS is its own):
 //   - transformers.js, its best plain usage: left-padded batches of 8, one forward per
 //     batch, last-position logits at the letter ids;
 //   - onnxScorer with default settings on the fp32 model;
-//   - onnxScorer on `sceptic quantize-model` output, 4 and 8 bits.
+//   - onnxScorer on `sceptic quantize-model` output: MatMulNBits 4 and 8 bits, and the
+//     int8 format (MatMulIntegerToFloat, int8 weights per column, activations per row).
 // Reported: decisions/s, ratios to transformers.js and to fp32, max |Δp| and top-option
 // agreement against fp32 (on decisions whose fp32 margin between the top two > 0.05),
-// and peak RSS per child. Options: --decisions N (default 16), --child (internal).
+// and peak RSS per child. Options: --decisions N (default 16), --hidden N (default 1024),
+// --head-scale X (default 8), --child (internal).
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -19,11 +23,12 @@ import { loadFixture } from '../scripts/load-fixture.mjs'
 import { makeBenchDecisions } from './decisions.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const MID = { hidden: 512, layers: 4, heads: 8, ffn: 2048, vocab: 1024, maxPositions: 512, seed: 3 }
+/** The benchmark decoder: `hidden` wide, 4 layers, 64-wide heads, LM head scaled by `headScale`. */
+const benchModel = (hidden, headScale) => ({ hidden, layers: 4, heads: hidden / 64, ffn: 4 * hidden, vocab: 1024, maxPositions: 512, seed: 3, headScale })
 
 /** In a child: score `decisions` with `kind` on `dir`, print { seconds, probabilities, maxRSS } as JSON. */
 async function child(kind, dir, count) {
-  const { decisions } = await makeBenchDecisions(dir.replace(/-q\d$/, ''), count, { tokens: 230, measure: 'prompt' })
+  const { decisions } = await makeBenchDecisions(dir.replace(/-(q\d|int8)$/, ''), count, { tokens: 230, measure: 'prompt' })
   const { evaluateWithScorer, buildPrompt } = await import(join(root, 'dist/core/index.js'))
   let scorer
   let close = async () => {}
@@ -99,7 +104,8 @@ function agreement(got, reference) {
   return { maxDelta, clear, same }
 }
 
-export async function modelsBench({ decisions = 16 } = {}) {
+export async function modelsBench({ decisions = 16, hidden = 1024, headScale = 8 } = {}) {
+  const MID = benchModel(hidden, headScale)
   const fixture = await loadFixture()
   const tmp = mkdtempSync(join(tmpdir(), 'sceptic-models-bench-'))
   try {
@@ -111,17 +117,18 @@ export async function modelsBench({ decisions = 16 } = {}) {
     const { mkdirSync, copyFileSync } = await import('node:fs')
     mkdirSync(join(dir, 'onnx'))
     copyFileSync(join(dir, 'model.onnx'), join(dir, 'onnx', 'model.onnx'))
-    for (const bits of [4, 8]) {
-      const made = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'quantize-model', dir, `${dir}-q${bits}`, '--bits', String(bits)], { encoding: 'utf8' })
+    for (const [suffix, flags] of [['q4', ['--bits', '4']], ['q8', ['--bits', '8']], ['int8', ['--format', 'int8']]]) {
+      const made = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'quantize-model', dir, `${dir}-${suffix}`, ...flags], { encoding: 'utf8' })
       if (made.status !== 0) throw new Error(`quantize-model failed: ${made.stderr}`)
       console.log(made.stdout.split('\n')[0])
     }
-    console.log(`model: hidden ${MID.hidden}, ${MID.layers} layers, vocab ${MID.vocab}; ${decisions} decisions x 4 orderings (cyclic), ~230-token prompts; each scorer in its own process`)
+    console.log(`model: hidden ${MID.hidden}, ${MID.layers} layers, ffn ${MID.ffn}, vocab ${MID.vocab}, LM head x${headScale}; ${decisions} decisions x 4 orderings (cyclic), ~230-token prompts; each scorer in its own process`)
     const runs = {
       'transformers.js (batches of 8)': await runChild('transformers', dir, decisions),
       'onnxScorer fp32': await runChild('onnx', dir, decisions),
       'onnxScorer quantize-model 4-bit': await runChild('onnx', `${dir}-q4`, decisions),
       'onnxScorer quantize-model 8-bit': await runChild('onnx', `${dir}-q8`, decisions),
+      'onnxScorer quantize-model int8': await runChild('onnx', `${dir}-int8`, decisions),
     }
     const base = runs['transformers.js (batches of 8)']
     const fp32 = runs['onnxScorer fp32']
@@ -137,6 +144,6 @@ export async function modelsBench({ decisions = 16 } = {}) {
   }
 }
 
-const { values: args } = parseArgs({ options: { child: { type: 'string' }, dir: { type: 'string' }, decisions: { type: 'string', default: '16' } }, strict: false })
+const { values: args } = parseArgs({ options: { child: { type: 'string' }, dir: { type: 'string' }, decisions: { type: 'string', default: '16' }, hidden: { type: 'string', default: '1024' }, 'head-scale': { type: 'string', default: '8' } }, strict: false })
 if (args.child) await child(args.child, args.dir, Number(args.decisions))
-else if (import.meta.url === `file://${process.argv[1]}`) await modelsBench({ decisions: Number(args.decisions) })
+else if (import.meta.url === `file://${process.argv[1]}`) await modelsBench({ decisions: Number(args.decisions), hidden: Number(args.hidden), headScale: Number(args['head-scale']) })
