@@ -69,13 +69,20 @@ async function child(kind, dir, count) {
     close = () => scorer.close()
   }
   await evaluateWithScorer(decisions.slice(0, 2), scorer, { debias: 'cyclic', statistics: false }) // warm-up
+  // Every prompt's letter vector as scored, by prompt text (calls may finish in any order).
+  const prompts = {}
+  const recording = Object.assign(async (requests, context) => {
+    const out = await scorer(requests, context)
+    requests.forEach((request, i) => (prompts[request.prompt] = out[i]))
+    return out
+  }, { describe: scorer.describe ?? kind })
   const started = performance.now()
-  const result = await evaluateWithScorer(decisions, scorer, { debias: 'cyclic', statistics: false, storePrompts: false })
+  const result = await evaluateWithScorer(decisions, recording, { debias: 'cyclic', statistics: false, storePrompts: false })
   const seconds = (performance.now() - started) / 1000
   await close()
   // Per decision, the debiased probability of each option, in the criterion's option order.
   const probabilities = result.records.map((r) => (Array.isArray(r.probabilities) ? r.probabilities : Object.values(r.probabilities)))
-  process.stdout.write(JSON.stringify({ seconds, probabilities, maxRSS: process.resourceUsage().maxRSS * 1024 }) + '\n')
+  process.stdout.write(JSON.stringify({ seconds, probabilities, prompts, maxRSS: process.resourceUsage().maxRSS * 1024 }) + '\n')
 }
 
 function runChild(kind, dir, count) {
@@ -132,11 +139,16 @@ export async function modelsBench({ decisions = 16, hidden = 1024, headScale = 8
     }
     const base = runs['transformers.js (batches of 8)']
     const fp32 = runs['onnxScorer fp32']
-    console.log('\nscorer                              dec/s   × transformers.js  × fp32   max |Δp| vs fp32  agreement (fp32 margin > 0.05)  peak RSS')
+    // Agreement on the debiased decisions, and on every prompt's own answer (the letter it picks):
+    // a random model's debiased vectors are near-uniform, its per-prompt answers are not.
+    console.log('\nscorer                              dec/s   × transformers.js  × fp32   max |Δp| vs fp32  agreement, decisions | prompts (fp32 margin > 0.05)  peak RSS')
     for (const [name, run] of Object.entries(runs)) {
       const { maxDelta, clear, same } = agreement(run.probabilities, fp32.probabilities)
+      const keys = Object.keys(fp32.prompts)
+      const perPrompt = agreement(keys.map((k) => run.prompts[k]), keys.map((k) => fp32.prompts[k]))
+      const pct = (a, b) => `${a}/${b} (${((100 * a) / Math.max(1, b)).toFixed(1)}%)`
       console.log(
-        `${name.padEnd(34)} ${(decisions / run.seconds).toFixed(2).padStart(6)}   ${(base.seconds / run.seconds).toFixed(2).padStart(6)}×          ${(fp32.seconds / run.seconds).toFixed(2).padStart(5)}×  ${maxDelta.toExponential(1).padStart(9)}         ${same}/${clear} (${((100 * same) / Math.max(1, clear)).toFixed(1)}%)              ${(run.maxRSS / 2 ** 20).toFixed(0)} MB`,
+        `${name.padEnd(34)} ${(decisions / run.seconds).toFixed(2).padStart(6)}   ${(base.seconds / run.seconds).toFixed(2).padStart(6)}×          ${(fp32.seconds / run.seconds).toFixed(2).padStart(5)}×  ${Math.max(maxDelta, perPrompt.maxDelta).toExponential(1).padStart(9)}         ${pct(same, clear)} | ${pct(perPrompt.same, perPrompt.clear)}     ${(run.maxRSS / 2 ** 20).toFixed(0)} MB`,
       )
     }
   } finally {

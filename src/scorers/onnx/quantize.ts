@@ -33,8 +33,9 @@ export interface QuantizeOptions {
   readonly blockSize?: number
   /**
    * MatMulNBits `accuracy_level`. 4 (default): activations quantized to int8 per row and
-   * block (row-local, so still batch-invariant), the fastest form on ORT's CPU EP here
-   * (about fp32 speed; 0 is about half). 0: float32 activations, the dequantized weights exactly.
+   * block (row-local, so still batch-invariant), the faster MatMulNBits form on ORT's CPU EP
+   * here (about fp32 speed; 0 is about half). 0: float32 activations, the dequantized weights
+   * exactly. Format `nbits` only.
    */
   readonly accuracyLevel?: 0 | 4
 }
