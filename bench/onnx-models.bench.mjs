@@ -1,14 +1,18 @@
 #!/usr/bin/env node
 // Real-model settings (npm run bench:onnx, part 4; alone: node bench/onnx-models.bench.mjs).
-// On the generated hidden-512 / 4-layer decoder, the same decisions (cyclic, 4 options,
-// ~230-token prompts) scored by, each in its own child process (so peak RSS is its own):
+// On a generated decoder of realistic width (default hidden 1024, 4 layers, so the weight
+// matmuls dominate as in a real model) whose LM head is scaled so answers have real margins
+// (--head-scale, default 8), the same decisions (cyclic, 4 options, ~230-token prompts)
+// scored by, each in its own child process (so peak RSS is its own):
 //   - transformers.js, its best plain usage: left-padded batches of 8, one forward per
 //     batch, last-position logits at the letter ids;
 //   - onnxScorer with default settings on the fp32 model;
-//   - onnxScorer on `sceptic quantize-model` output, 4 and 8 bits.
+//   - onnxScorer on `sceptic quantize-model` output: MatMulNBits 4 and 8 bits, and the
+//     int8 format (MatMulIntegerToFloat, int8 weights per column, activations per row).
 // Reported: decisions/s, ratios to transformers.js and to fp32, max |Δp| and top-option
 // agreement against fp32 (on decisions whose fp32 margin between the top two > 0.05),
-// and peak RSS per child. Options: --decisions N (default 16), --child (internal).
+// and peak RSS per child. Options: --decisions N (default 16), --hidden N (default 1024),
+// --head-scale X (default 8), --child (internal).
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -19,11 +23,12 @@ import { loadFixture } from '../scripts/load-fixture.mjs'
 import { makeBenchDecisions } from './decisions.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const MID = { hidden: 512, layers: 4, heads: 8, ffn: 2048, vocab: 1024, maxPositions: 512, seed: 3 }
+/** The benchmark decoder: `hidden` wide, 4 layers, 64-wide heads, LM head scaled by `headScale`. */
+const benchModel = (hidden, headScale) => ({ hidden, layers: 4, heads: hidden / 64, ffn: 4 * hidden, vocab: 1024, maxPositions: 512, seed: 3, headScale })
 
 /** In a child: score `decisions` with `kind` on `dir`, print { seconds, probabilities, maxRSS } as JSON. */
 async function child(kind, dir, count) {
-  const { decisions } = await makeBenchDecisions(dir.replace(/-q\d$/, ''), count, { tokens: 230, measure: 'prompt' })
+  const { decisions } = await makeBenchDecisions(dir.replace(/-(q\d|int8)$/, ''), count, { tokens: 230, measure: 'prompt' })
   const { evaluateWithScorer, buildPrompt } = await import(join(root, 'dist/core/index.js'))
   let scorer
   let close = async () => {}
@@ -64,13 +69,20 @@ async function child(kind, dir, count) {
     close = () => scorer.close()
   }
   await evaluateWithScorer(decisions.slice(0, 2), scorer, { debias: 'cyclic', statistics: false }) // warm-up
+  // Every prompt's letter vector as scored, by prompt text (calls may finish in any order).
+  const prompts = {}
+  const recording = Object.assign(async (requests, context) => {
+    const out = await scorer(requests, context)
+    requests.forEach((request, i) => (prompts[request.prompt] = out[i]))
+    return out
+  }, { description: scorer.description ?? kind })
   const started = performance.now()
-  const result = await evaluateWithScorer(decisions, scorer, { debias: 'cyclic', statistics: false, storePrompts: false })
+  const result = await evaluateWithScorer(decisions, recording, { debias: 'cyclic', statistics: false, storePrompts: false })
   const seconds = (performance.now() - started) / 1000
   await close()
   // Per decision, the debiased probability of each option, in the criterion's option order.
   const probabilities = result.records.map((r) => (Array.isArray(r.probabilities) ? r.probabilities : Object.values(r.probabilities)))
-  process.stdout.write(JSON.stringify({ seconds, probabilities, maxRSS: process.resourceUsage().maxRSS * 1024 }) + '\n')
+  process.stdout.write(JSON.stringify({ seconds, probabilities, prompts, maxRSS: process.resourceUsage().maxRSS * 1024 }) + '\n')
 }
 
 function runChild(kind, dir, count) {
@@ -99,7 +111,8 @@ function agreement(got, reference) {
   return { maxDelta, clear, same }
 }
 
-export async function modelsBench({ decisions = 16 } = {}) {
+export async function modelsBench({ decisions = 16, hidden = 1024, headScale = 8 } = {}) {
+  const MID = benchModel(hidden, headScale)
   const fixture = await loadFixture()
   const tmp = mkdtempSync(join(tmpdir(), 'sceptic-models-bench-'))
   try {
@@ -111,25 +124,31 @@ export async function modelsBench({ decisions = 16 } = {}) {
     const { mkdirSync, copyFileSync } = await import('node:fs')
     mkdirSync(join(dir, 'onnx'))
     copyFileSync(join(dir, 'model.onnx'), join(dir, 'onnx', 'model.onnx'))
-    for (const bits of [4, 8]) {
-      const made = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'quantize-model', dir, '--model-out', `${dir}-q${bits}`, '--bits', String(bits)], { encoding: 'utf8' })
+    for (const [suffix, flags] of [['q4', ['--bits', '4']], ['q8', ['--bits', '8']], ['int8', ['--format', 'int8']]]) {
+      const made = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'quantize-model', dir, '--model-out', `${dir}-${suffix}`, ...flags], { encoding: 'utf8' })
       if (made.status !== 0) throw new Error(`quantize-model failed: ${made.stderr}`)
       console.log(made.stdout.split('\n')[0])
     }
-    console.log(`model: hidden ${MID.hidden}, ${MID.layers} layers, vocab ${MID.vocab}; ${decisions} decisions x 4 orderings (cyclic), ~230-token prompts; each scorer in its own process`)
+    console.log(`model: hidden ${MID.hidden}, ${MID.layers} layers, ffn ${MID.ffn}, vocab ${MID.vocab}, LM head x${headScale}; ${decisions} decisions x 4 orderings (cyclic), ~230-token prompts; each scorer in its own process`)
     const runs = {
       'transformers.js (batches of 8)': await runChild('transformers', dir, decisions),
       'onnxScorer fp32': await runChild('onnx', dir, decisions),
       'onnxScorer quantize-model 4-bit': await runChild('onnx', `${dir}-q4`, decisions),
       'onnxScorer quantize-model 8-bit': await runChild('onnx', `${dir}-q8`, decisions),
+      'onnxScorer quantize-model int8': await runChild('onnx', `${dir}-int8`, decisions),
     }
     const base = runs['transformers.js (batches of 8)']
     const fp32 = runs['onnxScorer fp32']
-    console.log('\nscorer                              dec/s   × transformers.js  × fp32   max |Δp| vs fp32  agreement (fp32 margin > 0.05)  peak RSS')
+    // Agreement on the debiased decisions, and on every prompt's own answer (the letter it picks):
+    // a random model's debiased vectors are near-uniform, its per-prompt answers are not.
+    console.log('\nscorer                              dec/s   × transformers.js  × fp32   max |Δp| vs fp32  agreement, decisions | prompts (fp32 margin > 0.05)  peak RSS')
     for (const [name, run] of Object.entries(runs)) {
       const { maxDelta, clear, same } = agreement(run.probabilities, fp32.probabilities)
+      const keys = Object.keys(fp32.prompts)
+      const perPrompt = agreement(keys.map((k) => run.prompts[k]), keys.map((k) => fp32.prompts[k]))
+      const pct = (a, b) => `${a}/${b} (${((100 * a) / Math.max(1, b)).toFixed(1)}%)`
       console.log(
-        `${name.padEnd(34)} ${(decisions / run.seconds).toFixed(2).padStart(6)}   ${(base.seconds / run.seconds).toFixed(2).padStart(6)}×          ${(fp32.seconds / run.seconds).toFixed(2).padStart(5)}×  ${maxDelta.toExponential(1).padStart(9)}         ${same}/${clear} (${((100 * same) / Math.max(1, clear)).toFixed(1)}%)              ${(run.maxRSS / 2 ** 20).toFixed(0)} MB`,
+        `${name.padEnd(34)} ${(decisions / run.seconds).toFixed(2).padStart(6)}   ${(base.seconds / run.seconds).toFixed(2).padStart(6)}×          ${(fp32.seconds / run.seconds).toFixed(2).padStart(5)}×  ${Math.max(maxDelta, perPrompt.maxDelta).toExponential(1).padStart(9)}         ${pct(same, clear)} | ${pct(perPrompt.same, perPrompt.clear)}     ${(run.maxRSS / 2 ** 20).toFixed(0)} MB`,
       )
     }
   } finally {
@@ -137,6 +156,6 @@ export async function modelsBench({ decisions = 16 } = {}) {
   }
 }
 
-const { values: args } = parseArgs({ options: { child: { type: 'string' }, dir: { type: 'string' }, decisions: { type: 'string', default: '16' } }, strict: false })
+const { values: args } = parseArgs({ options: { child: { type: 'string' }, dir: { type: 'string' }, decisions: { type: 'string', default: '16' }, hidden: { type: 'string', default: '1024' }, 'head-scale': { type: 'string', default: '8' } }, strict: false })
 if (args.child) await child(args.child, args.dir, Number(args.decisions))
-else if (import.meta.url === `file://${process.argv[1]}`) await modelsBench({ decisions: Number(args.decisions) })
+else if (import.meta.url === `file://${process.argv[1]}`) await modelsBench({ decisions: Number(args.decisions), hidden: Number(args.hidden), headScale: Number(args['head-scale']) })

@@ -11,8 +11,10 @@
 //     optimize-model head vs full logits on a 32k vocabulary, GFLOP/s vs a large MatMul.
 //  4. real-model settings (bench/onnx-models.bench.mjs): transformers.js vs onnxScorer fp32
 //     vs quantize-model output, speed, agreement and peak RSS per scorer.
+//  5. main-thread time (bench/onnx-main-thread.bench.mjs): how busy the main thread is while
+//     the scorer tokenizes and runs in its workers.
 // Options: --decisions N per round (default 8), --rounds N (default 6), --skip-rss, --rss-only,
-//   --skip-readout, --readout-only, --skip-models.
+//   --skip-readout, --readout-only, --skip-models, --skip-main-thread.
 import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
@@ -32,6 +34,7 @@ const { values: args } = parseArgs({
     'skip-readout': { type: 'boolean', default: false },
     'readout-only': { type: 'boolean', default: false },
     'skip-models': { type: 'boolean', default: false },
+    'skip-main-thread': { type: 'boolean', default: false },
   },
 })
 
@@ -269,4 +272,9 @@ if (!args['skip-models'] && !args['rss-only']) {
   console.log('\n---- real-model settings: transformers.js, fp32, quantize-model (4 and 8 bits) ----')
   const { modelsBench } = await import('./onnx-models.bench.mjs')
   await modelsBench({ decisions: Math.max(12, Number(args.decisions)) })
+}
+if (!args['skip-main-thread'] && !args['rss-only']) {
+  console.log('\n---- main-thread time: tokenizing and inference in the workers ----')
+  const { mainThreadBench } = await import('./onnx-main-thread.bench.mjs')
+  await mainThreadBench({})
 }

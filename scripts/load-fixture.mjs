@@ -1,4 +1,4 @@
-// Loads the TypeScript fixture generator (src/scorers/onnx/fixture) from plain Node 20,
+// Loads the TypeScript fixture generator (scripts/onnx-fixture) from plain Node 20,
 // which cannot import .ts: esbuild (already installed for tsup) bundles it into a cache
 // file next to node_modules, with packages left external so onnx-proto resolves normally.
 import { mkdirSync } from 'node:fs'
@@ -7,13 +7,13 @@ import { build } from 'esbuild'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
-/** Import `src/scorers/onnx/fixture/index.ts` as an ES module. */
+/** Import `scripts/onnx-fixture/index.ts` as an ES module. */
 export async function loadFixture() {
   const outDir = `${root}node_modules/.cache/vitest-sceptic`
   mkdirSync(outDir, { recursive: true })
   const outfile = `${outDir}/fixture.mjs`
   await build({
-    entryPoints: [`${root}src/scorers/onnx/fixture/index.ts`],
+    entryPoints: [`${root}scripts/onnx-fixture/index.ts`],
     bundle: true,
     format: 'esm',
     platform: 'node',

@@ -17,7 +17,7 @@ import { MIN_FRAGMENT, secretScrubber } from '../../src/scorers/http/scrub.ts'
 import { loadTokenizer } from '../../src/scorers/onnx/tokenizer.ts'
 import { startFakeOpenAI } from '../helpers/fake-openai.ts'
 import { CLI, run, sceptic } from '../helpers/run.ts'
-import { makeModel } from '../onnx/helpers.ts'
+import { makeModel } from '../scorers/onnx/helpers.ts'
 import { FIRST_SCORER, cleanup, decisions, distUrl, temp, writeData, writeScorer } from './helpers.ts'
 
 afterAll(cleanup)

@@ -19,6 +19,6 @@ export type {
   OnnxScorerSettings,
   OnnxScorerStats,
   PrefixSharing,
-} from './index.ts'
+} from './options.ts'
 export { connectScorer, startScorerServer } from './pool-server.ts'
 export type { ConnectOptions, RemoteScorer, ScorerServer, ScorerServerOptions } from './pool-server.ts'

@@ -6,6 +6,7 @@
  * config (`bos_token`, `eos_token`, …) and the user's keyword arguments.
  */
 import { Template } from '@huggingface/jinja'
+import type { Criterion } from '../../core/decisions.ts'
 import { ConfigError } from '../../core/errors.ts'
 
 /** The chat options of the ONNX scorer (and the CLI's `--chat-template`, `--system`, `--chat-template-kwargs`). */
@@ -23,6 +24,21 @@ export interface ChatOptions {
 
 /** Turns the user's prompt text into the text the model reads. */
 export type PromptRenderer = (userText: string) => string
+
+/**
+ * The text the model reads for each request: the request's prompt (or `template`'s),
+ * rendered through the chat template when there is one.
+ */
+export function promptTexts(
+  requests: readonly { readonly state: string; readonly criterion: Criterion; readonly prompt: string }[],
+  template: ((state: string, criterion: Criterion) => string) | undefined,
+  render: PromptRenderer | undefined,
+): string[] {
+  return requests.map((request) => {
+    const own = template ? template(request.state, request.criterion) : request.prompt
+    return render ? render(own) : own
+  })
+}
 
 // The config keys transformers.js passes to the template (its SPECIAL_TOKEN_ATTRIBUTES).
 const SPECIAL_TOKENS = ['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'] as const

@@ -1,4 +1,5 @@
-/** A model directory's context length, read from its Hugging Face `config.json`. */
+/** A model directory's context length, read from its Hugging Face `config.json`, and the prompts that exceed it. */
+import { scoreFailure, type ScoreFailure } from '../../core/score.ts'
 import { positiveInteger, readConfigJson } from './config-json.ts'
 
 /** Keys of a Hugging Face `config.json` that give the longest sequence, in the order tried. */
@@ -18,4 +19,15 @@ export function readContextLength(dir: string): number | undefined {
     if (value !== undefined) return value
   }
   return undefined
+}
+
+/**
+ * A `too_long` failure for each prompt longer than `limit` tokens (by request index;
+ * `undefined` where it fits). Checked before inference: ORT would fail the whole batch
+ * (an index past the position table) or read garbage.
+ */
+export function tooLongFailures(ids: readonly ArrayLike<number>[], limit: number | undefined): (ScoreFailure | undefined)[] {
+  return ids.map((row) =>
+    limit !== undefined && row.length > limit ? scoreFailure('too_long', `the prompt is ${row.length} tokens; the model's context is ${limit} (contextLength)`) : undefined,
+  )
 }

@@ -10,7 +10,8 @@ import { Agent, createServer, request as httpRequest, type IncomingMessage, type
 import type { AddressInfo } from 'node:net'
 import { ConfigError, DataError, EvaluationError, ScorerError } from '../../core/errors.ts'
 import type { ScoreContext, ScoreRequest } from '../../core/score.ts'
-import { onnxScorer, type OnnxOutcome, type OnnxScorer, type OnnxScorerOptions } from './index.ts'
+import { onnxScorer } from './index.ts'
+import type { OnnxOutcome, OnnxScorer, OnnxScorerOptions } from './options.ts'
 
 /** Options of {@link startScorerServer}: the {@link onnxScorer} options plus where to listen. */
 export interface ScorerServerOptions extends OnnxScorerOptions {

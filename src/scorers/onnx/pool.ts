@@ -1,6 +1,6 @@
 /**
- * A fixed set of inference workers on one model. Jobs (batches) go to whichever
- * worker is free. A worker that dies is replaced and its batch retried once; a batch
+ * A fixed set of inference workers on one model. Jobs (batches to score, prompts to
+ * tokenize) go to whichever worker is free. A worker that dies is replaced and its batch retried once; a batch
  * that kills two workers fails. `close()` lets queued and running batches finish
  * before the workers exit: terminating a worker inside `session.run` aborts the
  * whole process (SIGABRT), so workers are only ever terminated when idle.
@@ -9,21 +9,29 @@ import { existsSync } from 'node:fs'
 import { Worker } from 'node:worker_threads'
 import { ConfigError, ScorerError } from '../../core/errors.ts'
 import type { InputPlan } from './model-io.ts'
-import type { RunMessage, WorkerInit, WorkerMessage } from './protocol.ts'
+import type { Encoded, EncodeMessage, JobPayload, RunMessage, TokenizerInfo, WorkerInit, WorkerMessage } from './protocol.ts'
 
-/** One batch to score, as the worker needs it, plus how to name it in errors. */
-export interface Job {
-  readonly payload: Omit<RunMessage, 'type' | 'id'>
-  /** Human-readable list of the requests in the batch, for error messages. */
+/** One job, as the worker needs it, plus how to name it in errors. */
+export interface Job<P> {
+  readonly payload: P
+  /** Human-readable list of the requests in the job, for error messages. */
   readonly describe: () => string
   /** Set by the caller when the rest of its call failed: a queued job is then dropped. */
   readonly cancel?: { cancelled: boolean }
 }
 
-interface QueuedJob extends Job {
+interface QueuedJob extends Job<JobPayload> {
   attempts: number
-  resolve(probabilities: Float64Array): void
+  resolve(result: Float64Array | Encoded): void
   reject(error: Error): void
+}
+
+/** What every worker reports once loaded: the model's inputs and outputs, and its tokenizer. */
+export interface PoolReady {
+  /** What the model takes and returns. */
+  readonly plan: InputPlan
+  /** The tokenizer the workers loaded. */
+  readonly tokenizer: TokenizerInfo
 }
 
 interface Slot {
@@ -57,7 +65,8 @@ export class WorkerPool {
   private broken: Error | undefined
   private nextJobId = 1
   private idleWaiters: (() => void)[] = []
-  private plan: InputPlan | undefined
+  /** Calls in progress ({@link begin}): close() waits for them, and they may queue jobs while it does. */
+  private calls = 0
   /** Workers started over the pool's life, replacements included. */
   spawned = 0
 
@@ -67,16 +76,15 @@ export class WorkerPool {
     private readonly workerUrl: URL = resolveWorkerUrl(),
   ) {}
 
-  /** Start every worker and wait until each has loaded the model. Rejects with the first load error. */
-  async start(): Promise<InputPlan> {
+  /** Start every worker and wait until each has loaded the model and the tokenizer. Rejects with the first load error. */
+  async start(): Promise<PoolReady> {
     const started = await Promise.allSettled(Array.from({ length: this.size }, () => this.spawn()))
     const failure = started.find((result) => result.status === 'rejected')
     if (failure) {
       await this.stopAll()
       throw failure.reason
     }
-    this.plan = (started[0] as PromiseFulfilledResult<InputPlan>).value
-    return this.plan
+    return (started[0] as PromiseFulfilledResult<PoolReady>).value
   }
 
   /** Live workers (for tests: an idle one may be terminated to simulate a crash). */
@@ -84,9 +92,35 @@ export class WorkerPool {
     return [...this.slots].map((slot) => slot.worker)
   }
 
-  /** Queue a job; resolves with the probabilities of its rows, concatenated. */
-  run(job: Job): Promise<Float64Array> {
-    if (!this.accepting) return Promise.reject(new ScorerError('the ONNX scorer is closed; create a new one to score again'))
+  /** Queue a batch; resolves with the probabilities of its rows, concatenated. */
+  run(job: Job<Omit<RunMessage, 'type' | 'id'>>): Promise<Float64Array> {
+    return this.enqueue({ ...job, payload: { type: 'run', ...job.payload } }) as Promise<Float64Array>
+  }
+
+  /** Queue texts to tokenize; resolves with their ids and letter ids. */
+  encode(job: Job<Omit<EncodeMessage, 'type' | 'id'>>): Promise<Encoded> {
+    return this.enqueue({ ...job, payload: { type: 'encode', ...job.payload } }) as Promise<Encoded>
+  }
+
+  /**
+   * Start a call that queues jobs in several steps (tokenize, then run): until the
+   * returned release is called, close() waits and the call may still queue jobs.
+   * Throws a ScorerError when the pool is closing.
+   */
+  begin(): () => void {
+    if (!this.accepting) throw new ScorerError('the ONNX scorer is closed; create a new one to score again')
+    this.calls++
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      this.calls--
+      this.pump()
+    }
+  }
+
+  private enqueue(job: Job<JobPayload>): Promise<Float64Array | Encoded> {
+    if (!this.accepting && this.calls === 0) return Promise.reject(new ScorerError('the ONNX scorer is closed; create a new one to score again'))
     if (this.broken) return Promise.reject(this.broken)
     return new Promise((resolve, reject) => {
       this.queue.push({ ...job, attempts: 0, resolve, reject })
@@ -97,19 +131,19 @@ export class WorkerPool {
   /** Stop taking jobs, let queued and running ones finish, then let every worker exit. Idempotent. */
   async close(): Promise<void> {
     this.accepting = false
-    while (this.queue.length > 0 || [...this.slots].some((slot) => slot.job)) await new Promise<void>((resolve) => this.idleWaiters.push(resolve))
+    while (this.calls > 0 || this.queue.length > 0 || [...this.slots].some((slot) => slot.job)) await new Promise<void>((resolve) => this.idleWaiters.push(resolve))
     await this.stopAll()
   }
 
-  private spawn(): Promise<InputPlan> {
+  private spawn(): Promise<PoolReady> {
     this.spawned++
     const worker = new Worker(this.workerUrl, {
       workerData: this.init,
       // Workers inherit the parent's execArgv; `--input-type` (node -e scripts) is only valid with --eval and kills a worker at load.
       execArgv: process.execArgv.filter((arg) => !arg.startsWith('--input-type')),
     })
-    let settle: { resolve(plan: InputPlan): void; reject(error: Error): void } | undefined
-    const ready = new Promise<InputPlan>((resolve, reject) => (settle = { resolve, reject }))
+    let settle: { resolve(ready: PoolReady): void; reject(error: Error): void } | undefined
+    const ready = new Promise<PoolReady>((resolve, reject) => (settle = { resolve, reject }))
     const slot: Slot = {
       worker,
       ready: false,
@@ -128,13 +162,14 @@ export class WorkerPool {
           // A worker that loaded while close() waits (a replacement after a crash) stays
           // ref'd: unref'd, it would let the process exit mid-close with code 0.
           if (!slot.job && !slot.stopping && this.accepting) worker.unref()
-          settle?.resolve(message.plan)
+          settle?.resolve({ plan: message.plan, tokenizer: message.tokenizer })
           this.pump()
           return
         case 'init-error':
           settle?.reject(new ConfigError(message.message))
           return
         case 'result':
+        case 'encoded':
         case 'run-error': {
           const job = slot.job
           if (!job || message.id !== slot.jobId) return
@@ -143,8 +178,10 @@ export class WorkerPool {
           // once close() is waiting, every worker holds the process until it has exited.
           if (this.accepting) worker.unref()
           if (message.type === 'result') job.resolve(message.probabilities)
+          else if (message.type === 'encoded') job.resolve(message.encoded)
           else if (message.kind === 'config') job.reject(new ConfigError(message.message))
-          else job.reject(new ScorerError(`onnxruntime failed on ${job.describe()}: ${message.message}`))
+          else if (message.kind === 'scorer') job.reject(new ScorerError(message.message))
+          else job.reject(new ScorerError(`${job.payload.type === 'encode' ? 'tokenizing' : 'onnxruntime'} failed on ${job.describe()}: ${message.message}`))
           this.pump()
           return
         }
@@ -186,9 +223,9 @@ export class WorkerPool {
       slot.job = job
       slot.jobId = this.nextJobId++
       slot.worker.ref()
-      slot.worker.postMessage({ type: 'run', id: slot.jobId, ...job.payload } satisfies RunMessage)
+      slot.worker.postMessage({ ...job.payload, id: slot.jobId } satisfies RunMessage | EncodeMessage)
     }
-    if (this.queue.length === 0 && ![...this.slots].some((slot) => slot.job)) {
+    if (this.calls === 0 && this.queue.length === 0 && ![...this.slots].some((slot) => slot.job)) {
       const waiters = this.idleWaiters
       this.idleWaiters = []
       for (const wake of waiters) wake()

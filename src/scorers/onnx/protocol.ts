@@ -6,6 +6,8 @@ import type { InputPlan } from './model-io.ts'
 export interface WorkerInit {
   /** Absolute path of the .onnx file (loaded by path so external-data files next to it work). */
   readonly modelPath: string
+  /** Directory of `tokenizer.json` (and `tokenizer_config.json`): each worker tokenizes its share of a call. */
+  readonly tokenizerDir: string
   /** Intra-op threads of the worker's session. */
   readonly intraOpNumThreads: number
   /** Execution providers, passed through to ORT. */
@@ -40,21 +42,63 @@ export interface RunMessage {
   readonly suffixRows?: number
 }
 
+/** Main → worker: tokenize prompts and read their letter ids (tokenizer.ts), off the main thread. */
+export interface EncodeMessage {
+  readonly type: 'encode'
+  /** Pool-assigned id, echoed in the reply. */
+  readonly id: number
+  /** Prompt texts, as the model reads them. */
+  readonly texts: readonly string[]
+  /** Options (letters) per text. */
+  readonly letterCounts: Int32Array
+  /** Add the tokenizer's special tokens (the plain prompt); false for a rendered chat template, which spells them out. */
+  readonly special: boolean
+}
+
+/** Worker → main: the token ids of an {@link EncodeMessage}'s texts and the letter ids read after each. */
+export interface Encoded {
+  /** All texts' token ids, concatenated. */
+  readonly ids: Int32Array
+  /** Tokens per text. */
+  readonly lengths: Int32Array
+  /** All texts' letter token ids, concatenated (`letterCounts` per text). */
+  readonly letters: Int32Array
+}
+
+/** What a worker's tokenizer is, reported once it is loaded. */
+export interface TokenizerInfo {
+  /** Path of its tokenizer.json (for error messages). */
+  readonly path: string
+  /** Largest id it can emit, plus one. */
+  readonly vocabSize: number
+}
+
+/** A job's message without the pool-assigned `id`. */
+export type JobPayload = Omit<RunMessage, 'id'> | Omit<EncodeMessage, 'id'>
+
 /** Main → worker: finish and exit. */
 export interface CloseMessage {
   readonly type: 'close'
 }
 
 /**
- * Worker → main: `ready` once the session is loaded (with the input plan), `init-error`
- * if it cannot be, then one `result` (probabilities of all rows, concatenated) or
- * `run-error` per run.
+ * Worker → main: `ready` once the session and the tokenizer are loaded (with the input
+ * plan), `init-error` if they cannot be, then one `result` (probabilities of all rows,
+ * concatenated) per run, one `encoded` per encode, or a `run-error` for either.
  */
 export type WorkerMessage =
-  | { readonly type: 'ready'; readonly plan: InputPlan }
+  | { readonly type: 'ready'; readonly plan: InputPlan; readonly tokenizer: TokenizerInfo }
   | { readonly type: 'init-error'; readonly kind: 'ort-missing' | 'config' | 'other'; readonly message: string }
   | { readonly type: 'result'; readonly id: number; readonly probabilities: Float64Array }
-  | { readonly type: 'run-error'; readonly id: number; readonly kind: 'config' | 'other'; readonly message: string }
+  | { readonly type: 'encoded'; readonly id: number; readonly encoded: Encoded }
+  | { readonly type: 'run-error'; readonly id: number; readonly kind: RunErrorKind; readonly message: string }
+
+/**
+ * Why a job failed: `config` (model and tokenizer do not fit: a ConfigError), `scorer` (a
+ * request cannot be scored, e.g. a piece the tokenizer has no id for: a ScorerError with
+ * the worker's message as is), `other` (onnxruntime failed: a ScorerError naming the requests).
+ */
+export type RunErrorKind = 'config' | 'scorer' | 'other'
 
 /** The one line a user without onnxruntime-node sees. */
 export const ORT_MISSING =

@@ -1,10 +1,11 @@
 /**
- * `sceptic quantize-model IN_DIR --model-out DIR [--bits 4|8] [--accuracy-level 4|0]`: weight
- * quantization that keeps batching and prefix sharing exact (docs/onnx.md, "sceptic
+ * `sceptic quantize-model IN_DIR --model-out DIR [--format nbits|int8] [--bits 4|8] [--accuracy-level 4|0]`:
+ * weight quantization that keeps batching and prefix sharing exact (docs/onnx.md, "sceptic
  * quantize-model"). Every `MatMul` by a constant 2-D float weight becomes
- * `com.microsoft.MatMulNBits` (4- or 8-bit symmetric blocks along K; activations int8 per
- * row and block by default, or float32), except the LM head (the MatMul that produces
- * `logits`); embeddings (read by `Gather`) stay float32 too. Unlike ORT's dynamic
+ * `com.microsoft.MatMulNBits` (format `nbits`: 4- or 8-bit symmetric blocks along K;
+ * activations int8 per row and block by default, or float32) or `MatMulInteger` (format
+ * `int8`, integer-matmul.ts: int8 weights per column, uint8 activations per row), except
+ * the LM head (the MatMul that produces `logits`); embeddings (read by `Gather`) stay float32 too. Unlike ORT's dynamic
  * quantization (`DynamicQuantizeLinear`, per-tensor activation scales), nothing depends on
  * what else shares a batch. All weights of the result are written to `model.onnx_data`.
  */
@@ -14,28 +15,39 @@ import type { onnx as OnnxNamespace } from 'onnx-proto'
 import { externalize } from './external-data.ts'
 import { ConfigError } from '../../core/errors.ts'
 import { locateModel } from './model-dir.ts'
+import { integerMatMulNodes, matMulConstants, quantizeColumns, sharedConstants } from './integer-matmul.ts'
 import { packNBits } from './nbits.ts'
 import { loadOnnxProto, SIDE_FILES, tensorReader, toNumber } from './optimize.ts'
 
 /** Options of {@link quantizeModel}. */
 export interface QuantizeOptions {
+  /**
+   * `nbits` (default): `MatMulNBits` blocks (`bits`, `blockSize`, `accuracyLevel` apply).
+   * `int8`: `MatMulInteger`, int8 weights per column and uint8 activations per row, the
+   * integer (VNNI/AMX) path; always 8 bits.
+   */
+  readonly format?: QuantizeFormat
   /** Bits per weight: 4 (default) or 8. */
   readonly bits?: 4 | 8
   /** Weights per block along K (a power of two, at least 16). Default 32. */
   readonly blockSize?: number
   /**
    * MatMulNBits `accuracy_level`. 4 (default): activations quantized to int8 per row and
-   * block (row-local, so still batch-invariant), the fastest form on ORT's CPU EP here
-   * (about fp32 speed; 0 is about half). 0: float32 activations, the dequantized weights exactly.
+   * block (row-local, so still batch-invariant), the faster MatMulNBits form on ORT's CPU EP
+   * here (about fp32 speed; 0 is about half). 0: float32 activations, the dequantized weights
+   * exactly. Format `nbits` only.
    */
   readonly accuracyLevel?: 0 | 4
 }
+
+/** The quantized MatMul forms of {@link QuantizeOptions.format}. */
+export type QuantizeFormat = 'nbits' | 'int8'
 
 /** What {@link quantizeModel} did. */
 export interface QuantizeResult {
   /** The written model file. */
   readonly modelPath: string
-  /** MatMuls turned into MatMulNBits. */
+  /** MatMuls turned into MatMulNBits or MatMulInteger. */
   readonly quantized: number
   /** Weights kept in float32 because they are the LM head (names). */
   readonly keptHead: readonly string[]
@@ -51,6 +63,8 @@ export async function quantizeModel(inDir: string, outDir: string, options: Quan
   const bits = options.bits ?? 4
   const block = options.blockSize ?? 32
   const accuracyLevel = options.accuracyLevel ?? 4
+  const format = options.format ?? 'nbits'
+  if (format !== 'nbits' && format !== 'int8') throw new ConfigError(`quantize-model: format must be nbits or int8, got ${String(format)}`)
   if (bits !== 4 && bits !== 8) throw new ConfigError(`quantize-model: bits must be 4 or 8, got ${String(bits)}`)
   if (!Number.isInteger(block) || block < 16 || (block & (block - 1)) !== 0) throw new ConfigError(`quantize-model: block size must be a power of two ≥ 16, got ${block}`)
   const files = locateModel(inDir, 'fp32')
@@ -70,7 +84,8 @@ export async function quantizeModel(inDir: string, outDir: string, options: Quan
   const graph = model.graph ?? fail('the model has no graph')
   const nodes = graph.node ?? []
   const initializers = graph.initializer ?? []
-  if (nodes.some((n) => n.opType === 'MatMulNBits' || n.opType === 'DynamicQuantizeLinear')) fail('it is already quantized')
+  if (nodes.some((n) => ['MatMulNBits', 'MatMulInteger', 'MatMulIntegerToFloat', 'DynamicQuantizeLinear'].includes(n.opType ?? ''))) fail('it is already quantized')
+  const opset = toNumber((model.opsetImport ?? []).find((o) => !o.domain)?.version ?? 0)
 
   // Every weight in memory (inline or external), so the result can be written in one place.
   let bytesIn = 0
@@ -123,11 +138,23 @@ export async function quantizeModel(inDir: string, outDir: string, options: Quan
     const [K, N] = weight.dims.map((d) => toNumber(d as number)) as [number, number]
     const raw = weight.rawData!
     const values = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength))
+    dropped.add(weight.name!)
+    quantized++
+    if (format === 'int8') {
+      const q = quantizeColumns(values, K, N)
+      const qName = `${weight.name}_int8`
+      if (quantized === 1) initializers.push(...sharedConstants(onnx))
+      initializers.push({ name: qName, dims: [K, N], dataType: onnx.TensorProto.DataType.INT8, rawData: new Uint8Array(q.values.buffer) })
+      initializers.push({ name: `${qName}_scales`, dims: [N], dataType: onnx.TensorProto.DataType.FLOAT, rawData: new Uint8Array(q.scales.buffer) })
+      const prefix = `${qName}_${quantized}`
+      initializers.push(...matMulConstants(onnx, prefix, K, N))
+      rewritten.push(...integerMatMulNodes(onnx, node.input![0]!, node.output![0]!, qName, `${qName}_scales`, prefix, opset))
+      continue
+    }
     const { packed, scales, blocks } = packNBits(values, K, N, bits, block)
     const qName = `${weight.name}_q${bits}`
     initializers.push({ name: qName, dims: [N, blocks, (block * bits) / 8], dataType: onnx.TensorProto.DataType.UINT8, rawData: packed })
     initializers.push({ name: `${qName}_scales`, dims: [N * blocks], dataType: onnx.TensorProto.DataType.FLOAT, rawData: new Uint8Array(scales.buffer) })
-    dropped.add(weight.name!)
     rewritten.push({
       opType: 'MatMulNBits',
       domain: 'com.microsoft',
@@ -142,7 +169,6 @@ export async function quantizeModel(inDir: string, outDir: string, options: Quan
         { name: 'accuracy_level', type: onnx.AttributeProto.AttributeType.INT, i: accuracyLevel },
       ],
     })
-    quantized++
   }
   if (quantized === 0) fail('no MatMul by a constant 2-D float32 weight outside the LM head; nothing to quantize')
   const stillRead = new Set(rewritten.flatMap((n) => n.input ?? []))

@@ -1,7 +1,8 @@
 /**
  * tokenizer.json loading (via @huggingface/tokenizers, pure JS, no I/O of its own)
- * and the option-letter token ids. Runs on the main thread: tokenizing is cheap next
- * to inference, and the batcher needs the lengths to group rows of similar size.
+ * and the option-letter token ids. The scorer runs it in its workers, each tokenizing
+ * its share of a call (docs/onnx.md#tokenization); `sceptic optimize-model` and the
+ * tests load it directly.
  */
 import { statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
@@ -72,11 +73,16 @@ export function loadTokenizer(dir: string): Promise<LoadedTokenizer> {
   return pending
 }
 
+/** `dir/tokenizer_config.json` parsed (`{}` when absent) and its path; errors name the file. */
+export async function readTokenizerConfig(dir: string): Promise<{ readonly config: Record<string, unknown>; readonly configPath: string }> {
+  const configPath = join(dir, 'tokenizer_config.json')
+  return { config: ((await readJson(configPath, false)) ?? {}) as Record<string, unknown>, configPath }
+}
+
 async function readTokenizer(dir: string): Promise<LoadedTokenizer> {
   const path = join(dir, 'tokenizer.json')
   const json = await readJson(path, true)
-  const configPath = join(dir, 'tokenizer_config.json')
-  const config = ((await readJson(configPath, false)) ?? {}) as Record<string, unknown>
+  const { config, configPath } = await readTokenizerConfig(dir)
   if (json === null || typeof json !== 'object' || Array.isArray(json) || typeof (json as { model?: unknown }).model !== 'object')
     throw new ConfigError(`${path}: not a Hugging Face tokenizer.json (no "model" object)`)
   const model = (json as { model: { type?: string; unk_token?: string; vocab?: unknown } }).model

@@ -1,23 +1,28 @@
 /**
- * One inference worker: owns one ORT session for its whole life and scores batches
- * sent by the pool. Inference runs here, never on the main thread, because
- * `session.run` blocks its thread's event loop for the whole run.
+ * One inference worker: owns one ORT session and one tokenizer for its whole life,
+ * tokenizes its share of each call and scores batches sent by the pool. Both run here,
+ * never on the main thread: `session.run` blocks its thread's event loop for the whole
+ * run, and tokenizing long prompts costs a fair share of a run (docs/onnx.md#tokenization).
  *
  * Built to dist/onnx/worker.js (workers are not transformed by Vite, so this must be
  * plain built JS at run time).
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import type * as Ort from 'onnxruntime-node'
+import { ConfigError, ScorerError } from '../../core/errors.ts'
+import { encodeTexts } from './encode-texts.ts'
 import { leftPad, suffixPad } from './feeds.ts'
 import { planInputs, ModelIoError, type InputPlan } from './model-io.ts'
 import { halfToFloat, softmax } from './readout.ts'
-import { ORT_MISSING, type CloseMessage, type RunMessage, type WorkerInit, type WorkerMessage } from './protocol.ts'
+import { ORT_MISSING, type CloseMessage, type EncodeMessage, type RunErrorKind, type RunMessage, type WorkerInit, type WorkerMessage } from './protocol.ts'
+import { loadTokenizer, type LoadedTokenizer } from './tokenizer.ts'
 
 const init = workerData as WorkerInit
 const port = parentPort!
 let ort: typeof Ort
 let session: Ort.InferenceSession | undefined
 let plan: InputPlan
+let tokenizer: LoadedTokenizer
 let busy = false
 let closing = false
 
@@ -35,6 +40,9 @@ async function start(): Promise<void> {
   } catch {
     return post({ type: 'init-error', kind: 'ort-missing', message: ORT_MISSING })
   }
+  // Parsed while ORT loads the model (a 262k vocabulary takes seconds); its errors report first, as the file read first.
+  const loading = loadTokenizer(init.tokenizerDir)
+  loading.catch(() => {})
   try {
     session = await ort.InferenceSession.create(init.modelPath, {
       executionProviders: init.executionProviders as Ort.InferenceSession.ExecutionProviderConfig[],
@@ -47,7 +55,15 @@ async function start(): Promise<void> {
       logSeverityLevel: 4,
     })
   } catch (error) {
+    const tokenizerError = await loading.then(() => undefined, (e: unknown) => e)
+    if (tokenizerError) return post({ type: 'init-error', kind: tokenizerError instanceof ConfigError ? 'config' : 'other', message: firstLine(tokenizerError) })
     return post({ type: 'init-error', kind: 'config', message: `${init.modelPath}: onnxruntime cannot load the model: ${firstLine(error)}` })
+  }
+  try {
+    tokenizer = await loading
+  } catch (error) {
+    await session.release().catch(() => {})
+    return post({ type: 'init-error', kind: error instanceof ConfigError ? 'config' : 'other', message: firstLine(error) })
   }
   // A close that arrived while the model was loading: release it and let the thread end.
   if (closing) return shutdown()
@@ -57,7 +73,7 @@ async function start(): Promise<void> {
     await session.release().catch(() => {})
     return post({ type: 'init-error', kind: error instanceof ModelIoError ? 'config' : 'other', message: firstLine(error) })
   }
-  post({ type: 'ready', plan })
+  post({ type: 'ready', plan, tokenizer: { path: tokenizer.path, vocabSize: tokenizer.vocabSize } })
 }
 
 async function run(message: RunMessage): Promise<Float64Array> {
@@ -186,18 +202,30 @@ async function shutdown(): Promise<void> {
   port.close()
 }
 
-port.on('message', (message: RunMessage | CloseMessage) => {
+/** How the pool should report a failed job. */
+function errorKind(error: unknown): RunErrorKind {
+  if (error instanceof MismatchError || error instanceof ConfigError) return 'config'
+  return error instanceof ScorerError ? 'scorer' : 'other'
+}
+
+/** Tokenize a share of a call: synchronous, but kept off the main thread. */
+async function encode(message: EncodeMessage): Promise<void> {
+  const encoded = encodeTexts(tokenizer, message.texts, message.letterCounts, message.special)
+  post({ type: 'encoded', id: message.id, encoded }, [encoded.ids.buffer as ArrayBuffer, encoded.lengths.buffer as ArrayBuffer, encoded.letters.buffer as ArrayBuffer])
+}
+
+port.on('message', (message: RunMessage | EncodeMessage | CloseMessage) => {
   if (message.type === 'close') {
     closing = true
     if (!busy) void shutdown()
     return
   }
   busy = true
-  run(message).then(
-    (probabilities) => post({ type: 'result', id: message.id, probabilities }, [probabilities.buffer as ArrayBuffer]),
-    (error: unknown) =>
-      post({ type: 'run-error', id: message.id, kind: error instanceof MismatchError ? 'config' : 'other', message: firstLine(error) }),
-  ).finally(() => {
+  const job =
+    message.type === 'encode'
+      ? Promise.resolve().then(() => encode(message))
+      : run(message).then((probabilities) => post({ type: 'result', id: message.id, probabilities }, [probabilities.buffer as ArrayBuffer]))
+  job.catch((error: unknown) => post({ type: 'run-error', id: message.id, kind: errorKind(error), message: firstLine(error) })).finally(() => {
     busy = false
     // A close that arrived mid-run waits for the run: releasing a session inside run() aborts the process.
     if (closing) void shutdown()

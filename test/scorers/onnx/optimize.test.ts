@@ -8,15 +8,15 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { onnx as OnnxNamespace } from 'onnx-proto'
 import { describe, expect, it } from 'vitest'
-import { ConfigError } from '../../src/core/errors.ts' // optimizeModel is imported from source here
-import { optimizeModel } from '../../src/scorers/onnx/optimize.ts'
-import { READOUT_FILE } from '../../src/scorers/onnx/readout-file.ts'
-import type { ModelDirOptions } from '../../src/scorers/onnx/fixture/index.ts'
+import { ConfigError } from '../../../src/core/errors.ts' // optimizeModel is imported from source here
+import { optimizeModel } from '../../../src/scorers/onnx/optimize.ts'
+import { READOUT_FILE } from '../../../src/scorers/onnx/readout-file.ts'
+import type { ModelDirOptions } from '../../../scripts/onnx-fixture/index.ts'
 import { makeModel, maxAbsDiff, sampleRequests, tempDir, scorerFactory } from './helpers.ts'
 
 const { onnx } = createRequire(import.meta.url)('onnx-proto') as { onnx: typeof OnnxNamespace }
 const run = promisify(execFile)
-const root = join(import.meta.dirname, '../..')
+const root = join(import.meta.dirname, '../../..')
 const scorer = scorerFactory()
 
 const modelFile = (dir: string, nested = false) => join(dir, nested ? 'onnx' : '', 'model.onnx')

@@ -4,13 +4,13 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import * as ort from 'onnxruntime-node'
-import { describe, expect, it } from 'vitest'
-import { ConfigError, ScorerError } from '../../dist/onnx/index.js'
+import { describe, expect, it, vi } from 'vitest'
+import { ConfigError, ScorerError } from '../../../dist/onnx/index.js'
 import { onnxScorer } from './internal.ts'
-import { leftPad } from '../../src/scorers/onnx/feeds.ts'
-import { softmax } from '../../src/scorers/onnx/readout.ts'
-import { loadTokenizer } from '../../src/scorers/onnx/tokenizer.ts'
-import type { ModelDirOptions } from '../../src/scorers/onnx/fixture/index.ts'
+import { leftPad } from '../../../src/scorers/onnx/feeds.ts'
+import { softmax } from '../../../src/scorers/onnx/readout.ts'
+import { loadTokenizer } from '../../../src/scorers/onnx/tokenizer.ts'
+import type { ModelDirOptions } from '../../../scripts/onnx-fixture/index.ts'
 import { makeModel, maxAbsDiff, request, sampleRequests, SENTIMENT, scorerFactory, vectors } from './helpers.ts'
 
 const scorer = scorerFactory()
@@ -142,6 +142,22 @@ describe('options and lifecycle', () => {
 
   it('returns [] for no requests', async () => {
     expect(await scorer({ model: dir })([])).toEqual([])
+  })
+
+  it('tokenizes in the workers: the main thread never loads the tokenizer nor encodes a prompt', async () => {
+    const { Tokenizer } = await import('@huggingface/tokenizers')
+    const encode = vi.spyOn(Tokenizer.prototype, 'encode')
+    try {
+      const requests = sampleRequests()
+      const vectors = await scorer({ model: dir })(requests)
+      expect(vectors).toHaveLength(requests.length)
+      expect(encode).not.toHaveBeenCalled()
+      // The spy does see this thread's tokenizer: the same module instance the scorer would load.
+      ;(await loadTokenizer(dir)).encode('Answer:')
+      expect(encode).toHaveBeenCalled()
+    } finally {
+      encode.mockRestore()
+    }
   })
 })
 

@@ -5,7 +5,7 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { buildDecoder, makeVariant, tokenizerVocabSize, type DecoderOptions, type FixtureVariant } from '../../src/scorers/onnx/fixture/index.ts'
+import { buildDecoder, makeVariant, tokenizerVocabSize, type DecoderOptions, type FixtureVariant } from '../../../scripts/onnx-fixture/index.ts'
 
 export const REAL_TOKENIZERS = ['qwen3', 'llama3', 'gemma3'] as const
 export type RealTokenizer = (typeof REAL_TOKENIZERS)[number]

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { buildDecoder, buildModelFiles, TINY_EXAMPLE } from '../../src/scorers/onnx/fixture/index.ts'
+import { buildDecoder, buildModelFiles, TINY_EXAMPLE } from '../../../scripts/onnx-fixture/index.ts'
 
 const sha = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex')
 
@@ -14,7 +14,7 @@ describe('fixture generator', () => {
   })
 
   it('examples/models/tiny is exactly what `npm run make-model` writes', () => {
-    const dir = join(import.meta.dirname, '../../examples/models/tiny')
+    const dir = join(import.meta.dirname, '../../../examples/models/tiny')
     const { model, tokenizer } = buildModelFiles(TINY_EXAMPLE)
     // If this fails after a generator change: run `npm run make-model` and commit the result.
     expect(sha(readFileSync(join(dir, 'model.onnx')))).toBe(sha(model))

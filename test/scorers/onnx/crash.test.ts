@@ -5,13 +5,13 @@ import { cpSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
-import { ScorerError } from '../../dist/onnx/index.js'
+import { ScorerError } from '../../../dist/onnx/index.js'
 import { onnxScorer, type OnnxScorer } from './internal.ts'
-import { loadTokenizer } from '../../src/scorers/onnx/tokenizer.ts'
+import { loadTokenizer } from '../../../src/scorers/onnx/tokenizer.ts'
 import { cleanupTemp, makeModel, maxAbsDiff, request, sampleRequests, tempDir } from './helpers.ts'
 
 const run = promisify(execFile)
-const root = join(import.meta.dirname, '../..')
+const root = join(import.meta.dirname, '../../..')
 const open: OnnxScorer[] = []
 afterAll(async () => {
   await Promise.all(open.map((s) => s.close()))

@@ -2,12 +2,12 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildPrompt } from '../../src/core/prompt.ts'
-import type { Criterion } from '../../src/core/decisions.ts'
-import type { ScoreRequest } from '../../src/core/score.ts'
+import { buildPrompt } from '../../../src/core/prompt.ts'
+import type { Criterion } from '../../../src/core/decisions.ts'
+import type { ScoreRequest } from '../../../src/core/score.ts'
 import { afterAll } from 'vitest'
-import { onnxScorer, type OnnxScorer } from '../../dist/onnx/index.js'
-import { writeModelDir, type ModelDirOptions } from '../../src/scorers/onnx/fixture/index.ts'
+import { onnxScorer, type OnnxScorer } from '../../../dist/onnx/index.js'
+import { writeModelDir, type ModelDirOptions } from '../../../scripts/onnx-fixture/index.ts'
 
 const roots: string[] = []
 

@@ -3,10 +3,10 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ConfigError } from '../../src/core/errors.ts'
-import { chatRenderer } from '../../src/scorers/onnx/chat-template.ts'
-import { letterContinuation, letterIdsInContext } from '../../src/scorers/onnx/letter-readout.ts'
-import { loadTokenizer } from '../../src/scorers/onnx/tokenizer.ts'
+import { ConfigError } from '../../../src/core/errors.ts'
+import { chatRenderer } from '../../../src/scorers/onnx/chat-template.ts'
+import { letterContinuation, letterIdsInContext } from '../../../src/scorers/onnx/letter-readout.ts'
+import { loadTokenizer } from '../../../src/scorers/onnx/tokenizer.ts'
 import { makeModel, maxAbsDiff, request, scorerFactory } from './helpers.ts'
 
 const scorer = scorerFactory()
@@ -136,7 +136,7 @@ describe('add_bos_token', () => {
 
 describe('plugin-shared models', () => {
   it('key the chat settings and the dtype like onnxScorer does', async () => {
-    const { sharedModelIdentity } = await import('../../src/scorers/onnx/cache-identity.ts')
+    const { sharedModelIdentity } = await import('../../../src/scorers/onnx/cache-identity.ts')
     const dir = makeModel({ tokenizer: 'bpe', variants: ['fp16'] }, 'shared')
     const plain = sharedModelIdentity({ model: dir })
     const chat = sharedModelIdentity({ model: dir, chatTemplate: true, system: 's' })

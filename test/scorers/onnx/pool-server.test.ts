@@ -5,13 +5,13 @@ import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ConfigError, ScorerError, connectScorer, onnxScorer, startScorerServer, type ScorerServer } from '../../dist/onnx/index.js'
-import * as poolServerEntry from '../../dist/onnx/pool-server.js'
+import { ConfigError, ScorerError, connectScorer, onnxScorer, startScorerServer, type ScorerServer } from '../../../dist/onnx/index.js'
+import * as poolServerEntry from '../../../dist/onnx/pool-server.js'
 import { poolOf } from './internal.ts'
 import { cleanupTemp, makeModel, maxAbsDiff, request, sampleRequests, vectors } from './helpers.ts'
 
 const run = promisify(execFile)
-const root = join(import.meta.dirname, '../..')
+const root = join(import.meta.dirname, '../../..')
 const dir = makeModel({ tokenizer: 'bpe', tokenizerOptions: { omitLetters: ['D'] } })
 let server: ScorerServer
 let expected: number[][]

@@ -1,13 +1,13 @@
-// `sceptic quantize-model`: weight-only MatMulNBits, LM head and embeddings in float32;
-// batch-invariant (batching and prefix sharing stay exact), close to fp32.
+// `sceptic quantize-model`: MatMulNBits weight blocks or int8 MatMulIntegerToFloat, LM head and
+// embeddings in float32; batch-invariant (batching and prefix sharing stay exact), close to fp32.
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import type { onnx as OnnxNamespace } from 'onnx-proto'
 import { describe, expect, it } from 'vitest'
-import { quantizeModel } from '../../src/scorers/onnx/quantize.ts'
-import { packNBits } from '../../src/scorers/onnx/nbits.ts'
-import { sceptic } from '../helpers/run.ts'
+import { quantizeModel } from '../../../src/scorers/onnx/quantize.ts'
+import { packNBits } from '../../../src/scorers/onnx/nbits.ts'
+import { sceptic } from '../../helpers/run.ts'
 import { makeModel, maxAbsDiff, sampleRequests, scorerFactory, tempDir } from './helpers.ts'
 
 const scorer = scorerFactory()
@@ -91,6 +91,28 @@ describe('quantizeModel', () => {
     expect(maxAbsDiff(a, b)).toBeLessThan(1e-4)
   })
 
+  it('int8 format (MatMulIntegerToFloat, rows and columns): batch 1 == batch 8 with prefix sharing, close to fp32, head and embeddings kept', async () => {
+    const out = join(tempDir(), 'int8')
+    const result = await quantizeModel(dir, out, { format: 'int8' })
+    expect(result.quantized).toBe(2 * 4)
+    expect(result.keptHead).toEqual(['lm_head'])
+    const graph = onnx.ModelProto.decode(readFileSync(join(out, 'model.onnx'))).graph!
+    expect(graph.node!.filter((n) => n.opType === 'MatMulIntegerToFloat')).toHaveLength(8)
+    expect(graph.node!.filter((n) => n.opType === 'QuantizeLinear')).toHaveLength(8)
+    expect(graph.node!.filter((n) => n.opType === 'MatMul').map((n) => n.input![1])).toEqual(expect.arrayContaining(['lm_head']))
+    expect(graph.initializer!.find((t) => t.name === 'wte')!.dataType).toBe(onnx.TensorProto.DataType.FLOAT)
+    const requests = sampleRequests()
+    const one = await scorer({ model: out, workers: 1, batchSize: 1, prefixSharing: 'off' })(requests)
+    const eight = scorer({ model: out, workers: 1, batchSize: 8 })
+    expect(eight.settings.perTensorActivations).toBeUndefined()
+    expect(maxAbsDiff(await eight(requests), one)).toBeLessThan(1e-5)
+    const fp32 = await scorer({ model: dir, workers: 1, batchSize: 8 })(requests)
+    const delta = maxAbsDiff(one, fp32)
+    expect(delta).toBeGreaterThan(0)
+    expect(delta).toBeLessThan(0.05)
+    await expect(quantizeModel(out, join(tempDir(), 'again'), { format: 'int8' })).rejects.toThrow('it is already quantized')
+  })
+
   it('refuses a quantized model, the same directory, bad bits; the CLI prints one line', async () => {
     const out = join(tempDir(), 'q')
     await quantizeModel(dir, out)
@@ -105,5 +127,11 @@ describe('quantizeModel', () => {
     const level = await sceptic(['quantize-model', dir, '--model-out', join(tempDir(), 'y'), '--accuracy-level', '2'])
     expect(level.code).toBe(2)
     expect(level.stderr.trim().split('\n')).toEqual([expect.stringContaining('--accuracy-level must be 4')])
+    const int8 = await sceptic(['quantize-model', dir, join(tempDir(), 'cli-int8'), '--format', 'int8'])
+    expect(int8.code).toBe(0)
+    expect(int8.stdout).toMatch(/^wrote .*model\.onnx: 8 MatMuls → int8 MatMulInteger, LM head kept float32/)
+    const format = await sceptic(['quantize-model', dir, join(tempDir(), 'z'), '--format', 'int4'])
+    expect(format.code).toBe(2)
+    expect(format.stderr.trim().split('\n')).toEqual([expect.stringContaining('--format must be nbits (MatMulNBits, default) or int8 (MatMulInteger), got "int4"')])
   })
 })

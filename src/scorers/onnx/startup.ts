@@ -1,0 +1,68 @@
+/**
+ * Starting the ONNX scorer: the chat renderer (read from tokenizer_config.json on the main
+ * thread), then the worker pool, each worker loading the model and the tokenizer, then the
+ * checks that the model, the tokenizer and an optimized readout belong together.
+ */
+import { ConfigError } from '../../core/errors.ts'
+import { chatRenderer, type ChatOptions, type PromptRenderer } from './chat-template.ts'
+import type { ConfigShape } from './model-config.ts'
+import type { ModelFiles } from './model-dir.ts'
+import type { InputPlan } from './model-io.ts'
+import type { OnnxScorerSettings } from './options.ts'
+import { WorkerPool } from './pool.ts'
+import type { TokenizerInfo } from './protocol.ts'
+import { READOUT_FILE, type ReadoutFile } from './readout-file.ts'
+import { readTokenizerConfig } from './tokenizer.ts'
+
+/** A started scorer: what every call needs. */
+export interface Started {
+  readonly pool: WorkerPool
+  /** What the model takes and returns. */
+  readonly plan: InputPlan
+  /** The workers' tokenizer. */
+  readonly tokenizer: TokenizerInfo
+  /** Columns of the logits per position (the graph's, else the tokenizer's vocabulary): sizes the logits cap. */
+  readonly logitsColumns: number
+  /** The chat template's renderer, or `undefined` for the plain prompt. */
+  readonly render: PromptRenderer | undefined
+}
+
+/** What {@link startScorer} needs besides the settings. */
+export interface StartInputs {
+  readonly files: ModelFiles
+  readonly chat: ChatOptions
+  readonly readoutFile: ReadoutFile | undefined
+  readonly configShape: ConfigShape | undefined
+  /** Test-only fault injection (the scorer's `faults` option). */
+  readonly faults: { readonly tokenId: number; readonly times: number } | undefined
+  /** Called with the pool as soon as it exists, so `close()` can stop a pool still loading. */
+  readonly onPool: (pool: WorkerPool) => void
+}
+
+/** Start the workers and check that model, tokenizer and readout fit. Rejects with a {@link ConfigError} otherwise. */
+export async function startScorer(settings: OnnxScorerSettings, { files, chat, readoutFile, configShape, faults, onPool }: StartInputs): Promise<Started> {
+  const { config, configPath } = await readTokenizerConfig(files.dir)
+  const render = chatRenderer(chat, config, configPath)
+  const budget = faults ? new SharedArrayBuffer(4) : undefined
+  if (budget) new Int32Array(budget)[0] = faults!.times
+  const pool = new WorkerPool(settings.workers, {
+    modelPath: files.modelPath,
+    tokenizerDir: files.dir,
+    intraOpNumThreads: settings.threadsPerWorker,
+    executionProviders: settings.executionProviders as (string | { name: string })[],
+    ...(configShape ? { config: configShape } : {}),
+    ...(budget ? { faults: { tokenId: faults!.tokenId, budget } } : {}),
+  })
+  onPool(pool)
+  const { plan, tokenizer } = await pool.start()
+  const vocab = readoutFile ? readoutFile.vocab : plan.vocab
+  if (readoutFile && plan.vocab !== undefined && plan.vocab !== readoutFile.letterIds.length) {
+    await pool.close()
+    throw new ConfigError(`${files.modelPath}: its logits have ${plan.vocab} columns but ${READOUT_FILE} names ${readoutFile.letterIds.length} letters; re-run \`sceptic optimize-model\``)
+  }
+  if (vocab !== undefined && tokenizer.vocabSize > vocab) {
+    await pool.close()
+    throw new ConfigError(`${tokenizer.path}: the tokenizer emits ids up to ${tokenizer.vocabSize - 1} but ${files.modelPath} has only ${vocab} logits; they do not belong together`)
+  }
+  return { pool, plan, tokenizer, logitsColumns: plan.vocab ?? tokenizer.vocabSize, render }
+}
