@@ -9,9 +9,9 @@
 import { relative } from 'node:path'
 import type { RunnerTask, RunnerTestFile } from 'vitest'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
-import { evaluateWithScorer } from '../core/evaluate.ts'
 import type { EvalResult, EvaluateOptions } from '../core/index.ts'
 import { parsePartFile, reassemble } from '../core/shard-part.ts'
+import { evaluateReassembled } from '../core/shard-replay.ts'
 import { evaluateThreshold } from '../core/threshold-metrics.ts'
 import type { Threshold } from '../core/verdict.ts'
 import { baselineFromResult, compareWithBaseline, readBaseline } from './baseline.ts'
@@ -132,20 +132,7 @@ async function recompute(copies: readonly SuiteCopy[], label: string): Promise<E
   })
   const run = reassemble(parts)
   const statistics = copies[0]!.meta.shard!.statistics as EvaluateOptions['statistics']
-  return evaluateWithScorer(run.decisions, run.score, {
-    debias: run.settings.debias,
-    seed: run.settings.seed,
-    epochs: run.settings.epochs,
-    reducer: run.settings.reducer as never,
-    average: run.settings.average,
-    storePrompts: run.settings.storePrompts,
-    scorerDescription: run.scorer,
-    manifest: run.manifest,
-    ...(statistics !== undefined ? { statistics } : {}),
-    onWarning: () => {
-      // Unlabelled rows are counted in the manifest and shown in the report.
-    },
-  })
+  return evaluateReassembled(run, statistics !== undefined ? { statistics } : {})
 }
 
 /** Why a deferred check fails on the merged result, or `undefined` when it passes. */

@@ -1,10 +1,10 @@
 /** `sceptic merge`: the parts of a sharded run, replayed into one result (docs/scaling-out.md). */
 import { readFile } from 'node:fs/promises'
 import { DataError } from '../../core/errors.ts'
-import { evaluateWithScorer } from '../../core/evaluate.ts'
 import { colorEnabled, render } from '../../core/render.ts'
 import { recordsToJsonl, resultToJson } from '../../core/result.ts'
 import { parsePartFile, reassemble } from '../../core/shard-part.ts'
+import { evaluateReassembled } from '../../core/shard-replay.ts'
 import { parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'
 import { UsageError } from '../usage-error.ts'
@@ -48,17 +48,7 @@ export const mergeCommand: Command = {
       parsed.push(part)
     }
     const run = reassemble(parsed)
-    const result = await evaluateWithScorer(run.decisions, run.score, {
-      debias: run.settings.debias,
-      seed: run.settings.seed,
-      epochs: run.settings.epochs,
-      reducer: run.settings.reducer as never,
-      average: run.settings.average,
-      storePrompts: run.settings.storePrompts,
-      scorerDescription: run.scorer,
-      manifest: run.manifest,
-      onWarning: (message) => process.stderr.write(`${message}\n`),
-    })
+    const result = await evaluateReassembled(run, { onWarning: (message) => process.stderr.write(`${message}\n`) })
     process.stdout.write(render(result, { color: colorEnabled(process.stdout) }) + '\n')
     await writeOutputs(
       outputs.map((output) => ({
