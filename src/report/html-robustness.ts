@@ -6,7 +6,7 @@
  * panel existed (no block then).
  */
 import type { EvalResultJson } from '../core/result.ts'
-import { formatP } from '../core/render-robustness.ts'
+import { formatP } from './terminal-robustness.ts'
 import { columnChart, escapeXml, niceMax, percent } from './svg.ts'
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value)

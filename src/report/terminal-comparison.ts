@@ -4,9 +4,9 @@
  * Pure: a comparison in, text out. The numbers are computed in compare.ts.
  */
 import pc from 'picocolors'
-import type { Comparison } from './compare.ts'
-import { escapeControl } from './escape.ts'
-import { colorEnabled } from './render.ts'
+import type { Comparison } from '../core/compare.ts'
+import { escapeControl } from '../core/escape.ts'
+import { colorEnabled } from './terminal.ts'
 
 /** Options for {@link renderComparison}. */
 export interface RenderComparisonOptions {

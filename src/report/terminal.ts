@@ -1,11 +1,11 @@
 /** The terminal report of one run. */
-import { formatCacheCounts } from './cache-counts.ts'
+import { formatCacheCounts } from '../core/cache-counts.ts'
 import pc from 'picocolors'
-import type { Verdict } from './intervals.ts'
-import { eceNote } from './ece-note.ts'
-import { robustnessLines } from './render-robustness.ts'
-import { escapeControl } from './escape.ts'
-import type { EvalResult } from './result.ts'
+import type { Verdict } from '../core/intervals.ts'
+import { eceNote } from '../core/ece-note.ts'
+import { robustnessLines } from './terminal-robustness.ts'
+import { escapeControl } from '../core/escape.ts'
+import type { EvalResult } from '../core/result.ts'
 
 /** Options for {@link render}. */
 export interface RenderOptions {

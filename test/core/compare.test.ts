@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { compareResults, recordsFingerprint } from '../../src/core/compare.ts'
-import { renderComparison } from '../../src/core/render-comparison.ts'
+import { renderComparison } from '../../src/report/terminal-comparison.ts'
 import type { Decision } from '../../src/core/decisions.ts'
 import { DataError } from '../../src/core/errors.ts'
 import { evaluateWithScorer } from '../../src/core/evaluate.ts'

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { evaluateWithScorer } from '../../src/core/evaluate.ts'
-import { render } from '../../src/core/render.ts'
+import { render } from '../../src/report/terminal.ts'
 import { resultToJson, type EvalResult, type EvalResultJson } from '../../src/core/result.ts'
 import { evaluateThreshold, evaluateThresholds } from '../../src/core/threshold-metrics.ts'
 import { assertThreshold, thresholdTestName, thresholdVerdict } from '../../src/core/verdict.ts'

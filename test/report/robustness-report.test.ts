@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { evaluateWithScorer } from '../../src/core/evaluate.ts'
-import { render } from '../../src/core/render.ts'
+import { render } from '../../src/report/terminal.ts'
 import { resultToJson, type EvalResultJson } from '../../src/core/result.ts'
 import type { Decision } from '../../src/core/decisions.ts'
 import type { ScoreFn } from '../../src/core/score.ts'

@@ -1,7 +1,7 @@
 /** `sceptic merge`: the parts of a sharded run, replayed into one result (docs/scaling-out.md). */
 import { readFile } from 'node:fs/promises'
 import { DataError } from '../../core/errors.ts'
-import { colorEnabled, render } from '../../core/render.ts'
+import { colorEnabled, render } from '../../report/terminal.ts'
 import { recordsToJsonl, resultToJson } from '../../core/result.ts'
 import { parsePartFile, reassemble } from '../../core/shard-part.ts'
 import { evaluateReassembled } from '../../core/shard-replay.ts'
