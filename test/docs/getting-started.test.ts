@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { ROOT, run } from './helpers/run.ts'
+import { ROOT, run } from '../helpers/run.ts'
 
 const doc = readFileSync(join(ROOT, 'docs/getting-started.md'), 'utf8')
 const section = doc.slice(doc.indexOf('## In your own project'), doc.indexOf('## Next'))
