@@ -28,17 +28,6 @@ import { startScorer, type Started } from './startup.ts'
 import { addCallStats } from './stats.ts'
 import { tokenise } from './tokenise.ts'
 
-export type {
-  ExecutionProvider,
-  OnnxModelInfo,
-  OnnxOutcome,
-  OnnxScorer,
-  OnnxScorerOptions,
-  OnnxScorerSettings,
-  OnnxScorerStats,
-  PrefixSharing,
-} from './options.ts'
-
 /**
  * Create an ONNX scorer. Cheap and synchronous: it checks the model directory and
  * that onnxruntime-node is installed (a {@link ConfigError} otherwise, one line), and
