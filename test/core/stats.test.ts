@@ -290,6 +290,24 @@ describe('RStd (Zheng et al., ICLR 2024)', () => {
 })
 
 describe('ECE noise floor (Roelofs et al. 2022)', () => {
+  it('is expectedCalibrationError over hits drawn in row order from mulberry32(seed), simulation after simulation', () => {
+    // The oracle is the plain loop: one draw per row, hit when the draw is below the confidence.
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.integer({ min: 1, max: 40 }),
+        (confidences, seed, simulations) => {
+          const random = mulberry32(seed)
+          const values = Array.from({ length: simulations }, () => expectedCalibrationError(confidences, confidences.map((c) => random() < c))!)
+          const floor = eceNoiseFloor(confidences, { seed, simulations })
+          values.sort((x, y) => x - y)
+          expect(floor.mean).toBe(values.reduce((s, x) => s + x, 0) / simulations)
+          expect(floor.p95).toBe(quantileSorted(values, 0.95))
+        },
+      ),
+    )
+  })
   it('single bin, all confidences 0.75, n = 24: simulated mean → E|X/24 − 0.75| = 0.0695', () => {
     const exact = Array.from({ length: 25 }, (_, k) => binomialPmf(k, 24, 0.75) * Math.abs(k / 24 - 0.75)).reduce((s, x) => s + x, 0)
     expect(exact).toBeCloseTo(0.0695, 4)
