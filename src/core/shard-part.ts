@@ -60,9 +60,9 @@ export const PartHeaderSchema = z.strictObject({
 export type PartHeader = z.infer<typeof PartHeaderSchema>
 
 /** One decision of the part, with its 0-based position in the data file. */
-const RowLineSchema = z.strictObject({ position: z.number().int().min(0), decision: z.unknown() })
+export const RowLineSchema = z.strictObject({ position: z.number().int().min(0), decision: z.unknown() })
 /** One scorer answer: the request key and the outcome (vector, failure or flagged vector). */
-const AnswerLineSchema = z.strictObject({
+export const AnswerLineSchema = z.strictObject({
   key: z.string(),
   outcome: z.union([
     z.array(z.number()),
@@ -178,8 +178,12 @@ export function parsePartFile(text: string, file: string): ShardPart {
     } catch (error) {
       throw new DataError(`not valid JSON (${(error as Error).message})`, { file, line: i + 1 })
     }
-    // Answer lines are most of the file: the common shape (a key and a vector) is checked by hand.
-    if (header !== undefined && isPlainAnswer(value)) return void answers.push(value)
+    // Answer and row lines are the whole file but one: their common shapes are checked by
+    // hand (accepting only what the schemas accept); anything else goes to zod for its message.
+    if (header !== undefined) {
+      if (isPlainAnswer(value)) return void answers.push(value)
+      if (isPlainRow(value)) return void rows.push({ position: value.position, decision: validateDecision(value.decision, { file, line: i + 1 }) })
+    }
     const schema = header === undefined ? PartHeaderSchema : (value as { key?: unknown })?.key !== undefined ? AnswerLineSchema : RowLineSchema
     const parsed = schema.safeParse(value)
     if (!parsed.success) {
@@ -205,6 +209,19 @@ function isPlainAnswer(value: unknown): value is { key: string; outcome: number[
   if (typeof key !== 'string' || !Array.isArray(outcome) || Object.keys(value).length !== 2) return false
   for (const v of outcome) if (typeof v !== 'number') return false
   return true
+}
+
+/** `{ position: safe integer ≥ 0, decision }` and nothing else: what {@link RowLineSchema} accepts. */
+function isPlainRow(value: unknown): value is { position: number; decision: unknown } {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
+  const position = (value as { position?: unknown }).position
+  return (
+    Object.keys(value).length === 2 &&
+    Object.hasOwn(value, 'position') &&
+    Object.hasOwn(value, 'decision') &&
+    Number.isSafeInteger(position) &&
+    (position as number) >= 0
+  )
 }
 
 /** The merged run's inputs: the data file's decisions in order, a replaying scorer, the settings. */

@@ -289,7 +289,47 @@ describe('RStd (Zheng et al., ICLR 2024)', () => {
   })
 })
 
+describe('mulberry32', () => {
+  it('draws the reference sequence (uint32 state) for any seed: every seeded statistic keeps its draws', () => {
+    const reference = (seed: number) => {
+      let a = seed >>> 0
+      return () => {
+        a = (a + 0x6d2b79f5) >>> 0
+        let t = a
+        t = Math.imul(t ^ (t >>> 15), t | 1)
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+      }
+    }
+    expect(mulberry32(0)()).toBe(reference(0)())
+    fc.assert(
+      fc.property(fc.oneof(fc.integer(), fc.constantFrom(0, -1, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32 + 7, 1.5, -0)), (seed) => {
+        const [fast, slow] = [mulberry32(seed), reference(seed)]
+        for (let i = 0; i < 2000; i++) expect(fast()).toBe(slow())
+      }),
+    )
+  })
+})
+
 describe('ECE noise floor (Roelofs et al. 2022)', () => {
+  it('is expectedCalibrationError over hits drawn in row order from mulberry32(seed), simulation after simulation', () => {
+    // The oracle is the plain loop: one draw per row, hit when the draw is below the confidence.
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.integer({ min: 1, max: 40 }),
+        (confidences, seed, simulations) => {
+          const random = mulberry32(seed)
+          const values = Array.from({ length: simulations }, () => expectedCalibrationError(confidences, confidences.map((c) => random() < c))!)
+          const floor = eceNoiseFloor(confidences, { seed, simulations })
+          values.sort((x, y) => x - y)
+          expect(floor.mean).toBe(values.reduce((s, x) => s + x, 0) / simulations)
+          expect(floor.p95).toBe(quantileSorted(values, 0.95))
+        },
+      ),
+    )
+  })
   it('single bin, all confidences 0.75, n = 24: simulated mean → E|X/24 − 0.75| = 0.0695', () => {
     const exact = Array.from({ length: 25 }, (_, k) => binomialPmf(k, 24, 0.75) * Math.abs(k / 24 - 0.75)).reduce((s, x) => s + x, 0)
     expect(exact).toBeCloseTo(0.0695, 4)

@@ -3,7 +3,7 @@
  * of its per-id totals, original option order, within a tie tolerance), its record
  * (a `--records-out` line) and, for custom metrics, its frozen sample score.
  */
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { reorderCriterion } from '../decisions.ts'
 import { dict } from '../dict.ts'
 import { isConsistent } from '../metrics.ts'
@@ -81,7 +81,7 @@ export function decisionOutcomes(
       letters: pickedLetters[r]!,
     }
     const promptText = template(row.state, reorderCriterion(row.criterion, plan.orderings[r]![0]!))
-    record.promptHash = createHash('sha256').update(promptText).digest('hex').slice(0, 16)
+    record.promptHash = hash('sha256', promptText, 'hex').slice(0, 16)
     if (options.storePrompts) record.prompt = promptText
     const value = reducer.reduce(epochValues)
     if (epochs > 1) Object.assign(record, { epochValues, value })

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { Aggregate } from '../../../src/core/evaluate/aggregate.ts'
 import { assembleResult } from '../../../src/core/evaluate/assemble.ts'
@@ -31,6 +32,19 @@ describe('records and assemble stages', () => {
     expect(outcomes.records[0]!.prompt).toBeUndefined()
     expect(outcomes.samples.map((s) => s.consistent)).toEqual([false, false])
     expect(outcomes.valueSum).toBe(1)
+  })
+
+  it('promptHash is the first 16 hex digits of the sha256 of the first presentation\'s prompt, UTF-8', () => {
+    const settings = resolveSettings({ debias: 'cyclic' })
+    const data = [decision(3, 1, { id: 'd0', state: 'Größe — 票 🎫' }), decision(3, 0, { id: 'd1' })]
+    const plan = planEvaluation(data, settings, () => {})
+    const aggregate = new Aggregate(plan, settings, undefined)
+    for (const { jobs } of chunks(plan, settings.epochs, 1000))
+      aggregate.add({ jobs, criteria: jobs.map((job) => presented(plan, job)), scored: { vectors: jobs.map(() => [3, 2, 1]), sums: new Float64Array(jobs.length).fill(6), failures: [], flags: [] } })
+    aggregate.finish()
+    const { records } = decisionOutcomes(plan, aggregate, settings, { storePrompts: true, withSamples: false })
+    expect(records[0]!.prompt).toContain('Größe — 票 🎫')
+    for (const record of records) expect(record.promptHash).toBe(createHash('sha256').update(Buffer.from(record.prompt!, 'utf8')).digest('hex').slice(0, 16))
   })
 
   it('the result counts every request in forwardPasses and reports the picked letters', () => {
