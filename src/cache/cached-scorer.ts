@@ -27,7 +27,11 @@ export interface CachedScorerOptions {
    * the one being fsynced. Default 256.
    */
   readonly writeEvery?: number
-  /** Hits of a remote scorer re-checked live per run (docs/cache.md, "Remote scorers"); 0 opts out. Default {@link DEFAULT_CACHE_VERIFY} (8). */
+  /**
+   * Hits of a remote scorer re-checked live over this wrapper's life (docs/cache.md, "Remote
+   * scorers"): the CLI wraps once per run, `describeDecisions` once per suite. 0 opts out.
+   * Default {@link DEFAULT_CACHE_VERIFY} (8).
+   */
   readonly verify?: number
 }
 

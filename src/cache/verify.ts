@@ -5,7 +5,7 @@
  * vectors, and a difference fails the run instead of judging the old model.
  */
 import { ScorerError } from '../core/errors.ts'
-import { isFlaggedScore, isScoreFailure, type ScoreOutcome } from '../core/score.ts'
+import { isFlaggedScore, isScoreFailure, type ScoreFailure, type ScoreOutcome } from '../core/score.ts'
 import type { CacheIdentity } from './key.ts'
 
 /**
@@ -68,6 +68,8 @@ export interface VerifyOutcome {
   readonly maxDelta: number
   /** Re-scored hits that failed live (a failure or an unusable vector). */
   readonly failed: number
+  /** The first live failure's message, when one was a {@link ScoreFailure}. */
+  readonly firstFailure?: string
 }
 
 /** Compare cached outcomes with live ones, pairwise. */
@@ -75,18 +77,30 @@ export function compareHits(cached: readonly ScoreOutcome[], live: readonly Scor
   let differing = 0
   let failed = 0
   let largest = 0
+  let firstFailure: string | undefined
   cached.forEach((outcome, i) => {
     const delta = maxDelta(outcome, live[i]!)
-    if (delta === Infinity) failed++
-    else largest = Math.max(largest, delta)
+    if (delta === Infinity) {
+      failed++
+      if (firstFailure === undefined && isScoreFailure(live[i])) firstFailure = live[i]!.message
+    } else largest = Math.max(largest, delta)
     if (delta > VERIFY_TOLERANCE) differing++
   })
-  return { checked: cached.length, differing, maxDelta: largest, failed }
+  return { checked: cached.length, differing, maxDelta: largest, failed, ...(firstFailure !== undefined ? { firstFailure } : {}) }
 }
 
-/** The run's one-line error when re-checked hits differ. */
+/**
+ * The run's one-line error when re-checked hits differ; when every difference is a live
+ * failure, it says the hits could not be checked (a run never ends green on unchecked hits).
+ */
 export function staleCacheError(outcome: VerifyOutcome, label: string): ScorerError {
-  const failed = outcome.failed > 0 ? `; ${outcome.failed} failed live` : ''
+  const first = outcome.firstFailure !== undefined ? ` (first: ${outcome.firstFailure})` : ''
+  if (outcome.failed === outcome.differing)
+    return new ScorerError(
+      `${label}: ${outcome.failed} of ${outcome.checked} re-checked cache hits failed live${first}, so the cache could not be checked against the server; ` +
+        'run again when it answers, or opt out of the check with cache verify 0',
+    )
+  const failed = outcome.failed > 0 ? `; ${outcome.failed} failed live${first}` : ''
   return new ScorerError(
     `${label}: the server's answers changed under the same model name: ${outcome.differing} of ${outcome.checked} re-checked cache hits differ ` +
       `(max |Δp| ${outcome.maxDelta.toFixed(3)}${failed}); the cache is stale for this deployment: clear it (\`sceptic cache clear\`) or name the deployment distinctly`,

@@ -47,7 +47,7 @@ describe('the spot-check rules', () => {
     // A near-tie flipped by jitter is equal; a real change is not.
     expect(compareHits([[0.505, 0.495]], [[0.495, 0.505]]).differing).toBe(0)
     expect(compareHits([[0.9, 0.1]], [[0.1, 0.9]])).toMatchObject({ differing: 1, maxDelta: expect.closeTo(0.8, 12) })
-    expect(compareHits([[0.5, 0.5]], [{ failure: 'error', message: 'down' }])).toMatchObject({ differing: 1, failed: 1 })
+    expect(compareHits([[0.5, 0.5]], [{ failure: 'error', message: 'down' }])).toMatchObject({ differing: 1, failed: 1, firstFailure: 'down' })
     expect(compareHits([[0.5, 0.5]], [[0.3, 0.3, 0.4]])).toMatchObject({ differing: 1, failed: 1 })
   })
 
@@ -72,11 +72,13 @@ describe('the spot-check rules', () => {
 
 describe('an openAIScorer behind the cache, against a real HTTP server on 127.0.0.1', () => {
   // The server's "weights": the fake model, or a new one that only ever answers A.
-  let weights: 'old' | 'new' = 'old'
+  let weights: 'old' | 'new' | 'down' = 'old'
   let server: Awaited<ReturnType<typeof startFakeOpenAI>>
   const dirs: string[] = []
   beforeAll(async () => {
-    server = await startFakeOpenAI((): Behaviour => (weights === 'old' ? { kind: 'ok' } : { kind: 'only-letters', letters: ['A'] }))
+    server = await startFakeOpenAI(
+      (): Behaviour => (weights === 'old' ? { kind: 'ok' } : weights === 'new' ? { kind: 'only-letters', letters: ['A'] } : { kind: 'status', status: 400 }),
+    )
   })
   afterAll(async () => server.close())
   afterEach(() => {
@@ -130,6 +132,19 @@ describe('an openAIScorer behind the cache, against a real HTTP server on 127.0.
     )
     expect(error?.message).not.toMatch(/\n/)
     expect(server.received.length - before).toBe(8)
+  })
+
+  it('a server that fails the re-checks fails the run: its hits could not be checked', async () => {
+    const dir = cacheDir()
+    await run(dir)
+    // The same deployment (model and URL), now refusing every request.
+    weights = 'down'
+    const error = await run(dir).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    )
+    expect(error?.name).toBe('ScorerError')
+    expect(error?.message).toMatch(/: 8 of 8 re-checked cache hits failed live \(first: .+\), so the cache could not be checked against the server; run again when it answers, or opt out of the check with cache verify 0$/)
   })
 
   it('fewer hits than the count: all are re-checked; verify 0 makes no live call', async () => {
