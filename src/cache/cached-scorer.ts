@@ -11,6 +11,9 @@ import { isFlaggedScore, isScoreFailure, type FallibleScoreFn, type ScoreOutcome
 import { requestKey, scorerId, type CacheIdentity } from './key.ts'
 import type { CacheEntry } from './segment.ts'
 import type { CacheStore } from './store.ts'
+import { checkHits } from './check-hits.ts'
+import { DEFAULT_CACHE_VERIFY } from './config.ts'
+import { verifyPlan } from './verify.ts'
 
 /** Options of {@link cachedScorer}. */
 export interface CachedScorerOptions {
@@ -24,6 +27,12 @@ export interface CachedScorerOptions {
    * the one being fsynced. Default 256.
    */
   readonly writeEvery?: number
+  /**
+   * Hits of a remote scorer re-checked live over this wrapper's life (docs/cache.md, "Remote
+   * scorers"): the CLI wraps once per run, `describeDecisions` once per suite. 0 opts out.
+   * Default {@link DEFAULT_CACHE_VERIFY} (8).
+   */
+  readonly verify?: number
 }
 
 /** Default {@link CachedScorerOptions.writeEvery}. */
@@ -37,8 +46,13 @@ export type CachedScorer = FallibleScoreFn & { readonly [CACHE_COUNTS]: CacheCou
 
 /** Wrap `score` with the cache. Extra call arguments (an AbortSignal) are passed through. */
 export function cachedScorer(score: FallibleScoreFn, options: CachedScorerOptions): CachedScorer {
-  const { identity, store, writeEvery = DEFAULT_WRITE_EVERY } = options
-  const counts: CacheCounts = { hits: 0, misses: 0 }
+  const { identity, store, writeEvery = DEFAULT_WRITE_EVERY, verify = DEFAULT_CACHE_VERIFY } = options
+  const plan = verifyPlan(identity, verify)
+  const counts: CacheCounts = {
+    hits: 0,
+    misses: 0,
+    ...(plan === 'check' ? { verified: 0 } : plan === 'sampled' || plan === 'off' ? { verifySkipped: plan } : {}),
+  }
   let id: Promise<string> | undefined
   const resolveId = () =>
     (id ??= scorerId(identity, store.dir, store.mode === 'read-write').then((value) => {
@@ -58,6 +72,11 @@ export function cachedScorer(score: FallibleScoreFn, options: CachedScorerOption
     })
     counts.hits += requests.length - missing.length
     counts.misses += missing.length
+    // Before any miss is scored: a stale cache fails the run before it spends on the rest.
+    if (plan === 'check' && counts.verified! < verify && missing.length < requests.length) {
+      const sample = await checkHits({ score, requests, out, missing, take: verify - counts.verified!, label: identity.label, rest })
+      counts.verified! += sample
+    }
     if (missing.length === 0) return out
     // Misses go to the scorer in slices of whole decisions, each stored as soon as it is
     // scored, so a run killed mid-call loses at most the slice in flight and the one still

@@ -15,7 +15,16 @@ export interface CacheOptions {
   readonly dir?: string
   /** `read-write` (default), `read-only` (serve, never grow) or `off`. Default: `SCEPTIC_CACHE_MODE`, else `read-write`. */
   readonly mode?: CacheMode
+  /**
+   * Cache hits of a remote scorer (`openAIScorer`) re-scored live per run and compared with
+   * the cached vectors; a difference fails the run (docs/cache.md, "Remote scorers"). An
+   * integer ≥ 0; `0` opts out. Default: `SCEPTIC_CACHE_VERIFY`, else {@link DEFAULT_CACHE_VERIFY}.
+   */
+  readonly verify?: number
 }
+
+/** Default {@link CacheOptions.verify}: hits of a remote scorer re-checked live per run. */
+export const DEFAULT_CACHE_VERIFY = 8
 
 /** A resolved cache setting. */
 export interface ResolvedCache {
@@ -23,12 +32,24 @@ export interface ResolvedCache {
   readonly dir: string
   /** How it is used. */
   readonly mode: CacheMode
+  /** Remote-scorer hits to re-check live per run (≥ 0). */
+  readonly verify: number
 }
 
 /** Name of the environment variable that sets the cache directory. */
 export const CACHE_DIR_ENV = 'SCEPTIC_CACHE_DIR'
 /** Name of the environment variable that sets the cache mode. */
 export const CACHE_MODE_ENV = 'SCEPTIC_CACHE_MODE'
+/** Name of the environment variable that sets how many remote-scorer hits are re-checked live. */
+export const CACHE_VERIFY_ENV = 'SCEPTIC_CACHE_VERIFY'
+
+/** A verify count (an integer ≥ 0), or a ConfigError naming where it came from. */
+export function parseCacheVerify(value: unknown, source: string): number {
+  const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)
+    throw new ConfigError(`${source} must be an integer ≥ 0 (hits re-checked live; 0 opts out), got ${JSON.stringify(value)}`)
+  return n
+}
 
 /** A mode, or a ConfigError naming where it came from. */
 export function parseCacheMode(value: string, source: string): CacheMode {
@@ -60,5 +81,8 @@ export function resolveCache(
   const mode = given.mode !== undefined ? parseCacheMode(given.mode, 'cache.mode') : envMode ? parseCacheMode(envMode, CACHE_MODE_ENV) : 'read-write'
   const envDir = env[CACHE_DIR_ENV]
   const dir = given.dir !== undefined ? resolve(cwd, given.dir) : envDir ? resolve(cwd, envDir) : defaultCacheDir(cwd)
-  return { dir, mode }
+  const envVerify = env[CACHE_VERIFY_ENV]
+  const verify =
+    given.verify !== undefined ? parseCacheVerify(given.verify, 'cache.verify') : envVerify ? parseCacheVerify(envVerify, CACHE_VERIFY_ENV) : DEFAULT_CACHE_VERIFY
+  return { dir, mode, verify }
 }

@@ -1,7 +1,8 @@
 /** The score cache (docs/cache.md). */
 export { cachedScorer } from './cached-scorer.ts'
 export type { CachedScorer, CachedScorerOptions } from './cached-scorer.ts'
-export { CACHE_DIR_ENV, CACHE_MODE_ENV, defaultCacheDir, parseCacheMode, resolveCache } from './config.ts'
+export { CACHE_DIR_ENV, CACHE_MODE_ENV, CACHE_VERIFY_ENV, DEFAULT_CACHE_VERIFY, defaultCacheDir, parseCacheMode, resolveCache } from './config.ts'
+export { VERIFY_TOLERANCE } from './verify.ts'
 export type { CacheOptions, ResolvedCache } from './config.ts'
 export { requestKey, scorerId } from './key.ts'
 export type { CacheIdentity } from './key.ts'

@@ -25,6 +25,17 @@ export interface CacheIdentity {
   readonly files?: Readonly<Record<string, string>>
   /** JSON settings that decide the output (sampling parameters, dtype, template, …). */
   readonly settings?: unknown
+  /**
+   * The vectors come from a process the key cannot digest (a server that may load new
+   * weights under the same model name): its cache hits are spot-checked live
+   * (docs/cache.md, "Remote scorers: hits re-checked live"). Not part of the key. Default `false`.
+   */
+  readonly remote?: boolean
+  /**
+   * The scorer samples (e.g. `generate` mode at a temperature above 0): two calls may
+   * rightly differ, so hits are never re-checked live. Not part of the key. Default `false`.
+   */
+  readonly sampled?: boolean
 }
 
 /**

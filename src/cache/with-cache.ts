@@ -49,5 +49,5 @@ export function withCache<S extends ScoreFn | FallibleScoreFn>(score: S, options
     store = new CacheStore(resolved.dir, { mode: resolved.mode, ...(options.onWarning ? { onWarning: options.onWarning } : {}) })
     opened.set(name, store)
   }
-  return cachedScorer(score as FallibleScoreFn, { identity, store })
+  return cachedScorer(score as FallibleScoreFn, { identity, store, verify: resolved.verify })
 }

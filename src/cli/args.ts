@@ -123,12 +123,14 @@ export const CACHE_FLAGS = {
   cache: { type: 'string', value: 'DIR', description: 'score cache directory (default SCEPTIC_CACHE_DIR, else node_modules/.cache/vitest-sceptic/)' },
   'no-cache': { type: 'boolean', description: 'neither read nor write the score cache' },
   'cache-mode': { type: 'string', value: 'MODE', description: 'score cache mode: read-write (default), read-only, off' },
+  'cache-verify': { type: 'string', value: 'N', description: "a remote scorer's cache hits re-scored live per run; a difference fails the run (default SCEPTIC_CACHE_VERIFY, else 8; 0 opts out)" },
 } as const satisfies OptionTable
 
-/** `--cache DIR`, `--no-cache`, `--cache-mode MODE` as the cache option (`undefined` parts fall back to the environment). */
+/** `--cache DIR`, `--no-cache`, `--cache-mode MODE`, `--cache-verify N` as the cache option (`undefined` parts fall back to the environment). */
 export function cacheFromFlags(values: Record<string, string | boolean | undefined>): CacheOptions | false {
   const dir = values.cache as string | undefined
   const mode = values['cache-mode'] as string | undefined
+  const verify = integer(values['cache-verify'] as string | undefined, 'cache-verify')
   if (values['no-cache'] === true) {
     if (dir !== undefined || (mode !== undefined && mode !== 'off')) throw new UsageError('--no-cache cannot be combined with --cache or --cache-mode')
     return false
@@ -136,5 +138,6 @@ export function cacheFromFlags(values: Record<string, string | boolean | undefin
   return {
     ...(dir !== undefined ? { dir } : {}),
     ...(mode !== undefined ? { mode: parseCacheMode(mode, '--cache-mode') } : {}),
+    ...(verify !== undefined ? { verify } : {}),
   }
 }

@@ -9,6 +9,16 @@ export interface CacheCounts {
   hits: number
   /** Requests the cache passed to the scorer (scored now, and stored when valid). */
   misses: number
+  /**
+   * Hits re-scored live and found equal (remote scorers only, docs/cache.md "Remote
+   * scorers"); absent for scorers whose hits are not re-checked. Optional: older JSON lacks it.
+   */
+  verified?: number
+  /**
+   * Why a remote scorer's hits were not re-checked: `sampled` (its answers are random
+   * draws), `off` (the cache's `verify` set to 0). Absent otherwise.
+   */
+  verifySkipped?: 'sampled' | 'off'
 }
 
 /** Property under which a caching scorer exposes its running {@link CacheCounts}. */
@@ -17,18 +27,36 @@ export const CACHE_COUNTS: unique symbol = Symbol.for('vitest-sceptic.cacheCount
 /** The running counts of a caching scorer, copied; `undefined` for any other scorer. */
 export function readCacheCounts(score: unknown): CacheCounts | undefined {
   const counts = (score as { [CACHE_COUNTS]?: CacheCounts } | null | undefined)?.[CACHE_COUNTS]
-  return counts ? { hits: counts.hits, misses: counts.misses } : undefined
+  return counts ? copy(counts) : undefined
+}
+
+/** A copy keeping the optional fields only when present (JSON stays as before for other scorers). */
+function copy(counts: CacheCounts, hits = counts.hits, misses = counts.misses, verified = counts.verified): CacheCounts {
+  return {
+    hits,
+    misses,
+    ...(verified !== undefined ? { verified } : {}),
+    ...(counts.verifySkipped !== undefined ? { verifySkipped: counts.verifySkipped } : {}),
+  }
 }
 
 /** What a caching scorer did since `before` (from {@link readCacheCounts}); `undefined` when it is not one. */
 export function cacheCountsSince(score: unknown, before: CacheCounts | undefined): CacheCounts | undefined {
   const now = readCacheCounts(score)
   if (!now || !before) return undefined
-  return { hits: now.hits - before.hits, misses: now.misses - before.misses }
+  const verified = now.verified !== undefined ? now.verified - (before.verified ?? 0) : undefined
+  return copy(now, now.hits - before.hits, now.misses - before.misses, verified)
 }
 
-/** The report's cache line: `4,812 hits, 188 scored` (thousands separated, locale-independent). */
+/**
+ * The report's cache line: `4,812 hits, 188 scored` (thousands separated, locale-independent),
+ * and for a remote scorer with hits `, 8 re-checked live` or why they were not.
+ */
 export function formatCacheCounts(counts: CacheCounts): string {
   const n = (value: number) => value.toLocaleString('en-US')
-  return `${n(counts.hits)} hit${counts.hits === 1 ? '' : 's'}, ${n(counts.misses)} scored`
+  const line = `${n(counts.hits)} hit${counts.hits === 1 ? '' : 's'}, ${n(counts.misses)} scored`
+  if (counts.hits === 0) return line
+  if (counts.verifySkipped === 'sampled') return `${line}, hits not re-checked live (a sampling scorer)`
+  if (counts.verifySkipped === 'off') return `${line}, hits not re-checked live (cache verify 0)`
+  return counts.verified !== undefined ? `${line}, ${n(counts.verified)} re-checked live` : line
 }

@@ -154,7 +154,8 @@ export function partFileText(part: PartContent): string {
     settings: part.settings,
     scorer: part.scorer,
     manifest: part.manifest,
-    cache: part.cache ?? null,
+    // Only the counts the merge sums (a remote scorer's re-check count stays with its shard's run).
+    cache: part.cache ? { hits: part.cache.hits, misses: part.cache.misses } : null,
     records: part.records,
   }
   const lines = [JSON.stringify(header)]

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import type { Plugin } from 'vite'
 import { configDefaults } from 'vitest/config'
 import type { Vitest } from 'vitest/node'
-import { parseCacheMode, type CacheOptions } from '../cache/config.ts'
+import { parseCacheMode, parseCacheVerify, type CacheOptions } from '../cache/config.ts'
 import { ConfigError } from '../core/index.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, type ScepticContext, type SharedModelOptions } from './context.ts'
 import { withEvalInclude } from './include.ts'
@@ -63,7 +63,7 @@ export interface ScepticPluginOptions extends SuiteDefaults {
    */
   models?: Record<string, string | Omit<SharedModelOptions, 'model'> & { model: string }>
   /**
-   * The score cache for every suite (docs/cache.md): `{ dir, mode }` (`dir` relative to
+   * The score cache for every suite (docs/cache.md): `{ dir, mode, verify }` (`dir` relative to
    * the Vitest root) or `false` (off). Default: `SCEPTIC_CACHE_DIR` / `SCEPTIC_CACHE_MODE`,
    * else read-write in `node_modules/.cache/vitest-sceptic/` of the nearest package.
    */
@@ -173,6 +173,7 @@ function builtFile(stem: string): string {
 function resolveCacheOption(cache: CacheOptions | false, root: string): CacheOptions | false {
   if (cache === false) return false
   if (cache.mode !== undefined) parseCacheMode(cache.mode, 'sceptic({ cache: { mode } })')
+  if (cache.verify !== undefined) parseCacheVerify(cache.verify, 'sceptic({ cache: { verify } })')
   return { ...cache, ...(cache.dir !== undefined ? { dir: resolve(root, cache.dir) } : {}) }
 }
 

@@ -5,7 +5,9 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { EvalResult, ScoreRequest } from '../../src/core/index.ts'
 import { describeDecisions } from '../../src/vitest/describe-decisions.ts'
+import { openAIScorer } from '../../src/scorers/http/index.ts'
 import { decision } from '../helpers/decisions.ts'
+import { startFakeOpenAI } from '../helpers/fake-openai.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'sceptic-suite-cache-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -43,5 +45,26 @@ describe('describeDecisions and the cache', () => {
     expect(results.off!.manifest.cache).toBeUndefined()
     expect(results.warm!.records).toEqual(results.off!.records)
     expect(readdirSync(join(dir, 'segments'))).toHaveLength(1)
+  })
+})
+
+// A remote scorer: the warm suite re-checks 8 hits live against the same server.
+const server = await startFakeOpenAI()
+afterAll(() => server.close())
+const remote = openAIScorer({ baseURL: server.baseURL, model: 'triage', retries: 0 })
+const remoteData = Array.from({ length: 6 }, (_, i) => decision(3, i % 3, { id: `r${i}`, state: `The ticket mentions Option ${i % 3}.` }))
+const remoteSeen: number[] = []
+for (const name of ['remote cold', 'remote warm'])
+  describeDecisions(name, { data: remoteData, scorer: remote, debias: 'cyclic', cache: { dir: join(dir, 'remote'), mode: 'read-write' }, baseline: false }, (result) => {
+    results[name] = result
+    remoteSeen.push(server.received.length)
+  })
+
+describe('describeDecisions with a remote scorer and the cache', () => {
+  it('re-checks 8 hits live in the warm suite and says so in the manifest', () => {
+    expect(remoteSeen).toEqual([18, 26])
+    expect(results['remote cold']!.manifest.cache).toEqual({ hits: 0, misses: 18, verified: 0 })
+    expect(results['remote warm']!.manifest.cache).toEqual({ hits: 18, misses: 0, verified: 8 })
+    expect(results['remote warm']!.balancedAccuracy).toBe(results['remote cold']!.balancedAccuracy)
   })
 })

@@ -4,7 +4,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { pathToFileURL } from 'node:url'
 import { CLI, ROOT, sceptic } from '../helpers/run.ts'
+import { startFakeOpenAI, type Behaviour } from '../helpers/fake-openai.ts'
 
 const SCORER = join(ROOT, 'test/fixtures/cache/slow-scorer.mjs')
 const MODEL = join(ROOT, 'examples/models/tiny')
@@ -151,5 +153,42 @@ describe('sceptic evaluate with the score cache', () => {
     const off = await sceptic(['evaluate', TICKETS, '--scorer', SCORER, '--no-cache'], { env: { ...rw, SCEPTIC_CACHE_DIR: cache, SCEPTIC_TEST_MS_PER_REQUEST: '0' } })
     expect(off.code).toBe(0)
     expect(existsSync(cache)).toBe(false)
+  })
+})
+
+describe('sceptic evaluate with a remote scorer: cache hits re-checked live', () => {
+  it('an unchanged server passes with 8 hits re-checked (counted in the endpoint stats); changed answers under the same model name exit 4 in one line', async () => {
+    let weights: 'old' | 'new' = 'old'
+    const server = await startFakeOpenAI((): Behaviour => (weights === 'old' ? { kind: 'ok' } : { kind: 'only-letters', letters: ['A'] }))
+    try {
+      const module = join(dir, 'remote.mjs')
+      const http = pathToFileURL(join(ROOT, 'dist/http/index.js')).href
+      writeFileSync(module, `import { openAIScorer } from ${JSON.stringify(http)}\nexport default openAIScorer({ baseURL: process.env.SCEPTIC_TEST_URL, model: 'triage', retries: 0 })\n`)
+      const cache = join(dir, 'remote-cache')
+      const out = join(dir, 'remote.json')
+      const args = ['evaluate', TICKETS, '--scorer', module, '--debias', 'cyclic', '--no-statistics', '--cache', cache, '--json-out', out]
+      const env = { ...rw, SCEPTIC_TEST_URL: server.baseURL }
+      const cold = await sceptic(args, { env })
+      expect(cold.code, cold.stderr).toBe(0)
+      expect(server.received).toHaveLength(168)
+      const warm = await sceptic(args, { env })
+      expect(warm.code, warm.stderr).toBe(0)
+      expect(server.received).toHaveLength(176)
+      expect(warm.stdout).toMatch(/^cache\s+168 hits, 0 scored, 8 re-checked live$/m)
+      const manifest = JSON.parse(readFileSync(out, 'utf8')).manifest
+      expect(manifest.cache).toEqual({ hits: 168, misses: 0, verified: 8 })
+      expect(Object.values(manifest.endpoints).map((e: any) => e.requests)).toEqual([8])
+      weights = 'new'
+      const stale = await sceptic(args, { env })
+      expect(stale.code).toBe(4)
+      expect(stale.stderr.split('\n').filter((line) => line.startsWith('sceptic:'))).toEqual([
+        expect.stringMatching(/^sceptic: ScorerError: .*the server's answers changed under the same model name: [1-8] of 8 re-checked cache hits differ \(max \|Δp\| 0\.\d{3}\); the cache is stale for this deployment: clear it \(`sceptic cache clear`\) or name the deployment distinctly$/),
+      ])
+      const bad = await sceptic([...args, '--cache-verify', 'some'], { env })
+      expect(bad.code).toBe(2)
+      expect(bad.stderr).toBe('sceptic: UsageError: --cache-verify must be an integer ≥ 0, got "some"\n')
+    } finally {
+      await server.close()
+    }
   })
 })

@@ -66,6 +66,9 @@ function identity({ endpoints, several, model, api, mode, temperature, maxTokens
     cacheIdentity: {
       kind: 'http',
       label: `${model} at ${where}`,
+      // A server can load new weights under the same name: hits are re-checked live, unless sampled.
+      remote: true,
+      sampled: mode === 'generate' && temperature > 0,
       settings: {
         // Replicas serve one model: their URLs are deployment, not identity, so adding or
         // moving one keeps the cache valid (docs/cache.md). One URL stays in the key as before.
