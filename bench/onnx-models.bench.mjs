@@ -6,7 +6,8 @@
 // scored by, each in its own child process (so peak RSS is its own):
 //   - transformers.js, its best plain usage: left-padded batches of 8, one forward per
 //     batch, last-position logits at the letter ids;
-//   - onnxScorer with default settings on the fp32 model;
+//   - onnxScorer with default settings on the fp32 model, and on its `sceptic optimize-model`
+//     output (LM head on the last position, letter rows only);
 //   - onnxScorer on `sceptic quantize-model` output: MatMulNBits 4 and 8 bits, and the
 //     int8 format (MatMulIntegerToFloat, int8 weights per column, activations per row).
 // Reported: decisions/s, ratios to transformers.js and to fp32, max |Δp| and top-option
@@ -16,7 +17,8 @@
 // follows: tokens each side runs (transformers.js: padded batch rows x width; onnxScorer:
 // its stats.tokensRun, each shared prefix once) and CPU seconds, so the ratio's ceiling at
 // equal matmul speed is visible. Options: --decisions N (default 16), --hidden N (default
-// 1024), --head-scale X (default 8), --rounds N (default 3), --child (internal).
+// 1024), --head-scale X (default 8), --rounds N (default 3), --vocab N (default 1024; a
+// real model's 32k-150k makes the LM head a large share of the work), --child (internal).
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -27,12 +29,12 @@ import { loadFixture } from '../scripts/load-fixture.mjs'
 import { makeBenchDecisions } from './decisions.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-/** The benchmark decoder: `hidden` wide, 4 layers, 64-wide heads, LM head scaled by `headScale`. */
-const benchModel = (hidden, headScale) => ({ hidden, layers: 4, heads: hidden / 64, ffn: 4 * hidden, vocab: 1024, maxPositions: 512, seed: 3, headScale })
+/** The benchmark decoder: `hidden` wide, 4 layers, 64-wide heads, `vocab` logits, LM head scaled by `headScale`. */
+const benchModel = (hidden, headScale, vocab) => ({ hidden, layers: 4, heads: hidden / 64, ffn: 4 * hidden, vocab, maxPositions: 512, seed: 3, headScale })
 
 /** In a child: score `decisions` with `kind` on `dir`, print { seconds, probabilities, maxRSS } as JSON. */
 async function child(kind, dir, count) {
-  const { decisions } = await makeBenchDecisions(dir.replace(/-(q\d|int8)$/, ''), count, { tokens: 230, measure: 'prompt' })
+  const { decisions } = await makeBenchDecisions(dir.replace(/-(q\d|int8|readout)$/, ''), count, { tokens: 230, measure: 'prompt' })
   const { evaluateWithScorer, buildPrompt } = await import(join(root, 'dist/core/index.js'))
   let scorer
   let close = async () => {}
@@ -142,8 +144,8 @@ async function alternate(dir, decisions, rounds) {
   return { transformers: pick(runs.transformers), onnx: pick(runs.onnx), ratios: runs.onnx.map((run, i) => runs.transformers[i].seconds / run.seconds) }
 }
 
-export async function modelsBench({ decisions = 16, hidden = 1024, headScale = 8, rounds = 3 } = {}) {
-  const MID = benchModel(hidden, headScale)
+export async function modelsBench({ decisions = 16, hidden = 1024, headScale = 8, rounds = 3, vocab = 1024 } = {}) {
+  const MID = benchModel(hidden, headScale, vocab)
   const fixture = await loadFixture()
   const tmp = mkdtempSync(join(tmpdir(), 'sceptic-models-bench-'))
   try {
@@ -160,11 +162,15 @@ export async function modelsBench({ decisions = 16, hidden = 1024, headScale = 8
       if (made.status !== 0) throw new Error(`quantize-model failed: ${made.stderr}`)
       console.log(made.stdout.split('\n')[0])
     }
+    const optimized = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'optimize-model', dir, '--model-out', `${dir}-readout`], { encoding: 'utf8' })
+    if (optimized.status !== 0) throw new Error(`optimize-model failed: ${optimized.stderr}`)
+    console.log(optimized.stdout.split('\n')[0])
     console.log(`model: hidden ${MID.hidden}, ${MID.layers} layers, ffn ${MID.ffn}, vocab ${MID.vocab}, LM head x${headScale}; ${decisions} decisions x 4 orderings (cyclic), ~230-token prompts; each scorer in its own process`)
     const pair = await alternate(dir, decisions, rounds)
     const runs = {
       'transformers.js (batches of 8)': pair.transformers,
       'onnxScorer fp32': pair.onnx,
+      'onnxScorer fp32 optimize-model': await runChild('onnx', `${dir}-readout`, decisions),
       'onnxScorer quantize-model 4-bit': await runChild('onnx', `${dir}-q4`, decisions),
       'onnxScorer quantize-model 8-bit': await runChild('onnx', `${dir}-q8`, decisions),
       'onnxScorer quantize-model int8': await runChild('onnx', `${dir}-int8`, decisions),
@@ -194,6 +200,6 @@ export async function modelsBench({ decisions = 16, hidden = 1024, headScale = 8
   }
 }
 
-const { values: args } = parseArgs({ options: { child: { type: 'string' }, dir: { type: 'string' }, decisions: { type: 'string', default: '16' }, hidden: { type: 'string', default: '1024' }, 'head-scale': { type: 'string', default: '8' }, rounds: { type: 'string', default: '3' } }, strict: false })
+const { values: args } = parseArgs({ options: { child: { type: 'string' }, dir: { type: 'string' }, decisions: { type: 'string', default: '16' }, hidden: { type: 'string', default: '1024' }, 'head-scale': { type: 'string', default: '8' }, rounds: { type: 'string', default: '3' }, vocab: { type: 'string', default: '1024' } }, strict: false })
 if (args.child) await child(args.child, args.dir, Number(args.decisions))
-else if (import.meta.url === `file://${process.argv[1]}`) await modelsBench({ decisions: Number(args.decisions), hidden: Number(args.hidden), headScale: Number(args['head-scale']), rounds: Number(args.rounds) })
+else if (import.meta.url === `file://${process.argv[1]}`) await modelsBench({ decisions: Number(args.decisions), hidden: Number(args.hidden), headScale: Number(args['head-scale']), rounds: Number(args.rounds), vocab: Number(args.vocab) })
