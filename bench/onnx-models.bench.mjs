@@ -6,15 +6,21 @@
 // scored by, each in its own child process (so peak RSS is its own):
 //   - transformers.js, its best plain usage: left-padded batches of 8, one forward per
 //     batch, last-position logits at the letter ids;
-//   - onnxScorer with default settings on the fp32 model;
+//   - onnxScorer with default settings on the fp32 model, and on its `sceptic optimize-model`
+//     output (LM head on the last position, letter rows only);
 //   - onnxScorer on `sceptic quantize-model` output: MatMulNBits 4 and 8 bits, and the
 //     int8 format (MatMulIntegerToFloat, int8 weights per column, activations per row).
 // Reported: decisions/s, ratios to transformers.js and to fp32, max |Δp| and top-option
 // agreement against fp32 (on decisions whose fp32 margin between the top two > 0.05),
-// and peak RSS per child. Options: --decisions N (default 16), --hidden N (default 1024),
-// --head-scale X (default 8), --child (internal).
+// and peak RSS per child. transformers.js and fp32 run alternately for --rounds rounds
+// (medians reported, with the load average): their ratio is the headline. The time split
+// follows: tokens each side runs (transformers.js: padded batch rows x width; onnxScorer:
+// its stats.tokensRun, each shared prefix once) and CPU seconds, so the ratio's ceiling at
+// equal matmul speed is visible. Options: --decisions N (default 16), --hidden N (default
+// 1024), --head-scale X (default 8), --rounds N (default 3), --vocab N (default 1024; a
+// real model's 32k-150k makes the LM head a large share of the work), --child (internal).
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -23,15 +29,16 @@ import { loadFixture } from '../scripts/load-fixture.mjs'
 import { makeBenchDecisions } from './decisions.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-/** The benchmark decoder: `hidden` wide, 4 layers, 64-wide heads, LM head scaled by `headScale`. */
-const benchModel = (hidden, headScale) => ({ hidden, layers: 4, heads: hidden / 64, ffn: 4 * hidden, vocab: 1024, maxPositions: 512, seed: 3, headScale })
+/** The benchmark decoder: `hidden` wide, 4 layers, 64-wide heads, `vocab` logits, LM head scaled by `headScale`. */
+const benchModel = (hidden, headScale, vocab) => ({ hidden, layers: 4, heads: hidden / 64, ffn: 4 * hidden, vocab, maxPositions: 512, seed: 3, headScale })
 
 /** In a child: score `decisions` with `kind` on `dir`, print { seconds, probabilities, maxRSS } as JSON. */
 async function child(kind, dir, count) {
-  const { decisions } = await makeBenchDecisions(dir.replace(/-(q\d|int8)$/, ''), count, { tokens: 230, measure: 'prompt' })
+  const { decisions } = await makeBenchDecisions(dir.replace(/-(q\d|int8|readout)$/, ''), count, { tokens: 230, measure: 'prompt' })
   const { evaluateWithScorer, buildPrompt } = await import(join(root, 'dist/core/index.js'))
   let scorer
   let close = async () => {}
+  let stats = () => 0
   if (kind === 'transformers') {
     const tf = await import('@huggingface/transformers')
     tf.env.allowRemoteModels = false
@@ -42,11 +49,13 @@ async function child(kind, dir, count) {
     tokenizer.padding_side = 'left'
     const model = await tf.AutoModelForCausalLM.from_pretrained(name, { dtype: 'fp32', device: 'cpu' })
     const letters = ['A', 'B', 'C', 'D'].map((l) => tokenizer.encode('Answer: ' + l, { add_special_tokens: false }).at(-1))
+    let tokensRun = 0
     scorer = async (requests) => {
       const out = []
       for (let i = 0; i < requests.length; i += 8) {
         const slice = requests.slice(i, i + 8)
         const inputs = tokenizer(slice.map((r) => r.prompt), { padding: true })
+        tokensRun += inputs.input_ids.dims[0] * inputs.input_ids.dims[1]
         const { logits } = await model(inputs)
         const [rows, positions, vocab] = logits.dims
         for (let r = 0; r < rows; r++) {
@@ -61,12 +70,14 @@ async function child(kind, dir, count) {
       return out
     }
     close = () => model.dispose()
+    stats = () => tokensRun
     void buildPrompt
   } else {
     const { onnxScorer } = await import(join(root, 'dist/onnx/index.js'))
     scorer = onnxScorer({ model: dir })
     await scorer.ready()
     close = () => scorer.close()
+    stats = () => scorer.stats.tokensRun
   }
   await evaluateWithScorer(decisions.slice(0, 2), scorer, { debias: 'cyclic', statistics: false }) // warm-up
   // Every prompt's letter vector as scored, by prompt text (calls may finish in any order).
@@ -76,13 +87,17 @@ async function child(kind, dir, count) {
     requests.forEach((request, i) => (prompts[request.prompt] = out[i]))
     return out
   }, { description: scorer.description ?? kind })
+  const tokensBefore = stats()
+  const cpuBefore = process.cpuUsage()
   const started = performance.now()
   const result = await evaluateWithScorer(decisions, recording, { debias: 'cyclic', statistics: false, storePrompts: false })
   const seconds = (performance.now() - started) / 1000
+  const cpu = process.cpuUsage(cpuBefore)
+  const tokensRun = stats() - tokensBefore
   await close()
   // Per decision, the debiased probability of each option, in the criterion's option order.
   const probabilities = result.records.map((r) => (Array.isArray(r.probabilities) ? r.probabilities : Object.values(r.probabilities)))
-  process.stdout.write(JSON.stringify({ seconds, probabilities, prompts, maxRSS: process.resourceUsage().maxRSS * 1024 }) + '\n')
+  process.stdout.write(JSON.stringify({ seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, tokensRun, probabilities, prompts, maxRSS: process.resourceUsage().maxRSS * 1024 }) + '\n')
 }
 
 function runChild(kind, dir, count) {
@@ -111,8 +126,26 @@ function agreement(got, reference) {
   return { maxDelta, clear, same }
 }
 
-export async function modelsBench({ decisions = 16, hidden = 1024, headScale = 8 } = {}) {
-  const MID = benchModel(hidden, headScale)
+/** The middle value (the lower middle one for an even count). */
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ')[0]
+
+/** `rounds` alternating runs of transformers.js and fp32: the run of each with the median time, plus every time. */
+async function alternate(dir, decisions, rounds) {
+  const runs = { transformers: [], onnx: [] }
+  for (let round = 0; round < rounds; round++)
+    for (const kind of Object.keys(runs)) {
+      const run = await runChild(kind, dir, decisions)
+      run.load = load()
+      runs[kind].push(run)
+      console.log(`round ${round + 1}/${rounds} ${kind === 'onnx' ? 'onnxScorer fp32' : 'transformers.js'}: ${(decisions / run.seconds).toFixed(2)} decisions/s, ${run.cpuSeconds.toFixed(1)} CPU s, load average ${run.load}`)
+    }
+  const pick = (list) => list.find((run) => run.seconds === median(list.map((r) => r.seconds)))
+  return { transformers: pick(runs.transformers), onnx: pick(runs.onnx), ratios: runs.onnx.map((run, i) => runs.transformers[i].seconds / run.seconds) }
+}
+
+export async function modelsBench({ decisions = 16, hidden = 1024, headScale = 8, rounds = 3, vocab = 1024 } = {}) {
+  const MID = benchModel(hidden, headScale, vocab)
   const fixture = await loadFixture()
   const tmp = mkdtempSync(join(tmpdir(), 'sceptic-models-bench-'))
   try {
@@ -129,10 +162,15 @@ export async function modelsBench({ decisions = 16, hidden = 1024, headScale = 8
       if (made.status !== 0) throw new Error(`quantize-model failed: ${made.stderr}`)
       console.log(made.stdout.split('\n')[0])
     }
+    const optimized = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'optimize-model', dir, '--model-out', `${dir}-readout`], { encoding: 'utf8' })
+    if (optimized.status !== 0) throw new Error(`optimize-model failed: ${optimized.stderr}`)
+    console.log(optimized.stdout.split('\n')[0])
     console.log(`model: hidden ${MID.hidden}, ${MID.layers} layers, ffn ${MID.ffn}, vocab ${MID.vocab}, LM head x${headScale}; ${decisions} decisions x 4 orderings (cyclic), ~230-token prompts; each scorer in its own process`)
+    const pair = await alternate(dir, decisions, rounds)
     const runs = {
-      'transformers.js (batches of 8)': await runChild('transformers', dir, decisions),
-      'onnxScorer fp32': await runChild('onnx', dir, decisions),
+      'transformers.js (batches of 8)': pair.transformers,
+      'onnxScorer fp32': pair.onnx,
+      'onnxScorer fp32 optimize-model': await runChild('onnx', `${dir}-readout`, decisions),
       'onnxScorer quantize-model 4-bit': await runChild('onnx', `${dir}-q4`, decisions),
       'onnxScorer quantize-model 8-bit': await runChild('onnx', `${dir}-q8`, decisions),
       'onnxScorer quantize-model int8': await runChild('onnx', `${dir}-int8`, decisions),
@@ -151,11 +189,17 @@ export async function modelsBench({ decisions = 16, hidden = 1024, headScale = 8
         `${name.padEnd(34)} ${(decisions / run.seconds).toFixed(2).padStart(6)}   ${(base.seconds / run.seconds).toFixed(2).padStart(6)}×          ${(fp32.seconds / run.seconds).toFixed(2).padStart(5)}×  ${Math.max(maxDelta, perPrompt.maxDelta).toExponential(1).padStart(9)}         ${pct(same, clear)} | ${pct(perPrompt.same, perPrompt.clear)}     ${(run.maxRSS / 2 ** 20).toFixed(0)} MB`,
       )
     }
+    // The time split: both sides spend most of their time in the same fp32 matmuls, so the
+    // ratio of tokens run bounds the speed-up; the rest is how well each uses the 2 cores.
+    const tokensRatio = base.tokensRun / fp32.tokensRun
+    console.log(`\nfp32 ratio per round (transformers.js / onnxScorer time): ${pair.ratios.map((r) => r.toFixed(2) + '×').join(', ')}; median ${median(pair.ratios).toFixed(2)}×`)
+    console.log(`tokens run: transformers.js ${base.tokensRun} (padded rows × width), onnxScorer ${fp32.tokensRun} (shared prefixes once): ${tokensRatio.toFixed(2)}× fewer`)
+    console.log(`CPU seconds: transformers.js ${base.cpuSeconds.toFixed(1)}, onnxScorer ${fp32.cpuSeconds.toFixed(1)} (${(base.cpuSeconds / fp32.cpuSeconds).toFixed(2)}×); per 1000 tokens run: ${((1000 * base.cpuSeconds) / base.tokensRun).toFixed(2)} vs ${((1000 * fp32.cpuSeconds) / fp32.tokensRun).toFixed(2)} CPU s`)
   } finally {
     rmSync(tmp, { recursive: true, force: true })
   }
 }
 
-const { values: args } = parseArgs({ options: { child: { type: 'string' }, dir: { type: 'string' }, decisions: { type: 'string', default: '16' }, hidden: { type: 'string', default: '1024' }, 'head-scale': { type: 'string', default: '8' } }, strict: false })
+const { values: args } = parseArgs({ options: { child: { type: 'string' }, dir: { type: 'string' }, decisions: { type: 'string', default: '16' }, hidden: { type: 'string', default: '1024' }, 'head-scale': { type: 'string', default: '8' }, rounds: { type: 'string', default: '3' }, vocab: { type: 'string', default: '1024' } }, strict: false })
 if (args.child) await child(args.child, args.dir, Number(args.decisions))
-else if (import.meta.url === `file://${process.argv[1]}`) await modelsBench({ decisions: Number(args.decisions), hidden: Number(args.hidden), headScale: Number(args['head-scale']) })
+else if (import.meta.url === `file://${process.argv[1]}`) await modelsBench({ decisions: Number(args.decisions), hidden: Number(args.hidden), headScale: Number(args['head-scale']), rounds: Number(args.rounds), vocab: Number(args.vocab) })
