@@ -61,3 +61,8 @@ function prefix({ file, line, field }: DataLocation): string {
   const parts = [where, field === undefined ? '' : `field "${field}"`].filter(Boolean)
   return parts.length > 0 ? `${parts.join(', ')}: ` : ''
 }
+
+/** The first line of a thrown value's message (or of the value itself): what a one-line error quotes of a cause. */
+export function firstLineOf(error: unknown): string {
+  return String((error as Error)?.message ?? error).split('\n')[0]!
+}

@@ -7,7 +7,7 @@
  */
 import { Template } from '@huggingface/jinja'
 import type { Criterion } from '../../core/decisions.ts'
-import { ConfigError } from '../../core/errors.ts'
+import { ConfigError, firstLineOf } from '../../core/errors.ts'
 
 /** The chat options of the ONNX scorer (and the CLI's `--chat-template`, `--system`, `--chat-template-kwargs`). */
 export interface ChatOptions {
@@ -68,7 +68,7 @@ export function chatRenderer(options: ChatOptions, config: Readonly<Record<strin
   try {
     template = new Template(source)
   } catch (error) {
-    throw new ConfigError(`${where} does not compile: ${firstLine(error)}`)
+    throw new ConfigError(`${where} does not compile: ${firstLineOf(error)}`)
   }
   const specials: Record<string, string> = {}
   for (const key of SPECIAL_TOKENS) {
@@ -80,7 +80,7 @@ export function chatRenderer(options: ChatOptions, config: Readonly<Record<strin
     try {
       return template.render({ messages, add_generation_prompt: true, tools: null, documents: null, ...specials, ...kwargs })
     } catch (error) {
-      throw new ConfigError(`${where} fails to render: ${firstLine(error)}`)
+      throw new ConfigError(`${where} fails to render: ${firstLineOf(error)}`)
     }
   }
   // Fail at creation, not mid-run: a template that cannot render a simple prompt.
@@ -118,8 +118,4 @@ function specialToken(value: unknown): string | undefined {
   if (typeof value === 'string') return value
   if (value && typeof value === 'object' && typeof (value as { content?: unknown }).content === 'string') return (value as { content: string }).content
   return undefined
-}
-
-function firstLine(error: unknown): string {
-  return String((error as Error)?.message ?? error).split('\n')[0]!
 }

@@ -18,7 +18,7 @@ import { closeSync, copyFileSync, existsSync, linkSync, mkdirSync, openSync, rea
 import { createRequire } from 'node:module'
 import { dirname, join, relative, resolve } from 'node:path'
 import type { onnx as OnnxNamespace } from 'onnx-proto'
-import { ConfigError } from '../../core/errors.ts'
+import { ConfigError, firstLineOf } from '../../core/errors.ts'
 import { LETTERS } from '../../core/decisions.ts'
 import { locateModel } from './model-dir.ts'
 import { READOUT_FILE, type ReadoutFile } from './readout-file.ts'
@@ -71,7 +71,7 @@ export async function optimizeModel(inDir: string, outDir: string): Promise<Opti
   try {
     model = onnx.ModelProto.decode(readFileSync(path))
   } catch (error) {
-    return fail(`not an ONNX model (${String((error as Error).message).split('\n')[0]})`)
+    return fail(`not an ONNX model (${firstLineOf(error)})`)
   }
   // Decoded messages always carry their repeated fields as arrays; the generated I* types do not say so.
   const graph = (model.graph ?? fail('the model has no graph')) as unknown as DecodedGraph

@@ -13,7 +13,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { dirname, join, resolve } from 'node:path'
 import type { onnx as OnnxNamespace } from 'onnx-proto'
 import { externalize } from './external-data.ts'
-import { ConfigError } from '../../core/errors.ts'
+import { ConfigError, firstLineOf } from '../../core/errors.ts'
 import { locateModel } from './model-dir.ts'
 import { integerMatMulNodes, matMulConstants, quantizeColumns, sharedConstants } from './integer-matmul.ts'
 import { packNBits } from './nbits.ts'
@@ -79,7 +79,7 @@ export async function quantizeModel(inDir: string, outDir: string, options: Quan
   try {
     model = onnx.ModelProto.decode(readFileSync(path))
   } catch (error) {
-    return fail(`not an ONNX model (${String((error as Error).message).split('\n')[0]})`)
+    return fail(`not an ONNX model (${firstLineOf(error)})`)
   }
   const graph = model.graph ?? fail('the model has no graph')
   const nodes = graph.node ?? []

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { ConfigError } from '../../core/errors.ts'
+import { ConfigError, firstLineOf } from '../../core/errors.ts'
 
 /** Name of the file describing an optimized model's readout, next to its `model.onnx`. */
 export const READOUT_FILE = 'sceptic-readout.json'
@@ -32,7 +32,7 @@ export function readReadoutFile(modelPath: string): ReadoutFile | undefined {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8')) as ReadoutFile
   } catch (error) {
-    throw new ConfigError(`${path}: not valid JSON (${String((error as Error).message).split('\n')[0]})`)
+    throw new ConfigError(`${path}: not valid JSON (${firstLineOf(error)})`)
   }
   if (parsed?.format !== 'sceptic-readout/1' || !Array.isArray(parsed.letterIds) || typeof parsed.vocab !== 'number')
     throw new ConfigError(`${path}: not a sceptic readout file (written by \`sceptic optimize-model\`)`)

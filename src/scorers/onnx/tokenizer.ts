@@ -8,7 +8,7 @@ import { statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Tokenizer } from '@huggingface/tokenizers'
-import { ConfigError, ScorerError } from '../../core/errors.ts'
+import { ConfigError, ScorerError, firstLineOf } from '../../core/errors.ts'
 import { letterIdsInContext } from './letter-readout.ts'
 
 /** A loaded tokenizer plus the letter readout ids. */
@@ -95,7 +95,7 @@ async function readTokenizer(dir: string): Promise<LoadedTokenizer> {
     tokenizer = new Tokenizer(json, config)
     tokenizer.encode(CONTEXT)
   } catch (error) {
-    throw new ConfigError(`${path}: @huggingface/tokenizers cannot load it: ${firstLine(error)}`)
+    throw new ConfigError(`${path}: @huggingface/tokenizers cannot load it: ${firstLineOf(error)}`)
   }
   const vocabSize = computeVocabSize(tokenizer, json as Record<string, unknown>)
   const unknownId = (tokenizer.model as { unk_token_id?: number } | null)?.unk_token_id
@@ -145,12 +145,12 @@ async function readJson(path: string, required: boolean): Promise<unknown> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (!required && code === 'ENOENT') return undefined
-    throw new ConfigError(`${path}: cannot read it (${code ?? firstLine(error)})`)
+    throw new ConfigError(`${path}: cannot read it (${code ?? firstLineOf(error)})`)
   }
   try {
     return JSON.parse(text.replace(/^\uFEFF/, ''))
   } catch (error) {
-    throw new ConfigError(`${path}: not valid JSON (${firstLine(error)})`)
+    throw new ConfigError(`${path}: not valid JSON (${firstLineOf(error)})`)
   }
 }
 
@@ -161,8 +161,4 @@ function computeVocabSize(tokenizer: Tokenizer, json: Record<string, unknown>): 
   else if (vocab && typeof vocab === 'object') for (const id of Object.values(vocab as Record<string, number>)) if (typeof id === 'number') max = Math.max(max, id)
   for (const id of tokenizer.get_added_tokens_decoder().keys()) max = Math.max(max, id)
   return max + 1
-}
-
-function firstLine(error: unknown): string {
-  return String((error as Error)?.message ?? error).split('\n')[0]!
 }

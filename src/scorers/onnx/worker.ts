@@ -9,7 +9,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import type * as Ort from 'onnxruntime-node'
-import { ConfigError, ScorerError } from '../../core/errors.ts'
+import { ConfigError, ScorerError, firstLineOf } from '../../core/errors.ts'
 import { encodeTexts } from './encode-texts.ts'
 import { leftPad, suffixPad } from './feeds.ts'
 import { planInputs, ModelIoError, type InputPlan } from './model-io.ts'
@@ -30,7 +30,6 @@ let closing = false
 class MismatchError extends Error {}
 
 const post = (message: WorkerMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer)
-const firstLine = (error: unknown): string => String((error as Error)?.message ?? error).split('\n')[0]!
 
 async function start(): Promise<void> {
   try {
@@ -56,14 +55,14 @@ async function start(): Promise<void> {
     })
   } catch (error) {
     const tokenizerError = await loading.then(() => undefined, (e: unknown) => e)
-    if (tokenizerError) return post({ type: 'init-error', kind: tokenizerError instanceof ConfigError ? 'config' : 'other', message: firstLine(tokenizerError) })
-    return post({ type: 'init-error', kind: 'config', message: `${init.modelPath}: onnxruntime cannot load the model: ${firstLine(error)}` })
+    if (tokenizerError) return post({ type: 'init-error', kind: tokenizerError instanceof ConfigError ? 'config' : 'other', message: firstLineOf(tokenizerError) })
+    return post({ type: 'init-error', kind: 'config', message: `${init.modelPath}: onnxruntime cannot load the model: ${firstLineOf(error)}` })
   }
   try {
     tokenizer = await loading
   } catch (error) {
     await session.release().catch(() => {})
-    return post({ type: 'init-error', kind: error instanceof ConfigError ? 'config' : 'other', message: firstLine(error) })
+    return post({ type: 'init-error', kind: error instanceof ConfigError ? 'config' : 'other', message: firstLineOf(error) })
   }
   // A close that arrived while the model was loading: release it and let the thread end.
   if (closing) return shutdown()
@@ -71,7 +70,7 @@ async function start(): Promise<void> {
     plan = planInputs(session.inputMetadata as never, session.outputMetadata as never, init.modelPath, init.config)
   } catch (error) {
     await session.release().catch(() => {})
-    return post({ type: 'init-error', kind: error instanceof ModelIoError ? 'config' : 'other', message: firstLine(error) })
+    return post({ type: 'init-error', kind: error instanceof ModelIoError ? 'config' : 'other', message: firstLineOf(error) })
   }
   post({ type: 'ready', plan, tokenizer: { path: tokenizer.path, vocabSize: tokenizer.vocabSize } })
 }
@@ -225,7 +224,7 @@ port.on('message', (message: RunMessage | EncodeMessage | CloseMessage) => {
     message.type === 'encode'
       ? Promise.resolve().then(() => encode(message))
       : run(message).then((probabilities) => post({ type: 'result', id: message.id, probabilities }, [probabilities.buffer as ArrayBuffer]))
-  job.catch((error: unknown) => post({ type: 'run-error', id: message.id, kind: errorKind(error), message: firstLine(error) })).finally(() => {
+  job.catch((error: unknown) => post({ type: 'run-error', id: message.id, kind: errorKind(error), message: firstLineOf(error) })).finally(() => {
     busy = false
     // A close that arrived mid-run waits for the run: releasing a session inside run() aborts the process.
     if (closing) void shutdown()
