@@ -13,6 +13,16 @@ export interface SuiteTest {
   state: string
 }
 
+/**
+ * The suite's tests as the task tree holds them, plus every declared check missing from the
+ * tree as not run: whatever kept a check out of the tree (a filter, a runner that leaves
+ * filtered tests out), a check that left no trace must not read as passed.
+ */
+export function withDeclaredChecks(tests: readonly SuiteTest[], declared: readonly string[] | undefined): SuiteTest[] {
+  const present = new Set(tests.map((t) => t.name))
+  return [...tests, ...(declared ?? []).filter((name) => !present.has(name)).map((name) => ({ name, state: 'not collected' }))]
+}
+
 /** The tests of a suite, counted. */
 export interface SuiteTestsSummary {
   /** Tests that passed. */

@@ -192,12 +192,15 @@ export function describeDecisions(name: string, suiteOptions: DescribeDecisionsO
   suiteFn(name, () => {
     let result: EvalResult | undefined
     let suiteMeta: ScepticSuiteMeta | undefined
+    // The checks this suite declares, named as their tests are (complete before beforeAll runs).
+    const checks: string[] = []
+    const declare = (testName: string) => (checks.push(testName), testName)
 
     // Hook args must be `({}, suite)`: Vitest 4.1 parses the first parameter as a
     // fixture context and rejects anything but an object pattern (docs/design.md#vitest-mechanics-the-code-relies-on).
     // eslint-disable-next-line no-empty-pattern
     beforeAll(async ({}, suite) => {
-      suiteMeta = { schema: 1, suite: name, thresholds }
+      suiteMeta = { schema: 1, suite: name, thresholds, ...(split ? {} : { checks }) }
       writeMeta(suite.meta, suiteMeta)
       const part = split ? new SuitePart(split, debias) : undefined
       if (part) suiteMeta.shard = { index: part.spec.index, count: part.spec.count, maxFailureRate: options.maxFailureRate ?? 0, statistics: options.statistics }
@@ -231,7 +234,7 @@ export function describeDecisions(name: string, suiteOptions: DescribeDecisionsO
         deferredTest(name, thresholdTestName(key, threshold), key, split, { bound: threshold })
         continue
       }
-      test(thresholdTestName(key, threshold), async ({ task, annotate }) => {
+      test(declare(thresholdTestName(key, threshold)), async ({ task, annotate }) => {
         const measured = requireResult(result)
         checkFailureRate(name, measured, options.maxFailureRate ?? 0)
         // The one verdict the reporter, the HTML page and the job summary also use.
@@ -258,7 +261,7 @@ export function describeDecisions(name: string, suiteOptions: DescribeDecisionsO
     const gateDir = options.baseline === false ? undefined : baselineDir(options.baseline, scepticContext())
     if (gateDir !== undefined && split && debias !== 'none') deferredTest(name, BASELINE_TEST_NAME, 'baseline', split, { baseline: deferredBaseline(name, gateDir, scepticContext(), options) })
     else if (gateDir !== undefined) {
-      test(BASELINE_TEST_NAME, async ({ task, annotate }) => {
+      test(declare(BASELINE_TEST_NAME), async ({ task, annotate }) => {
         const measured = requireResult(result)
         const context = scepticContext()
         const { path, file } = baselineLocation(gateDir, name, context)
@@ -281,7 +284,7 @@ export function describeDecisions(name: string, suiteOptions: DescribeDecisionsO
 
     if (fn && split) callbackUnderShards(name, CALLBACK_TEST_NAME)
     else if (fn) {
-      test(CALLBACK_TEST_NAME, async (context) => {
+      test(declare(CALLBACK_TEST_NAME), async (context) => {
         const measured = requireResult(result)
         writeMeta(context.task.meta, { suite: name, check: 'callback', result: summarise(measured) })
         // The callback's assertions gate too: not on a silently smaller set (its snapshots are kept).

@@ -54,6 +54,13 @@ export interface ScepticSuiteMeta {
   /** The baseline gate's outcome, when the suite has a baseline. */
   baseline?: BaselineOutcome
   /**
+   * The names of the tests the suite declared (thresholds, baseline gate, callback), so a
+   * report can tell a check that never reached the task tree from one that ran: a missing
+   * check reads as not run, never as passed. Absent under decision shards, whose checks the
+   * merge decides.
+   */
+  checks?: string[]
+  /**
    * This shard's part, when the suite splits its decisions (`shard: 'decisions'`) under
    * `vitest --shard`: what `vitest --merge-reports` reassembles the suite from.
    */

@@ -10,7 +10,7 @@ import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
 import { colorEnabled, render, type EvalResult } from '../core/index.ts'
 import { githubAnnotations, githubSummary } from '../report/github.ts'
-import { checkMark, describeTests, summariseTests, testOutcome, type SuiteTest } from '../report/suite-tests.ts'
+import { checkMark, describeTests, summariseTests, testOutcome, withDeclaredChecks, type SuiteTest } from '../report/suite-tests.ts'
 import { thresholdTestName } from '../core/verdict.ts'
 import { escapeControl } from '../core/escape.ts'
 import { renderHtmlReport } from '../report/html.ts'
@@ -159,7 +159,9 @@ export function collectReports(testModules: ReadonlyArray<TestModule>, root: str
     const file = relative(root, module.moduleId) || module.moduleId
     for (const suite of module.children.allSuites()) {
       const meta = readSuiteMeta(suite.meta())
-      if (meta) reports.push({ file, meta, tests: [...suite.children.allTests()].map((test) => ({ name: test.name, state: test.result().state })) })
+      if (!meta) continue
+      const tests = [...suite.children.allTests()].map((test) => ({ name: test.name, state: test.result().state }))
+      reports.push({ file, meta, tests: withDeclaredChecks(tests, meta.checks) })
     }
   }
   return reports

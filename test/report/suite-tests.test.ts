@@ -1,7 +1,7 @@
 // A suite is shown as passed only when every one of its tests ran and passed.
 import { describe, expect, test } from 'vitest'
 import { githubSummary, type GitHubSuite } from '../../src/report/github.ts'
-import { describeTests, summariseTests } from '../../src/report/suite-tests.ts'
+import { describeTests, summariseTests, withDeclaredChecks } from '../../src/report/suite-tests.ts'
 
 const result = {
   accuracy: 1,
@@ -35,6 +35,28 @@ describe('summariseTests / describeTests', () => {
   test('a suite without tests checked nothing', () => {
     expect(summariseTests([]).ok).toBe(false)
     expect(describeTests(summariseTests([]))).toBe('none: the suite declares no threshold, baseline gate or callback, so nothing was checked')
+  })
+})
+
+describe('withDeclaredChecks: a declared check missing from the task tree did not run', () => {
+  test('a check absent from the tree is not run, so the suite is not passed', () => {
+    const tests = withDeclaredChecks([{ name: 'assertions', state: 'passed' }], ['balancedAccuracy ≥ 0.5', 'assertions'])
+    expect(tests).toEqual([
+      { name: 'assertions', state: 'passed' },
+      { name: 'balancedAccuracy ≥ 0.5', state: 'not collected' },
+    ])
+    const summary = summariseTests(tests)
+    expect(summary.ok).toBe(false)
+    expect(summary.notRun).toEqual(['balancedAccuracy ≥ 0.5'])
+  })
+
+  test('checks in the tree keep their state; no declared list changes nothing', () => {
+    const tree = [
+      { name: 'a', state: 'failed' },
+      { name: 'b', state: 'skipped' },
+    ]
+    expect(withDeclaredChecks(tree, ['a', 'b'])).toEqual(tree)
+    expect(withDeclaredChecks(tree, undefined)).toEqual(tree)
   })
 })
 
