@@ -9,7 +9,9 @@
 //   - onnxScorer with default settings on the fp32 model, and on its `sceptic optimize-model`
 //     output (LM head on the last position, letter rows only);
 //   - onnxScorer on `sceptic quantize-model` output: MatMulNBits 4 and 8 bits, and the
-//     int8 format (MatMulIntegerToFloat, int8 weights per column, activations per row).
+//     int8 format (MatMulIntegerToFloat, int8 weights per column, activations per row);
+//   - onnxScorer on each quantize-model output put through optimize-model (the quantized
+//     model keeps its float32 LM head, so the optimized readout applies to it as to fp32).
 // Reported: decisions/s, ratios to transformers.js and to fp32, max |Δp| and top-option
 // agreement against fp32 (on decisions whose fp32 margin between the top two > 0.05),
 // and peak RSS per child. transformers.js and fp32 run alternately for --rounds rounds
@@ -34,7 +36,7 @@ const benchModel = (hidden, headScale, vocab) => ({ hidden, layers: 4, heads: hi
 
 /** In a child: score `decisions` with `kind` on `dir`, print { seconds, probabilities, maxRSS } as JSON. */
 async function child(kind, dir, count) {
-  const { decisions } = await makeBenchDecisions(dir.replace(/-(q\d|int8|readout)$/, ''), count, { tokens: 230, measure: 'prompt' })
+  const { decisions } = await makeBenchDecisions(dir.replace(/(-(q\d|int8|readout))+$/, ''), count, { tokens: 230, measure: 'prompt' })
   const { evaluateWithScorer, buildPrompt } = await import(join(root, 'dist/core/index.js'))
   let scorer
   let close = async () => {}
@@ -162,9 +164,11 @@ export async function modelsBench({ decisions = 16, hidden = 1024, headScale = 8
       if (made.status !== 0) throw new Error(`quantize-model failed: ${made.stderr}`)
       console.log(made.stdout.split('\n')[0])
     }
-    const optimized = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'optimize-model', dir, '--model-out', `${dir}-readout`], { encoding: 'utf8' })
-    if (optimized.status !== 0) throw new Error(`optimize-model failed: ${optimized.stderr}`)
-    console.log(optimized.stdout.split('\n')[0])
+    for (const from of [dir, `${dir}-q4`, `${dir}-q8`, `${dir}-int8`]) {
+      const optimized = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'optimize-model', from, '--model-out', `${from}-readout`], { encoding: 'utf8' })
+      if (optimized.status !== 0) throw new Error(`optimize-model failed: ${optimized.stderr}`)
+      console.log(optimized.stdout.split('\n')[0])
+    }
     console.log(`model: hidden ${MID.hidden}, ${MID.layers} layers, ffn ${MID.ffn}, vocab ${MID.vocab}, LM head x${headScale}; ${decisions} decisions x 4 orderings (cyclic), ~230-token prompts; each scorer in its own process`)
     const pair = await alternate(dir, decisions, rounds)
     const runs = {
@@ -174,20 +178,31 @@ export async function modelsBench({ decisions = 16, hidden = 1024, headScale = 8
       'onnxScorer quantize-model 4-bit': await runChild('onnx', `${dir}-q4`, decisions),
       'onnxScorer quantize-model 8-bit': await runChild('onnx', `${dir}-q8`, decisions),
       'onnxScorer quantize-model int8': await runChild('onnx', `${dir}-int8`, decisions),
+      'quantize-model 4-bit + optimize-model': await runChild('onnx', `${dir}-q4-readout`, decisions),
+      'quantize-model 8-bit + optimize-model': await runChild('onnx', `${dir}-q8-readout`, decisions),
+      'quantize-model int8 + optimize-model': await runChild('onnx', `${dir}-int8-readout`, decisions),
     }
     const base = runs['transformers.js (batches of 8)']
     const fp32 = runs['onnxScorer fp32']
     // Agreement on the debiased decisions, and on every prompt's own answer (the letter it picks):
     // a random model's debiased vectors are near-uniform, its per-prompt answers are not.
-    console.log('\nscorer                              dec/s   × transformers.js  × fp32   max |Δp| vs fp32  agreement, decisions | prompts (fp32 margin > 0.05)  peak RSS')
+    console.log('\nscorer                                  dec/s   × transformers.js  × fp32   max |Δp| vs fp32  agreement, decisions | prompts (fp32 margin > 0.05)  peak RSS')
     for (const [name, run] of Object.entries(runs)) {
       const { maxDelta, clear, same } = agreement(run.probabilities, fp32.probabilities)
       const keys = Object.keys(fp32.prompts)
       const perPrompt = agreement(keys.map((k) => run.prompts[k]), keys.map((k) => fp32.prompts[k]))
       const pct = (a, b) => `${a}/${b} (${((100 * a) / Math.max(1, b)).toFixed(1)}%)`
       console.log(
-        `${name.padEnd(34)} ${(decisions / run.seconds).toFixed(2).padStart(6)}   ${(base.seconds / run.seconds).toFixed(2).padStart(6)}×          ${(fp32.seconds / run.seconds).toFixed(2).padStart(5)}×  ${Math.max(maxDelta, perPrompt.maxDelta).toExponential(1).padStart(9)}         ${pct(same, clear)} | ${pct(perPrompt.same, perPrompt.clear)}     ${(run.maxRSS / 2 ** 20).toFixed(0)} MB`,
+        `${name.padEnd(38)} ${(decisions / run.seconds).toFixed(2).padStart(6)}   ${(base.seconds / run.seconds).toFixed(2).padStart(6)}×          ${(fp32.seconds / run.seconds).toFixed(2).padStart(5)}×  ${Math.max(maxDelta, perPrompt.maxDelta).toExponential(1).padStart(9)}         ${pct(same, clear)} | ${pct(perPrompt.same, perPrompt.clear)}     ${(run.maxRSS / 2 ** 20).toFixed(0)} MB`,
       )
+    }
+    // The optimized readout must not move a quantized model's probabilities: each chain against its quantized model alone.
+    for (const [name, run] of Object.entries(runs)) {
+      const alone = runs[`onnxScorer ${name.replace(' + optimize-model', '')}`]
+      if (!name.endsWith(' + optimize-model') || !alone) continue
+      const keys = Object.keys(alone.prompts)
+      const { maxDelta } = agreement(keys.map((k) => run.prompts[k]), keys.map((k) => alone.prompts[k]))
+      console.log(`${name}: max |Δp| per prompt against the quantized model alone ${maxDelta.toExponential(1)}, ${(alone.seconds / run.seconds).toFixed(2)}× its speed`)
     }
     // The time split: both sides spend most of their time in the same fp32 matmuls, so the
     // ratio of tokens run bounds the speed-up; the rest is how well each uses the 2 cores.

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import type { onnx as OnnxNamespace } from 'onnx-proto'
 import { describe, expect, it } from 'vitest'
 import { quantizeModel } from '../../../src/scorers/onnx/quantize.ts'
+import { optimizeModel } from '../../../src/scorers/onnx/optimize.ts'
 import { packNBits } from '../../../src/scorers/onnx/nbits.ts'
 import { sceptic } from '../../helpers/run.ts'
 import { makeModel, maxAbsDiff, sampleRequests, scorerFactory, tempDir } from './helpers.ts'
@@ -133,5 +134,32 @@ describe('quantizeModel', () => {
     const format = await sceptic(['quantize-model', dir, '--model-out', join(tempDir(), 'z'), '--format', 'int4'])
     expect(format.code).toBe(2)
     expect(format.stderr.trim().split('\n')).toEqual([expect.stringContaining('--format must be nbits (MatMulNBits, default) or int8 (MatMulInteger), got "int4"')])
+  })
+})
+
+describe('quantize-model output through optimize-model (last position, letter rows of the float32 head)', () => {
+  const dir = makeModel({ tokenizer: 'bpe', decoder: { hidden: 64, layers: 2, heads: 4, vocab: 2048 }, externalDataMinBytes: 4096 })
+
+  it.each([
+    ['nbits 4-bit', { format: 'nbits', bits: 4 }],
+    ['nbits 8-bit', { format: 'nbits', bits: 8 }],
+    ['int8', { format: 'int8' }],
+  ] as const)('%s: the same letter probabilities as the quantized model alone (within 1e-5), batch 1 and with prefix sharing', async (name, options) => {
+    const quantized = join(tempDir(), `q-${name.replace(/\W/g, '')}`)
+    await quantizeModel(dir, quantized, options)
+    const optimized = join(tempDir(), 'optimized')
+    const result = await optimizeModel(quantized, optimized)
+    expect(result.vocab).toBe(2048)
+    expect(result.externalFiles).toEqual(['model.onnx_data'])
+    const requests = sampleRequests()
+    const alone = await scorer({ model: quantized, workers: 1, batchSize: 1, prefixSharing: 'off' })(requests)
+    const one = scorer({ model: optimized, workers: 1, batchSize: 1, prefixSharing: 'off' })
+    expect((await one.ready()).plan.vocab).toBe(20)
+    expect(one.settings.optimizedReadout).toBe(true)
+    expect(maxAbsDiff(await one(requests), alone)).toBeLessThan(1e-5)
+    const shared = scorer({ model: optimized, workers: 1, batchSize: 8 })
+    expect(shared.settings.perTensorActivations).toBeUndefined()
+    expect(shared.settings.prefixSharing).toBe('batched')
+    expect(maxAbsDiff(await shared(requests), alone)).toBeLessThan(1e-5)
   })
 })
