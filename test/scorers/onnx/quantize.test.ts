@@ -12,6 +12,23 @@ import { sceptic } from '../../helpers/run.ts'
 import { makeModel, maxAbsDiff, sampleRequests, scorerFactory, tempDir } from './helpers.ts'
 
 const scorer = scorerFactory()
+
+/**
+ * The quantized model in `out` scores the same at batch 8 with prefix sharing as one prompt
+ * per run (no per-tensor activation fallback), and differs from the fp32 model in `dir` by
+ * more than 0 and less than `maxDelta`.
+ */
+async function expectBatchInvariantAndNearFp32(out: string, dir: string, maxDelta: number): Promise<void> {
+  const requests = sampleRequests()
+  const one = await scorer({ model: out, workers: 1, batchSize: 1, prefixSharing: 'off' })(requests)
+  const eight = scorer({ model: out, workers: 1, batchSize: 8 })
+  expect(eight.settings.perTensorActivations).toBeUndefined()
+  expect(maxAbsDiff(await eight(requests), one)).toBeLessThan(1e-5)
+  const fp32 = await scorer({ model: dir, workers: 1, batchSize: 8 })(requests)
+  const delta = maxAbsDiff(one, fp32)
+  expect(delta).toBeGreaterThan(0)
+  expect(delta).toBeLessThan(maxDelta)
+}
 const { onnx } = createRequire(import.meta.url)('onnx-proto') as { onnx: typeof OnnxNamespace }
 
 describe('packNBits', () => {
@@ -49,16 +66,8 @@ describe('quantizeModel', () => {
     expect(graph.node!.filter((n) => n.opType === 'MatMulNBits')).toHaveLength(8)
     expect(graph.node!.filter((n) => n.opType === 'MatMul').map((n) => n.input![1])).toEqual(expect.arrayContaining(['lm_head']))
     expect(graph.initializer!.find((t) => t.name === 'wte')!.dataType).toBe(onnx.TensorProto.DataType.FLOAT)
-    const requests = sampleRequests()
-    const one = await scorer({ model: out, workers: 1, batchSize: 1, prefixSharing: 'off' })(requests)
-    const eight = scorer({ model: out, workers: 1, batchSize: 8 })
-    expect(eight.settings.perTensorActivations).toBeUndefined()
-    expect(maxAbsDiff(await eight(requests), one)).toBeLessThan(1e-5)
-    const fp32 = await scorer({ model: dir, workers: 1, batchSize: 8 })(requests)
     // Random weights are the worst case for quantization; 8 bits is far closer than 4.
-    const delta = maxAbsDiff(one, fp32)
-    expect(delta).toBeGreaterThan(0)
-    expect(delta).toBeLessThan(bits === 8 ? 0.05 : 0.5)
+    await expectBatchInvariantAndNearFp32(out, dir, bits === 8 ? 0.05 : 0.5)
   })
 
   it.each([4, 8] as const)('%i bits, accuracy level 0: equals the fp32 graph carrying the dequantized weights (the packing is what ORT reads)', async (bits) => {
@@ -102,15 +111,7 @@ describe('quantizeModel', () => {
     expect(graph.node!.filter((n) => n.opType === 'QuantizeLinear')).toHaveLength(8)
     expect(graph.node!.filter((n) => n.opType === 'MatMul').map((n) => n.input![1])).toEqual(expect.arrayContaining(['lm_head']))
     expect(graph.initializer!.find((t) => t.name === 'wte')!.dataType).toBe(onnx.TensorProto.DataType.FLOAT)
-    const requests = sampleRequests()
-    const one = await scorer({ model: out, workers: 1, batchSize: 1, prefixSharing: 'off' })(requests)
-    const eight = scorer({ model: out, workers: 1, batchSize: 8 })
-    expect(eight.settings.perTensorActivations).toBeUndefined()
-    expect(maxAbsDiff(await eight(requests), one)).toBeLessThan(1e-5)
-    const fp32 = await scorer({ model: dir, workers: 1, batchSize: 8 })(requests)
-    const delta = maxAbsDiff(one, fp32)
-    expect(delta).toBeGreaterThan(0)
-    expect(delta).toBeLessThan(0.05)
+    await expectBatchInvariantAndNearFp32(out, dir, 0.05)
     await expect(quantizeModel(out, join(tempDir(), 'again'), { format: 'int8' })).rejects.toThrow('it is already quantized')
   })
 
