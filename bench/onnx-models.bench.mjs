@@ -6,8 +6,9 @@
 // scored by, each in its own child process (so peak RSS is its own):
 //   - transformers.js, its best plain usage: left-padded batches of 8, one forward per
 //     batch, last-position logits at the letter ids;
-//   - onnxScorer with default settings on the fp32 model, and on its `sceptic optimize-model`
-//     output (LM head on the last position, letter rows only);
+//   - onnxScorer with default settings on the fp32 model (the letter head made at startup:
+//     LM head on the last position, letter rows only), with `readout: 'full'` (the graph as
+//     exported), and on its `sceptic optimize-model` output (the same head, made ahead);
 //   - onnxScorer on `sceptic quantize-model` output: MatMulNBits 4 and 8 bits, and the
 //     int8 format (MatMulIntegerToFloat, int8 weights per column, activations per row);
 //   - onnxScorer on each quantize-model output put through optimize-model (the quantized
@@ -76,8 +77,9 @@ async function child(kind, dir, count) {
     void buildPrompt
   } else {
     const { onnxScorer } = await import(join(root, 'dist/onnx/index.js'))
-    scorer = onnxScorer({ model: dir })
-    await scorer.ready()
+    scorer = onnxScorer({ model: dir, ...(kind === 'onnx-full' ? { readout: 'full' } : {}) })
+    const { readout } = await scorer.ready()
+    process.stderr.write(`${dir.split('/').at(-1)}: readout ${readout}\n`)
     close = () => scorer.close()
     stats = () => scorer.stats.tokensRun
   }
@@ -174,6 +176,7 @@ export async function modelsBench({ decisions = 16, hidden = 1024, headScale = 8
     const runs = {
       'transformers.js (batches of 8)': pair.transformers,
       'onnxScorer fp32': pair.onnx,
+      "onnxScorer fp32 readout: 'full'": await runChild('onnx-full', dir, decisions),
       'onnxScorer fp32 optimize-model': await runChild('onnx', `${dir}-readout`, decisions),
       'onnxScorer quantize-model 4-bit': await runChild('onnx', `${dir}-q4`, decisions),
       'onnxScorer quantize-model 8-bit': await runChild('onnx', `${dir}-q8`, decisions),

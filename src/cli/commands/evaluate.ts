@@ -287,7 +287,8 @@ async function loadModel(dir: string, options: { batchSize?: number | undefined;
   return {
     score: scorer,
     description: scorer.description,
-    manifest: { model: dir, batchSize, workers, threadsPerWorker, optimizedReadout, prefixSharing, ...modelFlagsOnly(options) },
+    // Its `readout` (the letter head made at startup, or the full logits and why) is read at the end of the run.
+    manifest: withScorerManifest({ model: dir, batchSize, workers, threadsPerWorker, optimizedReadout, prefixSharing, ...modelFlagsOnly(options) }, scorer),
     close: () => scorer.close(),
   }
 }

@@ -27,7 +27,7 @@ export const optimizeModelCommand: Command = {
     const result = await optimizeModel(inDir, outDir)
     const external = result.externalFiles.length > 0 ? `; external data linked: ${result.externalFiles.join(', ')}` : ''
     process.stdout.write(
-      `wrote ${result.modelPath}: logits [batch, 1, ${result.letters}] (letters A–${String.fromCharCode(64 + result.letters)}) instead of [batch, seq, ${result.vocab}]${external} (${((performance.now() - started) / 1000).toFixed(1)} s)\n` +
+      `wrote ${result.modelPath}: logits [batch, 1, ${result.letters}] (the option letters' tokens after the plain prompt and after a newline) instead of [batch, seq, ${result.vocab}]${external} (${((performance.now() - started) / 1000).toFixed(1)} s)\n` +
         `score with --model ${outDir}; the report's scorer line says "optimized readout"\n`,
     )
     return 0

@@ -19,6 +19,7 @@ export type {
   OnnxScorerSettings,
   OnnxScorerStats,
   PrefixSharing,
+  ReadoutMode,
 } from './options.ts'
 export { connectScorer, startScorerServer } from './pool-server.ts'
 export type { ConnectOptions, RemoteScorer, ScorerServer, ScorerServerOptions } from './pool-server.ts'

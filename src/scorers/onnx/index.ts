@@ -39,16 +39,20 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
   const files = locateModel(options.model, options.dtype === undefined ? undefined : parseDtype(options.dtype, 'onnxScorer'))
   assertOrtInstalled()
   const settings = resolveSettings(options, files)
-  // An optimized model's logits columns are letters, not token ids; the sidecar says which.
-  const readoutFile = readReadoutFile(files.modelPath)
+  // A `sceptic optimize-model` output's logits columns are letters, not token ids; the sidecar says which.
+  const sidecar = readReadoutFile(files.modelPath)
   // config.json's cache shapes drive the empty past feeds; checked against the graph in the worker.
   const configShape = readConfigShape(files.dir)
   const template = options.template
   let pool: WorkerPool | undefined
   let startup: Promise<Started> | undefined
+  let running: Started | undefined
   let closed = false
   const stats: OnnxScorerStats = { requests: 0, promptTokens: 0, tokensRun: 0, sharedGroups: 0, sharedRequests: 0 }
-  const ready = () => (startup ??= startScorer(settings, { files, chat: options, readoutFile, configShape, faults: options.faults, onPool: (started) => (pool = started) }))
+  const ready = () =>
+    (startup ??= startScorer(settings, { files, chat: options, readoutMode: settings.readout, sidecar, configShape, faults: options.faults, onPool: (created) => (pool = created) }).then(
+      (value) => (running = value),
+    ))
 
   const score = async (requests: readonly ScoreRequest[], context?: ScoreContext): Promise<OnnxOutcome[]> => {
     if (closed) throw new ScorerError('the ONNX scorer is closed; create a new one to score again')
@@ -68,7 +72,7 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
       const letterCounts = requests.map((request) => request.criterion.options.length)
       // A chat template's text spells out its special tokens: none are added on top.
       const { ids, letters: letterIds } = await tokenise(started.pool, { texts, letterCounts, special: !started.render }, settings.workers, describe, cancel)
-      const target = { modelPath: files.modelPath, tokenizerPath: started.tokenizer.path, readoutFile, vocab: started.plan.vocab }
+      const target = { modelPath: files.modelPath, tokenizerPath: started.tokenizer.path, readoutFile: started.readout.readoutFile, vocab: started.plan.vocab }
       const letters = letterIds.map((row) => letterColumns(row, target))
       const results: OnnxOutcome[] = tooLongFailures(ids, settings.contextLength) as OnnxOutcome[]
       const runnable = requests.map((_, r) => r).filter((r) => results[r] === undefined)
@@ -99,10 +103,12 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
     if (!startup) return
     await startup.catch(() => undefined)
     await pool?.close()
+    running?.readout.dispose()
   }
 
   return Object.defineProperties(score as OnnxScorer, {
-    ready: { value: () => ready().then(({ plan, tokenizer }) => ({ plan, tokenizerVocab: tokenizer.vocabSize })) },
+    ready: { value: () => ready().then(({ plan, tokenizer, readout }) => ({ plan, tokenizerVocab: tokenizer.vocabSize, readout: readout.summary })) },
+    manifestEntries: { value: () => ({ readout: running?.readout.summary ?? 'not started' }) },
     close: { value: close },
     description: { value: describeScorer(options, settings), enumerable: true },
     settings: { value: settings, enumerable: true },

@@ -1,11 +1,11 @@
 /**
- * Where the worker reads each option letter: its token id in the logits, or, for a model
- * rewritten by `sceptic optimize-model`, its column among the letter rows the readout file
- * names. Pure.
+ * Where the worker reads each option letter: its token id in the logits, or, for a letter
+ * head (made at startup or by `sceptic optimize-model`), the column whose token id the
+ * readout file names. Pure.
  */
 import { LETTERS } from '../../core/decisions.ts'
 import { ConfigError } from '../../core/errors.ts'
-import { READOUT_FILE, type ReadoutFile } from './readout-file.ts'
+import type { ReadoutFile } from './readout-file.ts'
 
 /** What {@link letterColumns} checks against. */
 export interface LetterTarget {
@@ -25,12 +25,11 @@ export function letterColumns(ids: Int32Array, target: LetterTarget): Int32Array
   const columns = !readoutFile
     ? ids
     : ids.map((id, i) => {
-        const column = readoutFile.letterIds[i] === id ? i : -1
+        const column = readoutFile.letterIds.indexOf(id)
         if (column < 0)
           throw new ConfigError(
-            i >= readoutFile.letterIds.length
-              ? `${modelPath}: optimized for ${readoutFile.letterIds.length} options (letters A–${LETTERS[readoutFile.letterIds.length - 1]}), but a criterion has ${ids.length}`
-              : `${modelPath}: ${READOUT_FILE} says letter ${LETTERS[i]} is token ${readoutFile.letterIds[i]}, but ${target.tokenizerPath} gives ${id}; the tokenizer changed since optimize-model`,
+            `${modelPath}: the letter head has no row for token ${id} (letter ${LETTERS[i]} after this prompt); it keeps the letters' tokens after "Answer:" and after a newline. ` +
+              `Score this prompt with the full logits (onnxScorer readout: 'full', on the model as exported)`,
           )
         return column
       })

@@ -76,9 +76,22 @@ export interface OnnxScorerOptions extends ChatOptions {
    * as Optimum exports it; no limit when there is none.
    */
   contextLength?: number
+  /**
+   * How the letters are read (docs/onnx.md, "The letter readout at startup"). `'auto'`
+   * (default): the graph is rewritten once at startup, into a temporary directory, so its
+   * LM head computes only the option letters' rows at the last position (the same
+   * probabilities within 1e-5; a large vocabulary's head is a large share of the work);
+   * where that is not possible (onnx-proto not installed, an unrecognised head, external
+   * data on another file system) the full logits are read and the manifest's `readout`
+   * says why. `'full'`: the graph as exported, logits over the vocabulary at every position.
+   */
+  readout?: ReadoutMode
   /** @internal Test-only: a worker exits (as if it crashed) on a batch holding `tokenId`, `times` times in all. */
   faults?: { readonly tokenId: number; readonly times: number }
 }
+
+/** How the letters are read: {@link OnnxScorerOptions.readout}. */
+export type ReadoutMode = 'auto' | 'full'
 
 /** How {@link OnnxScorerOptions.prefixSharing} runs suffixes, or `'off'`. */
 export type PrefixSharing = 'batched' | 'sequential' | 'off'
@@ -104,6 +117,8 @@ export interface OnnxScorerSettings {
    * was found): its head computes only the letter rows at the last position.
    */
   readonly optimizedReadout: boolean
+  /** The readout asked for ({@link OnnxScorerOptions.readout}); what ran is in `ready()` and the manifest's `readout`. */
+  readonly readout: ReadoutMode
   /** Prefix sharing mode asked for (models that cannot continue from a cache score full prompts regardless). */
   readonly prefixSharing: PrefixSharing
   /** Longest prompt run, in tokens (`contextLength` or config.json); `undefined`: no limit known. */
@@ -136,6 +151,8 @@ export interface OnnxModelInfo {
   readonly plan: InputPlan
   /** The tokenizer's vocabulary size (ids it can emit). */
   readonly tokenizerVocab: number
+  /** What the head computes, and why when it is the full vocabulary: `last position, 40 letter rows (made at startup)`, `full logits: …`. */
+  readonly readout: string
 }
 
 /**
@@ -174,4 +191,6 @@ export interface OnnxScorer {
    * with a custom `template` (a function cannot be keyed): such a scorer is not cached.
    */
   readonly cacheIdentity: CacheIdentity | undefined
+  /** What the run's manifest records of this scorer: `{ readout }`, as {@link OnnxModelInfo.readout} (`not started` before the first call). */
+  manifestEntries(): { readout: string }
 }

@@ -194,7 +194,7 @@ export class WorkerPool {
       if (slot.stopping) return
       const why = `exit code ${code}${slot.lastError ? `, ${slot.lastError.message.split('\n')[0]}` : ''}`
       if (!slot.ready) {
-        settle?.reject(new ConfigError(`${this.init.modelPath}: the ONNX worker died while loading the model (${why})`))
+        settle?.reject(new ConfigError(`${this.init.shownPath}: the ONNX worker died while loading the model (${why})`))
         return
       }
       const job = slot.job

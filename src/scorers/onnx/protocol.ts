@@ -6,6 +6,8 @@ import type { InputPlan } from './model-io.ts'
 export interface WorkerInit {
   /** Absolute path of the .onnx file (loaded by path so external-data files next to it work). */
   readonly modelPath: string
+  /** The model file messages name: the user's, when `modelPath` is the letter head made at startup (startup-readout.ts). */
+  readonly shownPath: string
   /** Directory of `tokenizer.json` (and `tokenizer_config.json`): each worker tokenizes its share of a call. */
   readonly tokenizerDir: string
   /** Intra-op threads of the worker's session. */

@@ -17,7 +17,8 @@ import { ConfigError, firstLineOf } from '../../core/errors.ts'
 import { locateModel } from './model-dir.ts'
 import { integerMatMulNodes, matMulConstants, quantizeColumns, sharedConstants } from './integer-matmul.ts'
 import { packNBits } from './nbits.ts'
-import { loadOnnxProto, SIDE_FILES, tensorReader, toNumber } from './optimize.ts'
+import { loadOnnxProto, tensorReader, toNumber } from './graph-io.ts'
+import { SIDE_FILES } from './optimize.ts'
 
 /** Options of {@link quantizeModel}. */
 export interface QuantizeOptions {

@@ -34,8 +34,10 @@ export function resolveSettings(options: OnnxScorerOptions, files: ModelFiles): 
     throw new ConfigError(`onnxScorer: \`prefixSharing\` must be 'batched', 'sequential' or 'off', got ${JSON.stringify(asked)}`)
   const prefixSharing = perTensorActivations ? 'off' : asked
   const optimizedReadout = existsSync(join(dirname(files.modelPath), READOUT_FILE))
+  const readout = options.readout ?? 'auto'
+  if (readout !== 'auto' && readout !== 'full') throw new ConfigError(`onnxScorer: \`readout\` must be 'auto' or 'full', got ${JSON.stringify(readout)}`)
   const contextLength = positive('contextLength', options.contextLength) ?? readContextLength(files.dir)
-  return { modelPath: files.modelPath, dtype: files.dtype, workers, threadsPerWorker, batchSize, maxLogitsBytes, executionProviders, optimizedReadout, prefixSharing, contextLength, perTensorActivations }
+  return { modelPath: files.modelPath, dtype: files.dtype, workers, threadsPerWorker, batchSize, maxLogitsBytes, executionProviders, optimizedReadout, readout, prefixSharing, contextLength, perTensorActivations }
 }
 
 /** One line for reports and manifests, e.g. `onnx models/tiny (2 workers × 1 thread, batch ≤ 4)`. */

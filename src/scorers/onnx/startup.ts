@@ -1,17 +1,19 @@
 /**
  * Starting the ONNX scorer: the chat renderer (read from tokenizer_config.json on the main
- * thread), then the worker pool, each worker loading the model and the tokenizer, then the
- * checks that the model, the tokenizer and an optimized readout belong together.
+ * thread), the readout (startup-readout.ts: the letter head made at startup, or the full
+ * logits), then the worker pool, each worker loading the model and the tokenizer, then the
+ * checks that the model, the tokenizer and the readout belong together.
  */
 import { ConfigError } from '../../core/errors.ts'
 import { chatRenderer, type ChatOptions, type PromptRenderer } from './chat-template.ts'
 import type { ConfigShape } from './model-config.ts'
 import type { ModelFiles } from './model-dir.ts'
 import type { InputPlan } from './model-io.ts'
-import type { OnnxScorerSettings } from './options.ts'
+import type { OnnxScorerSettings, ReadoutMode } from './options.ts'
 import { WorkerPool } from './pool.ts'
 import type { TokenizerInfo } from './protocol.ts'
 import { READOUT_FILE, type ReadoutFile } from './readout-file.ts'
+import { prepareReadout, type Readout } from './startup-readout.ts'
 import { readTokenizerConfig } from './tokenizer.ts'
 
 /** A started scorer: what every call needs. */
@@ -25,13 +27,18 @@ export interface Started {
   readonly logitsColumns: number
   /** The chat template's renderer, or `undefined` for the plain prompt. */
   readonly render: PromptRenderer | undefined
+  /** The readout the workers run (its temporary directory is removed by `dispose()`). */
+  readonly readout: Readout
 }
 
 /** What {@link startScorer} needs besides the settings. */
 export interface StartInputs {
   readonly files: ModelFiles
   readonly chat: ChatOptions
-  readonly readoutFile: ReadoutFile | undefined
+  /** The readout asked for. */
+  readonly readoutMode: ReadoutMode
+  /** The model's `sceptic optimize-model` sidecar, when it has one. */
+  readonly sidecar: ReadoutFile | undefined
   readonly configShape: ConfigShape | undefined
   /** Test-only fault injection (the scorer's `faults` option). */
   readonly faults: { readonly tokenId: number; readonly times: number } | undefined
@@ -40,13 +47,15 @@ export interface StartInputs {
 }
 
 /** Start the workers and check that model, tokenizer and readout fit. Rejects with a {@link ConfigError} otherwise. */
-export async function startScorer(settings: OnnxScorerSettings, { files, chat, readoutFile, configShape, faults, onPool }: StartInputs): Promise<Started> {
+export async function startScorer(settings: OnnxScorerSettings, { files, chat, readoutMode, sidecar, configShape, faults, onPool }: StartInputs): Promise<Started> {
   const { config, configPath } = await readTokenizerConfig(files.dir)
   const render = chatRenderer(chat, config, configPath)
+  const readout = await prepareReadout({ files, mode: readoutMode, sidecar, render })
   const budget = faults ? new SharedArrayBuffer(4) : undefined
   if (budget) new Int32Array(budget)[0] = faults!.times
   const pool = new WorkerPool(settings.workers, {
-    modelPath: files.modelPath,
+    modelPath: readout.modelPath,
+    shownPath: files.modelPath,
     tokenizerDir: files.dir,
     intraOpNumThreads: settings.threadsPerWorker,
     executionProviders: settings.executionProviders as (string | { name: string })[],
@@ -54,15 +63,20 @@ export async function startScorer(settings: OnnxScorerSettings, { files, chat, r
     ...(budget ? { faults: { tokenId: faults!.tokenId, budget } } : {}),
   })
   onPool(pool)
-  const { plan, tokenizer } = await pool.start()
+  const refuse = async (error: Error): Promise<never> => {
+    await pool.close()
+    readout.dispose()
+    throw error
+  }
+  const { plan, tokenizer } = await pool.start().catch((error: unknown) => {
+    readout.dispose()
+    throw error
+  })
+  const { readoutFile } = readout
   const vocab = readoutFile ? readoutFile.vocab : plan.vocab
-  if (readoutFile && plan.vocab !== undefined && plan.vocab !== readoutFile.letterIds.length) {
-    await pool.close()
-    throw new ConfigError(`${files.modelPath}: its logits have ${plan.vocab} columns but ${READOUT_FILE} names ${readoutFile.letterIds.length} letters; re-run \`sceptic optimize-model\``)
-  }
-  if (vocab !== undefined && tokenizer.vocabSize > vocab) {
-    await pool.close()
-    throw new ConfigError(`${tokenizer.path}: the tokenizer emits ids up to ${tokenizer.vocabSize - 1} but ${files.modelPath} has only ${vocab} logits; they do not belong together`)
-  }
-  return { pool, plan, tokenizer, logitsColumns: plan.vocab ?? tokenizer.vocabSize, render }
+  if (readoutFile && plan.vocab !== undefined && plan.vocab !== readoutFile.letterIds.length)
+    return refuse(new ConfigError(`${files.modelPath}: its logits have ${plan.vocab} columns but ${READOUT_FILE} names ${readoutFile.letterIds.length} letters; re-run \`sceptic optimize-model\``))
+  if (vocab !== undefined && tokenizer.vocabSize > vocab)
+    return refuse(new ConfigError(`${tokenizer.path}: the tokenizer emits ids up to ${tokenizer.vocabSize - 1} but ${files.modelPath} has only ${vocab} logits; they do not belong together`))
+  return { pool, plan, tokenizer, logitsColumns: plan.vocab ?? tokenizer.vocabSize, render, readout }
 }

@@ -56,7 +56,7 @@ async function start(): Promise<void> {
   } catch (error) {
     const tokenizerError = await loading.then(() => undefined, (e: unknown) => e)
     if (tokenizerError) return post({ type: 'init-error', kind: tokenizerError instanceof ConfigError ? 'config' : 'other', message: firstLineOf(tokenizerError) })
-    return post({ type: 'init-error', kind: 'config', message: `${init.modelPath}: onnxruntime cannot load the model: ${firstLineOf(error)}` })
+    return post({ type: 'init-error', kind: 'config', message: `${init.shownPath}: onnxruntime cannot load the model: ${firstLineOf(error)}` })
   }
   try {
     tokenizer = await loading
@@ -67,7 +67,7 @@ async function start(): Promise<void> {
   // A close that arrived while the model was loading: release it and let the thread end.
   if (closing) return shutdown()
   try {
-    plan = planInputs(session.inputMetadata as never, session.outputMetadata as never, init.modelPath, init.config)
+    plan = planInputs(session.inputMetadata as never, session.outputMetadata as never, init.shownPath, init.config)
   } catch (error) {
     await session.release().catch(() => {})
     return post({ type: 'init-error', kind: error instanceof ModelIoError ? 'config' : 'other', message: firstLineOf(error) })
@@ -186,7 +186,7 @@ function readRows(
     const picked: number[] = []
     for (let i = 0; i < letterCounts[row]!; i++) {
       const id = letters[offset + i]!
-      if (id >= vocab) throw new MismatchError(`${init.modelPath}: letter token id ${id} is outside the model's vocabulary (${vocab} logits); tokenizer.json does not match the model`)
+      if (id >= vocab) throw new MismatchError(`${init.shownPath}: letter token id ${id} is outside the model's vocabulary (${vocab} logits); tokenizer.json does not match the model`)
       picked.push(value(base + id))
     }
     out.set(softmax(picked), offset)

@@ -2,8 +2,9 @@
 // letter probabilities as the original, inline or with external data; unrecognisable
 // graphs are refused with a ConfigError naming the file.
 import { execFile } from 'node:child_process'
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { onnx as OnnxNamespace } from 'onnx-proto'
@@ -59,18 +60,20 @@ describe.each(variants)('optimize-model: %s', (_, options, transform) => {
   it('gives the original letter probabilities (within 1e-5), with and without prefix sharing', async () => {
     const out = join(tempDir(), 'optimized')
     const result = await optimizeModel(dir, out)
-    expect(result.letters).toBe(20)
+    // Letters A–T after "Answer:" (" A") and after a newline ("A"): 40 distinct tokens in this vocabulary.
+    expect(result.letters).toBe(40)
     expect(result.vocab).toBe(options.decoder!.vocab)
     const requests = sampleRequests()
-    const original = await scorer({ model: dir, workers: 1, prefixSharing: 'off' })(requests)
+    const original = await scorer({ model: dir, workers: 1, prefixSharing: 'off', readout: 'full' })(requests)
     const optimized = scorer({ model: out, workers: 1, prefixSharing: 'off' })
     const info = await optimized.ready()
-    expect(info.plan.vocab).toBe(20) // the head computes 20 columns, not the vocabulary
+    expect(info.plan.vocab).toBe(40) // the head computes 40 columns, not the vocabulary
+    expect(info.readout).toBe('last position, letter rows (sceptic optimize-model)')
     expect(optimized.settings.optimizedReadout).toBe(true)
     expect(optimized.description).toContain('optimized readout')
     expect(maxAbsDiff(await optimized(requests), original)).toBeLessThan(1e-5)
     expect(maxAbsDiff(await scorer({ model: out, workers: 2 })(requests), original)).toBeLessThan(1e-5)
-    expect(JSON.parse(readFileSync(join(out, READOUT_FILE), 'utf8')).letterIds).toHaveLength(20)
+    expect(JSON.parse(readFileSync(join(out, READOUT_FILE), 'utf8')).letterIds).toHaveLength(40)
     expect(existsSync(join(out, 'tokenizer.json'))).toBe(true)
     if (options.externalDataMinBytes !== undefined) {
       // The graph stays small; the weights are the same file, linked (or copied), not rewritten.
@@ -78,12 +81,32 @@ describe.each(variants)('optimize-model: %s', (_, options, transform) => {
       expect(statSync(join(out, 'model.onnx')).size).toBeLessThan(64 * 1024)
       expect(statSync(join(out, 'model.onnx_data')).size).toBe(statSync(join(dir, 'onnx', 'model.onnx_data')).size)
     } else if (transform === tieHead) {
-      // Tied: wte still feeds the embedding, so it stays; only the [hidden, 20] cut is added.
+      // Tied: wte still feeds the embedding, so it stays; only the [hidden, 40] cut is added.
       expect(statSync(join(out, 'model.onnx')).size).toBeGreaterThan(statSync(modelFile(dir)).size)
     } else {
-      // The untied head weight [hidden, vocab] is gone, replaced by [hidden, 20].
+      // The untied head weight [hidden, vocab] is gone, replaced by [hidden, 40].
       expect(statSync(join(out, 'model.onnx')).size).toBeLessThan(statSync(modelFile(dir)).size - 32 * options.decoder!.vocab! * 4 * 0.9)
     }
+  })
+
+  it('by default the scorer makes the same letter head at startup: the full readout\'s probabilities (within 1e-5), its temporary copy removed at close()', async () => {
+    const requests = sampleRequests()
+    const full = scorer({ model: dir, workers: 1, readout: 'full' })
+    expect((await full.ready()).readout).toBe("full logits: readout: 'full' was asked for")
+    const original = await full(requests)
+    const auto = scorer({ model: dir, workers: 2 })
+    expect(auto.settings.readout).toBe('auto')
+    expect(auto.manifestEntries()).toEqual({ readout: 'not started' })
+    const info = await auto.ready()
+    expect(info.readout).toBe('last position, 40 letter rows (made at startup)')
+    expect(auto.manifestEntries()).toEqual({ readout: info.readout })
+    expect(info.plan.vocab).toBe(40)
+    expect(maxAbsDiff(await auto(requests), original)).toBeLessThan(1e-5)
+    const copies = () => readdirSync(tmpdir()).filter((name) => name.startsWith('sceptic-readout-'))
+    const before = copies()
+    expect(before.length).toBeGreaterThan(0)
+    await auto.close()
+    expect(copies().length).toBe(before.length - 1)
   })
 })
 
@@ -98,12 +121,18 @@ function wrapLogits(dir: string, opType: string): void {
 }
 
 describe('optimize-model refuses what it cannot rewrite, naming the path', () => {
-  it('a graph whose logits do not come straight from the head MatMul', async () => {
+  it('a graph whose logits do not come straight from the head MatMul; the scorer reads its full logits and says why', async () => {
     const dir = makeModel({ tokenizer: 'bpe' })
     wrapLogits(dir, 'Tanh')
     const attempt = optimizeModel(dir, join(tempDir(), 'out'))
     await expect(attempt).rejects.toThrow(ConfigError)
     await expect(optimizeModel(dir, join(tempDir(), 'out'))).rejects.toThrow(`${modelFile(dir)}: optimize-model cannot rewrite this graph: "logits" is produced by a Tanh node`)
+    const auto = scorer({ model: dir, workers: 1 })
+    const info = await auto.ready()
+    expect(info.readout).toMatch(/^full logits: the head is not recognisable: "logits" is produced by a Tanh node/)
+    expect(info.plan.vocab).toBeGreaterThan(40) // the vocabulary
+    const requests = sampleRequests()
+    expect(maxAbsDiff(await auto(requests), await scorer({ model: dir, workers: 1, readout: 'full' })(requests))).toBe(0)
   })
 
   it('an already optimized model, the same directory in and out, a missing model', async () => {
@@ -119,7 +148,7 @@ describe('optimize-model refuses what it cannot rewrite, naming the path', () =>
     const dir = makeModel({ tokenizer: 'bpe' })
     const out = join(tempDir(), 'cli-out')
     const ok = await run(process.execPath, [join(root, 'dist/cli/main.js'), 'optimize-model', dir, '--model-out', out])
-    expect(ok.stdout).toMatch(/^wrote .*model\.onnx: logits \[batch, 1, 20\] \(letters A–T\) instead of \[batch, seq, \d+\]/)
+    expect(ok.stdout).toMatch(/^wrote .*model\.onnx: logits \[batch, 1, 40\] \(the option letters' tokens after the plain prompt and after a newline\) instead of \[batch, seq, \d+\]/)
     expect(existsSync(join(out, READOUT_FILE))).toBe(true)
     const bad = makeModel({ tokenizer: 'bpe' })
     wrapLogits(bad, 'Tanh')

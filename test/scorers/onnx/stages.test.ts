@@ -92,8 +92,10 @@ describe('letterColumns', () => {
     const readoutFile = { format: 'sceptic-readout/1' as const, letterIds: [7, 8, 9], vocab: 100, positions: 'last' as const, source: 'model.onnx' }
     const target = { ...base, readoutFile, vocab: 3 }
     expect([...letterColumns(Int32Array.from([7, 8, 9]), target)]).toEqual([0, 1, 2])
-    expect(() => letterColumns(Int32Array.from([7, 5]), target)).toThrow('m.onnx: sceptic-readout.json says letter B is token 8, but t.json gives 5')
-    expect(() => letterColumns(Int32Array.from([7, 8, 9, 10]), target)).toThrow('m.onnx: optimized for 3 options (letters A–C), but a criterion has 4')
+    // Columns are found by token id: a head made for " A".." C" and "A".."C" serves either ending.
+    expect([...letterColumns(Int32Array.from([9, 7]), target)]).toEqual([2, 0])
+    expect(() => letterColumns(Int32Array.from([7, 5]), target)).toThrow('m.onnx: the letter head has no row for token 5 (letter B after this prompt)')
+    expect(() => letterColumns(Int32Array.from([7, 8, 9, 10]), target)).toThrow("m.onnx: the letter head has no row for token 10 (letter D after this prompt); it keeps the letters' tokens after \"Answer:\" and after a newline")
   })
 })
 
