@@ -125,6 +125,8 @@ describe('sceptic evaluate', () => {
     expect(stdout).toMatch(/^model {14}onnx examples\/models\/tiny \(1 worker × \d threads?, batch ≤ 4/m)
     const result = JSON.parse(await readFile(json, 'utf8'))
     expect(result.manifest).toMatchObject({ model: 'examples/models/tiny', workers: 1, optimizedReadout: false, prefixSharing: 'batched' })
+    // What the head computed, read at the end of the run (not 'not started').
+    expect(result.manifest.readout).toMatch(/^last position, \d+ letter rows \(made at startup\)$/)
     expect(result.n).toBe(56)
     const missing = await sceptic(['evaluate', DATA, '--model', 'nope/model'])
     expect(missing.code).toBe(2)
