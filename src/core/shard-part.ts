@@ -31,6 +31,8 @@ export const PartSettingsSchema = z.strictObject({
   average: z.string(),
   /** Whether records keep prompt text. */
   storePrompts: z.boolean(),
+  /** `false` when the parts ran without statistics (`--no-statistics`); absent: with them. */
+  statistics: z.literal(false).optional(),
 })
 export type PartSettings = z.infer<typeof PartSettingsSchema>
 

@@ -11,7 +11,7 @@ import type { Reassembled } from './shard-part.ts'
 
 /** What a merge may add to the recorded settings. */
 export interface ReplayOptions {
-  /** The statistics option the parts ran with (default: the evaluator's default). */
+  /** The statistics option the parts ran with (default: what the parts recorded, else the evaluator's default). */
   readonly statistics?: EvaluateOptions['statistics']
   /** Where the evaluator's warnings go (default: dropped; unlabelled rows are counted in the manifest). */
   readonly onWarning?: (message: string) => void
@@ -28,7 +28,7 @@ export function evaluateReassembled(run: Reassembled, options: ReplayOptions = {
     storePrompts: run.settings.storePrompts,
     scorerDescription: run.scorer,
     manifest: run.manifest,
-    ...(options.statistics !== undefined ? { statistics: options.statistics } : {}),
+    ...(options.statistics !== undefined ? { statistics: options.statistics } : run.settings.statistics === false ? { statistics: false } : {}),
     onWarning:
       options.onWarning ??
       (() => {

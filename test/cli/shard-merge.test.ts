@@ -41,6 +41,21 @@ describe('sceptic evaluate --shard / sceptic merge', () => {
     expect(await readFile(join(dir, 'merged.records.jsonl'), 'utf8')).toBe(await readFile(join(dir, 'whole.records.jsonl'), 'utf8'))
   })
 
+  it('parts run with --no-statistics merge into the unsharded --no-statistics JSON (no intervals added by the merge)', async () => {
+    const plain = [...COMMON, '--no-statistics']
+    const runs = await Promise.all([
+      ...[1, 2].map((i) => sceptic(['evaluate', DATA, ...plain, '--shard', `${i}/2`, '--records-out', join(dir, `n${i}.records.jsonl`)])),
+      sceptic(['evaluate', DATA, ...plain, '--json-out', join(dir, 'whole-n.json')]),
+    ])
+    for (const run of runs) expect(run.code, run.stderr).toBe(0)
+    const out = join(dir, 'merged-n.json')
+    const merged = await sceptic(['merge', join(dir, 'n1.records.jsonl'), join(dir, 'n2.records.jsonl'), '--json-out', out])
+    expect(merged.code, merged.stderr).toBe(0)
+    const whole = await readFile(join(dir, 'whole-n.json'), 'utf8')
+    expect(JSON.parse(whole).statistics).toBeUndefined()
+    expect(withoutTimes(await readFile(out, 'utf8'))).toBe(withoutTimes(whole))
+  })
+
   it('refuses a missing shard, a records file without its part file, and --shard without --records-out, in one line', async () => {
     const missing = await sceptic(['merge', part(1), part(2), '--json-out', join(dir, 'x.json')])
     expect(missing.code).toBe(3)

@@ -135,7 +135,7 @@ export const evaluateCommand: Command = {
                 shard: shard!,
                 fingerprint: selection.fingerprint,
                 rows: all.length,
-                settings: { debias, seed, epochs, reducer: reducer.name, average: values.average ?? 'probability', storePrompts: raw['store-prompts'] === true },
+                settings: { debias, seed, epochs, reducer: reducer.name, average: values.average ?? 'probability', storePrompts: raw['store-prompts'] === true, ...(raw['no-statistics'] === true ? { statistics: false as const } : {}) },
                 scorer: scorer.description,
                 manifest: scorer.manifest,
                 cache: readCacheCounts(cached),
