@@ -2,7 +2,8 @@
  * The readout the scorer runs (docs/onnx.md, "The letter readout at startup"). An Optimum
  * export computes logits over the whole vocabulary at every position; the scorer reads a
  * few letters at the last one. So by default (`readout: 'auto'`) the scorer rewrites the
- * graph once at startup with the letter head (letter-head.ts) into a temporary directory,
+ * graph once at startup with the letter head (letter-head.ts) into a temporary directory
+ * (readout-temp.ts),
  * external data hard-linked beside it, and the workers load that. Probabilities equal the
  * full readout's within float rounding (1e-5, tested); only the work drops.
  *
@@ -12,9 +13,6 @@
  * directory (no multi-GB copy is made). A model already rewritten by `sceptic
  * optimize-model` is loaded as it is.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { firstLineOf } from '../../core/errors.ts'
 import type { PromptRenderer } from './chat-template.ts'
 import { loadOnnxProto } from './graph-io.ts'
@@ -23,6 +21,7 @@ import type { ReadoutMode } from './options.ts'
 import { optimizeModel } from './optimize.ts'
 import { DEFAULT_ENDINGS, readoutLetterIds, type PromptEnding } from './readout-letters.ts'
 import type { ReadoutFile } from './readout-file.ts'
+import { removeTemporary, temporaryDir } from './readout-temp.ts'
 import { loadTokenizer } from './tokenizer.ts'
 
 /** The readout a started scorer runs. */
@@ -70,24 +69,4 @@ export async function prepareReadout({ files, mode, sidecar, render }: ReadoutIn
     dispose()
     return full(firstLineOf(error).replace(/^.*?optimize-model cannot rewrite this graph: /, 'the head is not recognisable: '))
   }
-}
-
-// Temporary directories of this process, removed on close() or, failing that, at exit.
-const temporary = new Set<string>()
-
-function temporaryDir(): string {
-  if (temporary.size === 0) process.on('exit', removeAll)
-  const dir = mkdtempSync(join(tmpdir(), 'sceptic-readout-'))
-  temporary.add(dir)
-  return dir
-}
-
-function removeTemporary(dir: string): void {
-  if (!temporary.delete(dir)) return
-  rmSync(dir, { recursive: true, force: true })
-  if (temporary.size === 0) process.off('exit', removeAll)
-}
-
-function removeAll(): void {
-  for (const dir of [...temporary]) removeTemporary(dir)
 }

@@ -1,12 +1,14 @@
 // The readout chosen at startup: the letter head where it can be made, otherwise the full
 // logits with the reason, and never a temporary copy left behind or a multi-GB copy made.
-import { existsSync, readdirSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
 import { linkOrCopy } from '../../../src/scorers/onnx/graph-io.ts'
 import { locateModel } from '../../../src/scorers/onnx/model-dir.ts'
 import { optimizeModel } from '../../../src/scorers/onnx/optimize.ts'
 import { readReadoutFile } from '../../../src/scorers/onnx/readout-file.ts'
+import { removeStale, stem } from '../../../src/scorers/onnx/readout-temp.ts'
 import { prepareReadout } from '../../../src/scorers/onnx/startup-readout.ts'
 import { cleanupTemp, makeModel, tempDir } from './helpers.ts'
 
@@ -107,5 +109,16 @@ describe('linkOrCopy', () => {
     const other = join(tempDir(), 'other.json')
     expect(linkOrCopy(join(dir, 'model.onnx'), other)).toBe(true)
     expect(linkOrCopy(from, other, false)).toBe(false)
+  })
+})
+
+describe('copies left by a killed process', () => {
+  it('are removed by the next process; copies of running processes and of other hosts stay', () => {
+    const root = tempDir('sceptic-stale-')
+    const gone = spawnSync(process.execPath, ['-e', '']).pid! // exited: its id names no running process
+    const names = [`${stem(gone)}aB3dE9`, `${stem(process.ppid)}xY7zQ1`, `${stem(process.pid)}mN4pR2`, `sceptic-readout-otherhost-${gone}-kL5sT8`, 'unrelated']
+    for (const name of names) mkdirSync(join(root, name))
+    expect(removeStale(root)).toEqual([`${stem(gone)}aB3dE9`])
+    expect(readdirSync(root).sort()).toEqual(names.slice(1).sort())
   })
 })
