@@ -28,7 +28,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
       // this machine's absolute path: reports and baselines get compared across machines.
       const model = models[name]!.model
       const shown = relative(project.config.root, model) || '.'
-      urls[name] = { url: server.url, description: server.description.split(model).join(shown), cacheIdentity: sharedModelIdentity(models[name]!) }
+      urls[name] = {
+        url: server.url,
+        description: server.description.split(model).join(shown),
+        cacheIdentity: sharedModelIdentity(models[name]!),
+        readout: server.scorer.manifestEntries().readout,
+      }
     }
   } catch (error) {
     await Promise.all(servers.map((server) => server.close()))
