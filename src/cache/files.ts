@@ -20,6 +20,27 @@ export function writeFileAtomic(path: string, data: string | Buffer): void {
   }
 }
 
+/**
+ * Create `path` holding `head`, open for appending, without a moment where it exists
+ * without `head`: written under a temp name (which readers skip), fsynced, then renamed
+ * in. Another process reading the folder meanwhile sees no file or the whole head.
+ * Returns the open file descriptor.
+ */
+export function createWithHead(path: string, head: Buffer): number {
+  const temp = tempName(path)
+  const fd = openSync(temp, 'wx')
+  try {
+    writeSync(fd, head)
+    fsyncSync(fd)
+    renameSync(temp, path)
+    return fd
+  } catch (error) {
+    closeSync(fd)
+    rmSync(temp, { force: true })
+    throw error
+  }
+}
+
 /** Whether a process with this pid exists (a pid may be reused: callers treat `true` as "maybe alive"). */
 export function processAlive(pid: number): boolean {
   if (pid === process.pid) return true

@@ -5,11 +5,11 @@
  * concurrent Vitest workers never write the same file and a SIGKILL loses at most
  * the batch being written.
  */
-import { close as closeFd, existsSync, truncateSync, fdatasync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, write, writeSync } from 'node:fs'
+import { close as closeFd, existsSync, truncateSync, fdatasync, mkdirSync, readdirSync, readFileSync, write } from 'node:fs'
 import { promisify } from 'node:util'
 import { join } from 'node:path'
 import { compact } from './admin.ts'
-import { processAlive, writeFileAtomic } from './files.ts'
+import { createWithHead, processAlive, writeFileAtomic } from './files.ts'
 import type { ScorerInfo } from './scorer-info.ts'
 import { newSegmentName, scorersDir, segmentPid, segmentsDir, SEGMENT_SUFFIX } from './layout.ts'
 import { decodeSegment, encodeHeader, encodeRecord, HEADER_BYTES, type CacheEntry, type DecodedSegment } from './segment.ts'
@@ -58,7 +58,17 @@ function repair(path: string, name: string, decoded: DecodedSegment, allowed: bo
   }
 }
 
-/** Read every segment in `dir`: complete entries, and one warning per bad file. */
+/**
+ * Whether a segment's problem is only a record its writer is still appending: a segment of
+ * this format whose writer is alive. One write is not atomic for a reader, so a reader can
+ * see part of it; that is not a torn record, and the writer completes it.
+ */
+function beingWritten(name: string, decoded: DecodedSegment): boolean {
+  const pid = segmentPid(name)
+  return decoded.ours && pid !== undefined && processAlive(pid)
+}
+
+/** Read every segment in `dir`: complete entries, and one warning per bad file (not for a live writer's unfinished record). */
 export function readSegments(dir: string, warn: (message: string) => void, options: { repair?: boolean } = {}): { entries: CacheEntry[]; files: string[] } {
   const folder = segmentsDir(dir)
   let names: string[]
@@ -78,7 +88,7 @@ export function readSegments(dir: string, warn: (message: string) => void, optio
       continue // removed by a compaction since the listing: its entries live in the compacted segment
     }
     const decoded = decodeSegment(bytes)
-    if (decoded.problem) warn(`vitest-sceptic cache: ${path}: ${decoded.problem}${repair(path, name, decoded, options.repair === true)}`)
+    if (decoded.problem && !beingWritten(name, decoded)) warn(`vitest-sceptic cache: ${path}: ${decoded.problem}${repair(path, name, decoded, options.repair === true)}`)
     for (const entry of decoded.entries) entries.push(entry)
     files.push(path)
   }
@@ -187,9 +197,8 @@ export class CacheStore {
   private segment(): number {
     if (this.fd !== undefined) return this.fd
     mkdirSync(segmentsDir(this.dir), { recursive: true })
-    const fd = openSync(join(segmentsDir(this.dir), newSegmentName()), 'wx')
-    writeSync(fd, encodeHeader())
-    fsyncSync(fd)
+    // Never visible without its header: a process opening the cache meanwhile warned of a foreign file.
+    const fd = createWithHead(join(segmentsDir(this.dir), newSegmentName()), encodeHeader())
     this.fd = fd
     return fd
   }

@@ -48,6 +48,10 @@ export interface Deadline {
  */
 export function deadline(ms: number, reason: () => Error, parent?: AbortSignal): Deadline {
   const controller = new AbortController()
+  if (parent?.aborted) {
+    controller.abort(parent.reason)
+    return { signal: controller.signal, clear: () => {} }
+  }
   const timer = setTimeout(() => controller.abort(reason()), ms)
   const onParent = () => controller.abort(parent!.reason)
   parent?.addEventListener('abort', onParent, { once: true })

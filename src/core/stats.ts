@@ -414,7 +414,12 @@ export function percentileBootstrapCounts(
   }
   return percentileInterval(estimate, replicates, level, seed, clusters.length, count, groups !== undefined && groups !== null)
 }
-/** The percentile interval of sorted-or-not replicates, with how it was made. */
+/**
+ * The percentile interval of sorted-or-not replicates, with how it was made. It always
+ * holds its estimate, as Wilson's does: a replicate statistic can sit on one side of
+ * the estimate (balanced accuracy over the classes a replicate drew: with many rare
+ * classes most replicates miss one), and the quantiles would then exclude it.
+ */
 function percentileInterval(
   estimate: number,
   replicates: number[],
@@ -428,8 +433,8 @@ function percentileInterval(
   const alpha = 1 - level
   return {
     estimate,
-    lower: replicates.length > 0 ? quantileSorted(replicates, alpha / 2) : estimate,
-    upper: replicates.length > 0 ? quantileSorted(replicates, 1 - alpha / 2) : estimate,
+    lower: replicates.length > 0 ? Math.min(quantileSorted(replicates, alpha / 2), estimate) : estimate,
+    upper: replicates.length > 0 ? Math.max(quantileSorted(replicates, 1 - alpha / 2), estimate) : estimate,
     level,
     method: 'percentile-bootstrap',
     resamples: replicates.length,

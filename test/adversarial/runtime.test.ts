@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import fc from 'fast-check'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { evaluateWithScorer, recordsToJsonl, render, resultToJson } from '../../src/core/index.ts'
 import type { ScoreContext, ScoreRequest } from '../../src/core/score.ts'
 import { planOutputs, writeOutputs } from '../../src/cli/outputs.ts'
@@ -172,19 +172,25 @@ describe('cancellation reaches the scorer', () => {
 
   it('an abort cancels in-flight HTTP requests of openAIScorer (the server sees each one closed)', async () => {
     const closed: number[] = []
+    const controller = new AbortController()
+    let arrived = 0
     const server = createServer((req, res) => {
       const started = Date.now()
       res.on('close', () => closed.push(Date.now() - started))
       setTimeout(() => res.end('{}'), 30_000).unref()
+      // Abort once all four are in flight, not after a fixed delay: on a loaded machine a
+      // timer could fire before the fourth request is sent, and the test would fail by chance.
+      if (++arrived === 4) controller.abort()
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     try {
       const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
       const score = openAIScorer({ baseURL, model: 'm', concurrency: 4, timeoutMs: 60_000, retries: 0 })
-      const run = evaluateWithScorer(decisions(4), score, { signal: AbortSignal.timeout(300) })
-      await expect(run).rejects.toThrow(/aborted|timeout/i)
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      expect(closed).toHaveLength(4)
+      const run = evaluateWithScorer(decisions(4), score, { signal: controller.signal })
+      await expect(run).rejects.toThrow(/aborted/i)
+      // The closes reach the server as socket events after the rejection: wait for them (bounded), not a fixed 300 ms.
+      await vi.waitFor(() => expect(closed).toHaveLength(4), { timeout: 5_000, interval: 20 })
+      expect(arrived).toBe(4)
       expect(Math.max(...closed)).toBeLessThan(5_000)
       expect(score.stats().failures).toEqual({}) // a cancellation is not a counted failure
     } finally {
@@ -210,11 +216,13 @@ describe('cancellation reaches the scorer', () => {
         `import { openAIScorer } from ${distUrl('dist/http/index.js')}
         export default openAIScorer({ baseURL: ${JSON.stringify(baseURL)}, model: 'm', concurrency: 3, timeoutMs: 60000 })\n`,
       )
-      const { code, stderr } = await sceptic(['evaluate', data, '--scorer', scorer, '--timeout', '1'], { timeoutMs: 20_000 })
+      // The limit also covers loading the scorer module; its requests reach the server about 50 ms
+      // after the clock starts here, so 2 s leaves a wide margin on a loaded machine.
+      const { code, stderr } = await sceptic(['evaluate', data, '--scorer', scorer, '--timeout', '2'], { timeoutMs: 20_000 })
       expect(code).toBe(4)
-      expect(oneLine(stderr)).toMatch(/timed out after 1 s \(--timeout\) with 0 of 3 decisions scored/)
-      await new Promise((resolve) => setTimeout(resolve, 200))
-      expect(closed).toHaveLength(3)
+      expect(oneLine(stderr)).toMatch(/timed out after 2 s \(--timeout\) with 0 of 3 decisions scored/)
+      // The closes reach this process as socket events, possibly after the child's exit: wait for them (bounded).
+      await vi.waitFor(() => expect(closed).toHaveLength(3), { timeout: 5_000, interval: 20 })
       expect(Math.max(...closed)).toBeLessThan(10_000)
     } finally {
       server.closeAllConnections()
@@ -334,13 +342,16 @@ describe('HTTP: connections that break or stall', () => {
     }
   }
 
+  // The reset comes 20 ms after the request arrives, but the client's limit runs from the send:
+  // with a 300 ms limit a 280 ms stall before the server saw the request would turn the reset
+  // into a timeout. A reset is not about the limit, so it gets one no stall reaches.
   it.each([
-    ['reset mid-body', 'reset', 'error', /body could not be read/],
-    ['stalled mid-body', 'stall', 'timeout', /body took longer than 300 ms/],
-  ] as const)('a connection %s (%s) is a counted failure after its retries, never a hang', async (_, then, reason, message) => {
+    ['reset mid-body', 'reset', 30_000, 'error', /body could not be read/],
+    ['stalled mid-body', 'stall', 300, 'timeout', /body took longer than 300 ms/],
+  ] as const)('a connection %s (%s) is a counted failure after its retries, never a hang', async (_, then, timeoutMs, reason, message) => {
     const server = await halfBodyServer(then)
     try {
-      const score = openAIScorer({ baseURL: server.baseURL, model: 'm', timeoutMs: 300, retries: 1, backoffMs: 10 })
+      const score = openAIScorer({ baseURL: server.baseURL, model: 'm', timeoutMs, retries: 1, backoffMs: 10 })
       const result = await evaluateWithScorer(decisions(2), score, { debias: 'none', onWarning: () => {} }).catch((error: Error) => error)
       // Every decision failed: the run is an error naming the bucket, not a result.
       expect(result).toBeInstanceOf(Error)

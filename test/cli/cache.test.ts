@@ -41,7 +41,9 @@ describe('sceptic evaluate with the score cache', () => {
     const cache = join(dir, 'resume-cache')
     const args = (out: string) => ['evaluate', data, '--scorer', SCORER, '--debias', 'cyclic', '--cache', cache, '--json-out', `${out}.json`, '--records-out', `${out}.jsonl`]
     const counter = join(dir, 'resume-counter')
-    const env = { ...process.env, ...rw, SCEPTIC_TEST_COUNTER: counter, NO_COLOR: '1' }
+    // 3 ms per request: once the counter passes halfway (the third slice of 256 has started),
+    // about 2.7 s of scoring remain for the poll below to kill it in (0.9 s at 1 ms), on a loaded machine.
+    const env = { ...process.env, ...rw, SCEPTIC_TEST_COUNTER: counter, SCEPTIC_TEST_MS_PER_REQUEST: '3', NO_COLOR: '1' }
     const child = spawn(process.execPath, [CLI, ...args(join(dir, 'killed'))], { env, stdio: 'ignore' })
     const exited = new Promise((resolve) => child.on('exit', resolve))
     try {

@@ -94,9 +94,16 @@ describe('computeStatistics', () => {
     expect(computeStatistics(records).minimumDetectableDifference).toBeGreaterThan(0.2)
   })
 
+  // Nine gold classes of one decision each, all wrong, beside 30 right answers of class a:
+  // balanced accuracy 0.1. A replicate takes balanced accuracy over the classes it drew, and
+  // only 1.7% of replicates draw all nine, so both quantiles lay above 0.1 ([0.111, 0.25]).
+  const rareClasses = [...Array.from({ length: 30 }, () => ({ gold: 'a', prediction: 'a' })), ...Array.from({ length: 9 }, (_, i) => ({ gold: `rare${i}`, prediction: 'a' }))]
+
   it('property: every interval contains its point estimate and lies in [0, 1]', () => {
+    // Gold classes beyond the options, some rare: a class can vanish from bootstrap replicates.
+    const gold = fc.oneof({ arbitrary: fc.constantFrom(...OPTIONS), weight: 3 }, { arbitrary: fc.constantFrom(...Array.from({ length: 12 }, (_, i) => `rare${i}`)), weight: 1 })
     const arbitrary = fc.array(
-      fc.record({ gold: fc.constantFrom(...OPTIONS), prediction: fc.constantFrom(...OPTIONS), consistent: fc.boolean(), group: fc.integer({ min: 0, max: 5 }) }),
+      fc.record({ gold, prediction: fc.constantFrom(...OPTIONS), consistent: fc.boolean(), group: fc.integer({ min: 0, max: 5 }) }),
       { minLength: 1, maxLength: 40 },
     )
     fc.assert(
@@ -106,12 +113,21 @@ describe('computeStatistics', () => {
         for (const interval of [h.intervals.accuracy, h.intervals.balancedAccuracy, h.intervals.orderConsistency!, h.majorityBaseline.interval]) {
           expect(interval.lower).toBeGreaterThanOrEqual(0)
           expect(interval.upper).toBeLessThanOrEqual(1)
-          expect(interval.lower).toBeLessThanOrEqual(interval.estimate + 1e-12)
-          expect(interval.upper).toBeGreaterThanOrEqual(interval.estimate - 1e-12)
+          expect(interval.lower).toBeLessThanOrEqual(interval.estimate)
+          expect(interval.upper).toBeGreaterThanOrEqual(interval.estimate)
         }
       }),
-      { numRuns: 200 },
+      { numRuns: 200, examples: [[rareClasses.map((r) => ({ ...r, consistent: true, group: 0 })), 0, false]] },
     )
+  })
+
+  it('a balanced-accuracy interval holds its estimate when rare classes vanish from most replicates', () => {
+    const h = computeStatistics(rareClasses.map((r, i) => record(`d${i}`, r.gold, r.prediction)))
+    const interval = h.intervals.balancedAccuracy
+    expect(interval.method).toBe('percentile-bootstrap')
+    expect(interval.estimate).toBeCloseTo(0.1, 15)
+    expect(interval.lower).toBe(interval.estimate)
+    expect(interval.upper).toBeCloseTo(0.25, 2)
   })
 
   it('stays fast on a large set: 10^5 decisions (200 replicates there; 2000 up to 10^4)', () => {

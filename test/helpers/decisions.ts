@@ -1,9 +1,15 @@
 import type { Decision, ScoreFn } from '../../src/core/index.ts'
 
-/** A decision with options o0..o{k-1}; `answer` is an option index or null for unlabelled. */
+let made = 0
+
+/**
+ * A decision with options o0..o{k-1}; `answer` is an option index or null for unlabelled.
+ * Without `extra.id` it gets the next id of a counter (`auto-1`, `auto-2`, ...): unique within
+ * a test file and the same on every run (random ids could collide, and ids decide shards).
+ */
 export function decision(k: number, answer: number | null, extra: Partial<Decision> = {}): Decision {
   return {
-    id: extra.id ?? `d-${Math.random().toString(36).slice(2, 8)}`,
+    id: extra.id ?? `auto-${++made}`,
     state: extra.state ?? 'Some evidence.',
     criterion: extra.criterion ?? {
       key: 'c',

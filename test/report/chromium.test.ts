@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { accessSync, constants } from 'node:fs'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -225,12 +225,16 @@ describe.skipIf(CHROMIUM === null)(
     it('takes a screenshot of the uninstrumented page (no script at all)', async () => {
       const file = join(dir, 'report.html')
       await writeFile(file, twoRuns)
-      // Kept outside the temp dir so a person can look at it after the run.
-      const out = join(tmpdir(), 'vitest-sceptic-report.png')
-      await rm(out, { force: true })
+      // Written in this run's temp dir: a fixed shared path would race with another checkout's
+      // suite running at the same time (one run's rm or write between the other's write and read).
+      const out = join(dir, 'report.png')
       const { code, stderr } = await chromium([`--screenshot=${out}`, '--window-size=1280,2600', pathToFileURL(file).href], profile)
       expect(code, stderr.slice(-2000)).toBe(0)
       const png = await readFile(out)
+      // A copy outside the temp dir so a person can look at it after the run, replaced in one rename.
+      const shown = join(tmpdir(), 'vitest-sceptic-report.png')
+      await copyFile(out, `${shown}.${process.pid}`)
+      await rename(`${shown}.${process.pid}`, shown)
       expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a')
       // IHDR: width and height, big-endian, at bytes 16..23.
       expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1280, 2600])

@@ -4,6 +4,7 @@
  * failover and says whether another attempt could help; it never throws for a
  * per-request problem, only when the run was cancelled (the signal's reason).
  */
+import { deadline } from '../../core/abort.ts'
 import type { FailureReason, ScoreRequest } from '../../core/score.ts'
 import { BodyTooLargeError, readCappedText } from './body.ts'
 import { settle, type Endpoint } from './endpoints.ts'
@@ -54,6 +55,30 @@ async function post(
   health: (ok: boolean) => void,
 ): Promise<{ response: Response; text: string } | AttemptResult> {
   const { timeoutMs } = settings
+  // A timer that holds its controller (cleared when the exchange ends), not
+  // AbortSignal.any([AbortSignal.timeout(ms), signal]): on Node 20 and 22 a garbage
+  // collection can drop a timeout signal inside such a composite (fixed in Node 24), and a
+  // server that stalled mid-body then held the attempt forever.
+  const limit = deadline(timeoutMs, () => new DOMException('This operation was aborted due to timeout', 'TimeoutError'), signal)
+  try {
+    return await postWithin(settings, scrub, target, request, signal, endpoint, health, limit.signal)
+  } finally {
+    limit.clear()
+  }
+}
+
+/** {@link post} under the attempt's time limit `limited` (which also aborts with the run's `signal`). */
+async function postWithin(
+  settings: HttpSettings,
+  scrub: Scrubber['scrub'],
+  target: Endpoint,
+  request: ScoreRequest,
+  signal: AbortSignal | undefined,
+  endpoint: string,
+  health: (ok: boolean) => void,
+  limited: AbortSignal,
+): Promise<{ response: Response; text: string } | AttemptResult> {
+  const { timeoutMs } = settings
   let response: Response
   try {
     response = await settings.fetch(target.url, {
@@ -64,7 +89,7 @@ async function post(
         ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
       },
       body: requestBody(settings, request),
-      signal: signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]) : AbortSignal.timeout(timeoutMs),
+      signal: limited,
     })
   } catch (error) {
     // The run was cancelled: no failure to count, the evaluator reports the cancellation.

@@ -97,8 +97,11 @@ describe('several endpoints (rendezvous affinity)', () => {
 
     const quick = openAIScorer({ baseURL: [sick.baseURL, well.baseURL], model: 'tiny', concurrency: 1, backoffMs: 1, endpointBackoffMs: 1 })
     await evaluateWithScorer(decisions(20), quick, { debias: 'cyclic', statistics: false })
-    // A 1 ms back-off: decisions ranked to it try it again and again (and fail over each time).
-    expect(quick.stats().endpoints[`${sick.baseURL}/completions`]!.requests).toBeGreaterThan(3)
+    // A 1 ms back-off: it comes back and is tried again (and fails over each time). How often
+    // depends on the machine's speed: the back-off doubles with each failure (1, 2, 4 ms, ...),
+    // so a fast run tries it about log2(run ms) times. 300 runs here gave 5 to 8; "more than
+    // 3" would fail a fast enough machine, "more than 1" is the claim.
+    expect(quick.stats().endpoints[`${sick.baseURL}/completions`]!.requests).toBeGreaterThan(1)
   })
 
   it('keeps credentials and queries out of the description, the manifest entries and the cache identity', async () => {
