@@ -5,8 +5,8 @@
  */
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { processAlive, writeFileAtomic } from './files.ts'
-import { digestsDir, newSegmentName, scorersDir, segmentPid, segmentsDir, SEGMENT_SUFFIX } from './layout.ts'
+import { writeFileAtomic } from './files.ts'
+import { compactedSegmentName, digestsDir, scorersDir, segmentsDir, segmentWriterMayRun, SEGMENT_SUFFIX } from './layout.ts'
 import { decodeSegment, encodeHeader, encodeRecord, type CacheEntry } from './segment.ts'
 import type { ScorerInfo } from './scorer-info.ts'
 
@@ -105,11 +105,7 @@ export function cacheStats(dir: string): CacheStats {
 export function compact(dir: string, keep: (entry: CacheEntry) => boolean = () => true): { dropped: number; merged: number; skippedLive: number } {
   const { files } = readAll(dir)
   // Only segments of this format whose writer is gone: a foreign file or a newer version's segment is never touched.
-  const closed = files.filter((file) => {
-    if (!file.ours) return false
-    const pid = segmentPid(file.name)
-    return pid === undefined || (pid !== process.pid && !processAlive(pid))
-  })
+  const closed = files.filter((file) => file.ours && !segmentWriterMayRun(file.name))
   const seen = new Set<string>()
   const kept: Buffer[] = [encodeHeader()]
   let dropped = 0
@@ -121,7 +117,7 @@ export function compact(dir: string, keep: (entry: CacheEntry) => boolean = () =
       else dropped++
     }
   if (closed.length > 0) {
-    if (kept.length > 1) writeFileAtomic(join(segmentsDir(dir), newSegmentName().replace(/-\d+-/, '-c-')), Buffer.concat(kept))
+    if (kept.length > 1) writeFileAtomic(join(segmentsDir(dir), compactedSegmentName()), Buffer.concat(kept))
     for (const file of closed) rmSync(join(segmentsDir(dir), file.name), { force: true })
   }
   return { dropped, merged: closed.length, skippedLive: files.length - closed.length }

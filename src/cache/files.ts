@@ -40,14 +40,3 @@ export function createWithHead(path: string, head: Buffer): number {
     throw error
   }
 }
-
-/** Whether a process with this pid exists (a pid may be reused: callers treat `true` as "maybe alive"). */
-export function processAlive(pid: number): boolean {
-  if (pid === process.pid) return true
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}

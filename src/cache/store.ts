@@ -9,9 +9,9 @@ import { close as closeFd, existsSync, truncateSync, fdatasync, mkdirSync, readd
 import { promisify } from 'node:util'
 import { join } from 'node:path'
 import { compact } from './admin.ts'
-import { createWithHead, processAlive, writeFileAtomic } from './files.ts'
+import { createWithHead, writeFileAtomic } from './files.ts'
 import type { ScorerInfo } from './scorer-info.ts'
-import { newSegmentName, scorersDir, segmentPid, segmentsDir, SEGMENT_SUFFIX } from './layout.ts'
+import { newSegmentName, scorersDir, segmentsDir, segmentWriterMayRun, SEGMENT_SUFFIX } from './layout.ts'
 import { decodeSegment, encodeHeader, encodeRecord, HEADER_BYTES, type CacheEntry, type DecodedSegment } from './segment.ts'
 
 /** How a cache is used: read and grow it (default), only read it (CI jobs that must not grow it), or not at all. */
@@ -48,8 +48,7 @@ function countSegments(dir: string): number {
  * live writer, a foreign file or a newer version's file is never changed.
  */
 function repair(path: string, name: string, decoded: DecodedSegment, allowed: boolean): string {
-  const pid = segmentPid(name)
-  if (!allowed || !decoded.ours || decoded.end < HEADER_BYTES || (pid !== undefined && processAlive(pid))) return ''
+  if (!allowed || !decoded.ours || decoded.end < HEADER_BYTES || segmentWriterMayRun(name)) return ''
   try {
     truncateSync(path, decoded.end)
     return '; the torn tail was cut off'
@@ -64,8 +63,7 @@ function repair(path: string, name: string, decoded: DecodedSegment, allowed: bo
  * see part of it; that is not a torn record, and the writer completes it.
  */
 function beingWritten(name: string, decoded: DecodedSegment): boolean {
-  const pid = segmentPid(name)
-  return decoded.ours && pid !== undefined && processAlive(pid)
+  return decoded.ours && segmentWriterMayRun(name)
 }
 
 /** Read every segment in `dir`: complete entries, and one warning per bad file (not for a live writer's unfinished record). */

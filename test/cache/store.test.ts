@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { cacheStats, clearCache, compact } from '../../src/cache/admin.ts'
 import { COMPACT_ABOVE, CacheStore } from '../../src/cache/store.ts'
 import { encodeHeader, encodeRecord, type CacheEntry } from '../../src/cache/segment.ts'
+import { hostTag } from '../../src/core/process-identity.ts'
 
 const dirs: string[] = []
 const temp = () => {
@@ -56,6 +57,29 @@ describe('CacheStore', () => {
     expect(readFileSync(join(dir, 'segments', 'foreign.seg'), 'utf8')).toBe('not ours')
     expect(warnings).toHaveLength(2)
     for (let i = 0; i <= COMPACT_ABOVE; i++) expect(Array.from(store.get(entry(i).key)!.vector)).toEqual([i, 1])
+  })
+
+  it("leaves another host's segments alone (its processes cannot be seen from here): no repair, no compaction, no torn warning", () => {
+    const dir = temp()
+    const whole = Buffer.concat([encodeHeader(), encodeRecord(entry(1)), encodeRecord(entry(2))])
+    // The dead pid of deadName, written by a process of another host (a container sharing the folder).
+    const remote = writeSegment(dir, 'm00001-4194305-00000001-other_host.seg', whole.subarray(0, whole.length - 5))
+    const local = writeSegment(dir, `m00002-4194305-00000002-${hostTag()}.seg`, Buffer.concat([encodeHeader(), encodeRecord(entry(3))]))
+    const warnings: string[] = []
+    expect(new CacheStore(dir, { onWarning: (m) => warnings.push(m) }).size).toBe(2)
+    expect(warnings).toEqual([]) // a record the remote writer may still be appending
+    expect(statSync(remote).size).toBe(whole.length - 5)
+    expect(compact(dir)).toEqual({ dropped: 0, merged: 1, skippedLive: 1 })
+    expect(readdirSync(join(dir, 'segments'))).toEqual(expect.arrayContaining(['m00001-4194305-00000001-other_host.seg']))
+    expect(readdirSync(join(dir, 'segments'))).not.toContain(local.split('/').at(-1))
+  })
+
+  it('names a new segment by its writer: pid and host', async () => {
+    const dir = temp()
+    const store = new CacheStore(dir)
+    await store.put([entry(1)])
+    await store.close()
+    expect(readdirSync(join(dir, 'segments'))).toEqual([expect.stringMatching(new RegExp(`^[0-9a-z]+-${process.pid}-[0-9a-f]+-${hostTag().replace(/\./g, '\\.')}\\.seg$`))])
   })
 
   it('leaves the segment of a live writer alone', async () => {

@@ -6,8 +6,9 @@
  * (`sceptic-readout-<host>-<pid>-XXXXXX`), and a copy is removed only when that process is gone.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { hostname, tmpdir } from 'node:os'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { hostTag, processAlive } from '../../core/process-identity.ts'
 
 const PREFIX = 'sceptic-readout-'
 
@@ -43,11 +44,11 @@ export function removeStale(root: string): string[] {
   } catch {
     return removed
   }
-  const prefix = `${PREFIX}${host()}-`
+  const prefix = `${PREFIX}${hostTag()}-`
   for (const name of names) {
     if (!name.startsWith(prefix)) continue
     const pid = Number(/^(\d+)-[^-]+$/.exec(name.slice(prefix.length))?.[1])
-    if (!Number.isInteger(pid) || pid === process.pid || running(pid)) continue
+    if (!Number.isInteger(pid) || pid === process.pid || processAlive(pid)) continue
     rmSync(join(root, name), { recursive: true, force: true })
     removed.push(name)
   }
@@ -56,24 +57,9 @@ export function removeStale(root: string): string[] {
 
 /** The start of the directory names of process `pid` on this host: `sceptic-readout-<host>-<pid>-`. */
 export function stem(pid: number): string {
-  return `${PREFIX}${host()}-${pid}-`
+  return `${PREFIX}${hostTag()}-${pid}-`
 }
 
 function removeAll(): void {
   for (const dir of [...mine]) removeTemporary(dir)
-}
-
-/** The host name as it may appear in a file name: letters, digits, dots and underscores. */
-function host(): string {
-  return hostname().replace(/[^A-Za-z0-9._]/g, '_') || 'host'
-}
-
-/** Whether a process with this id exists (signal 0 checks without sending; EPERM: it exists, not ours). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
