@@ -130,11 +130,10 @@ describe('computeStatistics', () => {
     expect(interval.upper).toBeCloseTo(0.25, 2)
   })
 
-  it('stays fast on a large set: 10^5 decisions (200 replicates there; 2000 up to 10^4)', () => {
+  // Its time is measured by `npm run bench` (the statistics column), not here.
+  it('scales its resamples to the set: 200 replicates at 10^5 decisions, 2000 up to 10^4', () => {
     const records = Array.from({ length: 100_000 }, (_, i) => record(`d${i}`, OPTIONS[i % 4]!, i % 7 === 0 ? 'a' : OPTIONS[i % 4]!, ['a', 'b']))
-    const t0 = performance.now()
     const h = computeStatistics(records, records.map((_, i) => `g${i % 5000}`))
-    expect(performance.now() - t0).toBeLessThan(15_000)
     expect(h.intervals.balancedAccuracy.resamples).toBe(200)
     expect(computeStatistics(records.slice(0, 10_000)).intervals.balancedAccuracy.resamples).toBe(2000)
     expect(h.intervals.balancedAccuracy.upper - h.intervals.balancedAccuracy.lower).toBeLessThan(0.02)
