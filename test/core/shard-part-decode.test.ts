@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { validateDecision, type Decision } from '../../src/core/decisions.ts'
 import { DataError } from '../../src/core/errors.ts'
 import type { ScoreOutcome } from '../../src/core/score.ts'
-import { AnswerLineSchema, parsePartFile, partFileText, RowLineSchema } from '../../src/core/shard-part.ts'
+import { AnswerLineSchema, parsePartFile, RowLineSchema } from '../../src/core/shard-part.ts'
+import { EMPTY_PART_HEADER } from '../helpers/part-file.ts'
 
 /** The decoder before the hand-checked fast paths: every line after the header through its zod schema. */
 function zodOnly(lines: readonly string[], file: string): { rows: { position: number; decision: Decision }[]; answers: { key: string; outcome: ScoreOutcome }[] } {
@@ -23,18 +24,7 @@ function zodOnly(lines: readonly string[], file: string): { rows: { position: nu
   return { rows, answers }
 }
 
-const header = partFileText({
-  shard: { index: 1, count: 1 },
-  fingerprint: 'f',
-  rows: 0,
-  settings: { debias: 'none', seed: 0, epochs: 1, reducer: 'mean', average: 'probability', storePrompts: false },
-  scorer: 's',
-  manifest: {},
-  cache: undefined,
-  records: 0,
-  decisions: [],
-  answers: [],
-})
+const header = EMPTY_PART_HEADER
 
 const decision = fc.oneof(
   fc.constant({ id: 'a', state: 's', criterion: { key: 'q', options: [{ id: 'x', text: 'X' }, { id: 'y', text: 'Y' }] }, answer_id: 'x' }),

@@ -5,6 +5,7 @@ import { parseShard, shardKey, shardOf, shardPositions } from '../../src/core/sh
 import { parsePartFile, partFileText, reassemble, recordingScorer, replayKey, type ShardPart } from '../../src/core/shard-part.ts'
 import { resultToJson, recordsToJsonl } from '../../src/core/result.ts'
 import { selectShard } from '../../src/core/shard-select.ts'
+import { EMPTY_PART_HEADER } from '../helpers/part-file.ts'
 import { scoreFailure } from '../../src/core/score.ts'
 
 /** A deterministic scorer that reads option ids and slots (so debiasing matters), fails some requests, flags others. */
@@ -177,17 +178,4 @@ describe('merge refuses parts that are not one run', () => {
   })
 })
 
-function partFileHead(): string {
-  return partFileText({
-    shard: { index: 1, count: 1 },
-    fingerprint: 'f',
-    rows: 0,
-    settings: { debias: 'none', seed: 0, epochs: 1, reducer: 'mean', average: 'probability', storePrompts: false },
-    scorer: 's',
-    manifest: {},
-    cache: undefined,
-    records: 0,
-    decisions: [],
-    answers: [],
-  }).trim()
-}
+const partFileHead = (): string => EMPTY_PART_HEADER.trim()
