@@ -1,11 +1,14 @@
 /**
  * Looking after a cache directory: statistics, clearing (all of it, or one model's
  * entries) and compaction of many small segments into one (docs/cache.md).
- * Only files of the cache's own layout are ever removed.
+ * Only files of the cache's own layout are ever removed, and only in a folder that is a
+ * cache (its CACHEDIR.TAG, see marker.ts).
  */
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { removeEmptyFolderSync, removeFileSync } from '../core/files.ts'
 import { writeFileAtomic } from './files.ts'
+import { cacheFiles, checkCacheDir, isCacheFileName } from './marker.ts'
 import { compactedSegmentName, digestsDir, scorersDir, segmentsDir, segmentWriterMayRun, SEGMENT_SUFFIX } from './layout.ts'
 import { decodeSegment, encodeHeader, encodeRecord, type CacheEntry } from './segment.ts'
 import type { ScorerInfo } from './scorer-info.ts'
@@ -103,9 +106,10 @@ export function cacheStats(dir: string): CacheStats {
  * Returns the entries dropped and the segments merged.
  */
 export function compact(dir: string, keep: (entry: CacheEntry) => boolean = () => true): { dropped: number; merged: number; skippedLive: number } {
+  if (checkCacheDir(dir, 'nothing was compacted') === 'missing') return { dropped: 0, merged: 0, skippedLive: 0 }
   const { files } = readAll(dir)
-  // Only segments of this format whose writer is gone: a foreign file or a newer version's segment is never touched.
-  const closed = files.filter((file) => file.ours && !segmentWriterMayRun(file.name))
+  // Only segments of this format, named as the cache names them, whose writer is gone: a foreign file or a newer version's segment is never touched.
+  const closed = files.filter((file) => file.ours && isCacheFileName('segments', file.name) && !segmentWriterMayRun(file.name))
   const seen = new Set<string>()
   const kept: Buffer[] = [encodeHeader()]
   let dropped = 0
@@ -118,20 +122,23 @@ export function compact(dir: string, keep: (entry: CacheEntry) => boolean = () =
     }
   if (closed.length > 0) {
     if (kept.length > 1) writeFileAtomic(join(segmentsDir(dir), compactedSegmentName()), Buffer.concat(kept))
-    for (const file of closed) rmSync(join(segmentsDir(dir), file.name), { force: true })
+    for (const file of closed) removeFileSync(join(segmentsDir(dir), file.name))
   }
   return { dropped, merged: closed.length, skippedLive: files.length - closed.length }
 }
 
 /**
- * `sceptic cache clear`: remove the whole cache (its segments, scorer notes and digest
- * memos; nothing else in the directory), or with `model` only the entries of ONNX
- * scorers over that model directory. Returns the entries removed.
+ * `sceptic cache clear`: remove the whole cache (the files of its segments, scorer notes
+ * and digest memos named as the cache names them; nothing else, and the marker stays),
+ * or with `model` only the entries of ONNX scorers over that model directory. A folder
+ * that is not a cache is a ConfigError, and nothing is removed. Returns the entries removed.
  */
 export function clearCache(dir: string, options: { model?: string } = {}): { removed: number; skippedLive: number } {
+  if (checkCacheDir(dir, 'nothing removed') === 'missing') return { removed: 0, skippedLive: 0 }
   if (options.model === undefined) {
     const before = cacheStats(dir).entries
-    for (const sub of [segmentsDir(dir), scorersDir(dir), digestsDir(dir)]) rmSync(sub, { recursive: true, force: true })
+    for (const file of cacheFiles(dir)) removeFileSync(file)
+    for (const sub of [segmentsDir(dir), scorersDir(dir), digestsDir(dir)]) removeEmptyFolderSync(sub)
     return { removed: before, skippedLive: 0 }
   }
   const model = resolve(options.model)

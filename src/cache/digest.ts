@@ -9,6 +9,7 @@ import { createReadStream, mkdirSync, readFileSync, statSync, type BigIntStats }
 import { join, resolve } from 'node:path'
 import { writeFileAtomic } from './files.ts'
 import { digestsDir } from './layout.ts'
+import { claimCacheDir } from './marker.ts'
 
 /** Digest recorded for a file that does not exist (an optional file such as `tokenizer_config.json`). */
 export const ABSENT = 'absent'
@@ -55,6 +56,7 @@ export async function fileDigest(path: string, dir: string | undefined, write = 
   const unchanged = after.mtimeNs === stat.mtimeNs && after.ctimeNs === stat.ctimeNs && after.size === stat.size && after.ino === stat.ino
   if (memo && write && unchanged) {
     try {
+      claimCacheDir(dir!)
       mkdirSync(digestsDir(dir!), { recursive: true })
       writeFileAtomic(memo, JSON.stringify({ ...identity, sha256 }) + '\n')
     } catch {

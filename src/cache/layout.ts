@@ -42,7 +42,5 @@ export function segmentWriterMayRun(name: string): boolean {
   return writer !== undefined && writerMayRun(writer.host, writer.pid)
 }
 
-/** A temp file name beside `path` for write-then-rename. */
-export function tempName(path: string): string {
-  return `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`
-}
+/** A temp file name beside `path` for write-then-rename (`<path>.tmp-<pid>-<random>`). */
+export { tempName } from '../core/files.ts'

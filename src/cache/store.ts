@@ -9,6 +9,7 @@ import { close as closeFd, existsSync, truncateSync, fdatasync, mkdirSync, readd
 import { promisify } from 'node:util'
 import { join } from 'node:path'
 import { compact } from './admin.ts'
+import { claimCacheDir } from './marker.ts'
 import { createWithHead, writeFileAtomic } from './files.ts'
 import type { ScorerInfo } from './scorer-info.ts'
 import { newSegmentName, scorersDir, segmentsDir, segmentWriterMayRun, SEGMENT_SUFFIX } from './layout.ts'
@@ -158,6 +159,7 @@ export class CacheStore {
     const path = join(scorersDir(this.dir), `${id}.json`)
     try {
       if (existsSync(path)) return
+      claimCacheDir(this.dir)
       mkdirSync(scorersDir(this.dir), { recursive: true })
       writeFileAtomic(path, JSON.stringify({ kind: info.kind, label: info.label }) + '\n')
     } catch (error) {
@@ -194,6 +196,7 @@ export class CacheStore {
 
   private segment(): number {
     if (this.fd !== undefined) return this.fd
+    claimCacheDir(this.dir)
     mkdirSync(segmentsDir(this.dir), { recursive: true })
     // Never visible without its header: a process opening the cache meanwhile warned of a foreign file.
     const fd = createWithHead(join(segmentsDir(this.dir), newSegmentName()), encodeHeader())

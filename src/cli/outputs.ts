@@ -2,15 +2,19 @@
  * Output files of every command, planned before any work and written all or nothing.
  *
  * Planning (before scoring): each output's real path (symlinks followed) must differ
- * from every input and from every other output; its missing parent folders are
- * created; a probe file proves the folder is writable. Writing (after the work): each
+ * from every input (also by device and inode, so a hard link is caught) and from every
+ * other output; its missing parent folders are created; a probe file proves the folder
+ * is writable. An existing target that is not a regular file is never renamed over: a
+ * character device (`/dev/null`) is written in place, anything else (a folder, FIFO,
+ * socket, block device) is refused, and `-` is refused. Writing (after the work): each
  * output goes to a temporary file beside it, and only when every one is written are
  * they renamed into place, so a failure never leaves half the artifacts.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdir, open, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises'
+import { mkdir, open, realpath, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { ConfigError, DataError } from '../core/errors.ts'
+import { describeKind, kindOf, NotAFileError, removeFile, stageFile, type StagedFile } from '../core/files.ts'
 
 /** One output a command was asked to write. */
 export interface OutputRequest {
@@ -24,10 +28,19 @@ export interface OutputRequest {
 export interface PlannedOutput extends OutputRequest {
   /** Absolute real path it will be written to (its folder's symlinks resolved). */
   readonly target: string
+  /** A character device (`/dev/null`): written in place, never replaced. */
+  readonly device?: boolean
+}
+
+/** Device and inode of an existing path, links followed: the same file under any spelling or hard link. */
+async function fileId(path: string): Promise<string | undefined> {
+  const found = await stat(path).catch(() => undefined)
+  return found ? `${found.dev}:${found.ino}` : undefined
 }
 
 /** The code of a Node fs error, or its first message line. */
 function why(error: unknown): string {
+  if (error instanceof NotAFileError) return error.message
   return (error as NodeJS.ErrnoException)?.code ?? String((error as Error)?.message ?? error).split('\n')[0]!
 }
 
@@ -59,11 +72,15 @@ export async function planOutputs(
   for (const input of inputs) {
     const target = await realTarget(input)
     if (target !== undefined) inputTargets.set(target, input)
+    const id = await fileId(input)
+    if (id !== undefined) inputTargets.set(id, input)
   }
   const planned: PlannedOutput[] = []
   for (const { flag, path } of outputs) {
     if (path === undefined) continue
     if (path === '') throw new ConfigError(`${flag} needs a file name`)
+    // `-` is not standard output here (the report is printed there): never a file named `-` either.
+    if (path === '-') throw new ConfigError(`${flag} -: writing to standard output is not supported (the report is printed there); give a file name`)
     const folder = dirname(resolve(path))
     try {
       await makeFolders(folder)
@@ -71,16 +88,23 @@ export async function planOutputs(
       throw new ConfigError(`${flag} ${path}: cannot create its folder (${why(error)})`)
     }
     const target = (await realTarget(path))!
-    const input = inputTargets.get(target)
+    const id = await fileId(target)
+    const input = inputTargets.get(target) ?? (id === undefined ? undefined : inputTargets.get(id))
     if (input !== undefined) throw new ConfigError(`${flag} ${path}: refusing to overwrite the input file ${input}`)
-    const other = planned.find((output) => output.target === target)
+    const kind = kindOf(await stat(target).catch(() => undefined))
+    if (kind === 'folder') throw new ConfigError(`${flag} ${path}: is a folder, not a file`)
+    if (kind !== 'missing' && kind !== 'file' && kind !== 'device')
+      throw new ConfigError(`${flag} ${path}: is ${describeKind(kind)}, not a regular file; outputs are written to regular files (or written in place to a character device such as /dev/null)`)
+    const device = kind === 'device'
+    // Two outputs to one device (`/dev/null` twice) are fine: each is written in place.
+    const other = device ? undefined : planned.find((output) => output.target === target)
     if (other) throw new ConfigError(`${flag} ${path} and ${other.flag} ${other.path} are the same file; give each output its own`)
-    const existing = await stat(target).catch(() => undefined)
-    if (existing?.isDirectory()) throw new ConfigError(`${flag} ${path}: is a folder, not a file`)
-    await probe(dirname(target)).catch((error: unknown) => {
-      throw new ConfigError(`${flag} ${path}: cannot write there (${why(error)})`)
-    })
-    planned.push({ flag, path, target })
+    // A device is written in place: nothing is created beside it (in /dev), so no probe.
+    if (!device)
+      await probe(dirname(target)).catch((error: unknown) => {
+        throw new ConfigError(`${flag} ${path}: cannot write there (${why(error)})`)
+      })
+    planned.push({ flag, path, target, ...(device ? { device } : {}) })
   }
   return planned
 }
@@ -130,35 +154,37 @@ async function probe(folder: string): Promise<void> {
   const file = join(folder, `.sceptic-probe-${process.pid}-${randomBytes(4).toString('hex')}`)
   const handle = await open(file, 'wx')
   await handle.close()
-  await unlink(file)
+  await removeFile(file)
 }
 
 /**
  * Write planned outputs all or nothing: each to a temporary file beside its target,
- * then rename them all into place. On a failure the temporary files are removed, no
- * target is touched, and a {@link DataError} names the file.
+ * then rename them all into place; a character device is written in place, after every
+ * file's temporary copy (so a full device, ENOSPC, leaves no file written). On a failure
+ * the temporary files are removed, no file target is touched, and a {@link DataError}
+ * (exit 3) names the file.
  */
 export async function writeOutputs(outputs: readonly { readonly output: PlannedOutput; readonly content: string }[]): Promise<void> {
-  const temps: string[] = []
+  const staged: StagedFile[] = []
+  const ordered = [...outputs.filter((o) => !o.output.device), ...outputs.filter((o) => o.output.device)]
   try {
-    for (const { output, content } of outputs) {
-      const temp = join(dirname(output.target), `.${basename(output.target)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`)
-      temps.push(temp)
+    for (const { output, content } of ordered) {
       try {
-        await writeFile(temp, content, { flag: 'wx' })
+        staged.push(await stageFile(output.target, content))
       } catch (error) {
-        throw new DataError(`cannot write ${output.flag} (${why(error)}); no output was written`, { file: output.path })
+        const wrote = staged.some((file) => file.inPlace) ? 'no file was written' : 'no output was written'
+        throw new DataError(`cannot write ${output.flag} (${why(error)}); ${wrote}`, { file: output.path })
       }
     }
-    for (const [i, { output }] of outputs.entries()) {
+    for (const [i, { output }] of ordered.entries()) {
       try {
-        await rename(temps[i]!, output.target)
+        await staged[i]!.commit()
       } catch (error) {
         throw new DataError(`cannot move ${output.flag} into place (${why(error)})`, { file: output.path })
       }
     }
   } catch (error) {
-    await Promise.all(temps.map((temp) => unlink(temp).catch(() => {})))
+    await Promise.all(staged.map((file) => file.discard()))
     throw error
   }
 }

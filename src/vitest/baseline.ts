@@ -10,7 +10,8 @@
  * check so "no detectable drop" is never said when no drop could have been detected.
  */
 import { createHash } from 'node:crypto'
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { mkdir, readFile } from 'node:fs/promises'
+import { writeFileAtomic } from '../core/files.ts'
 import { dirname, join } from 'node:path'
 import { z } from 'zod'
 import { DEBIAS_MODES, isConsistent, type EvalResult } from '../core/index.ts'
@@ -217,9 +218,7 @@ export async function writeBaseline(path: string, baseline: BaselineFile): Promi
   // Unchanged bytes are not rewritten: a write would be a change event that reruns watch mode.
   if ((await readFile(path, 'utf8').catch(() => undefined)) === text) return
   await mkdir(dirname(path), { recursive: true })
-  const temp = `${path}.${process.pid}.tmp`
-  await writeFile(temp, text)
-  await rename(temp, path)
+  await writeFileAtomic(path, text)
 }
 
 /** Options of {@link compareWithBaseline}. */

@@ -3,7 +3,8 @@
  * prints the sceptic report for every `describeDecisions` suite, with pass/fail
  * marks beside the thresholds and the baseline verdict (docs/vitest.md#the-reporter).
  */
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
+import { appendToFileSync, writeFileAtomicSync } from '../core/files.ts'
 import { dirname, relative, resolve } from 'node:path'
 import pc from 'picocolors'
 import type { UserConsoleLog } from 'vitest'
@@ -98,7 +99,7 @@ export default class ScepticReporter implements Reporter {
       const file = scored.length === 1 ? path : path.replace(/(\.html?)?$/, (ext) => `.${slug(meta.suite)}${ext || '.html'}`)
       try {
         mkdirSync(dirname(file), { recursive: true })
-        writeFileSync(file, renderHtmlReport({ result: meta.result!, records: meta.records ?? null, label: meta.suite }, { title: `Sceptic report: ${meta.suite}` }))
+        writeFileAtomicSync(file, renderHtmlReport({ result: meta.result!, records: meta.records ?? null, label: meta.suite }, { title: `Sceptic report: ${meta.suite}` }), { fsync: false })
         if (this.vitest) this.print(`vitest-sceptic: wrote ${relative(this.vitest.config.root, file)}`)
       } catch (error) {
         this.vitest?.logger.error(`vitest-sceptic: cannot write the HTML report to ${file}: ${(error as Error).message}`)
@@ -118,7 +119,7 @@ export default class ScepticReporter implements Reporter {
     const summaryFile = process.env.GITHUB_STEP_SUMMARY
     if (this.options.githubSummary !== false && summaryFile) {
       try {
-        appendFileSync(summaryFile, githubSummary(suites) + '\n')
+        appendToFileSync(summaryFile, githubSummary(suites) + '\n')
       } catch (error) {
         this.vitest?.logger.error(`vitest-sceptic: cannot write the job summary to ${summaryFile}: ${(error as Error).message}`)
       }

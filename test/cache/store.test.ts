@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { cacheStats, clearCache, compact } from '../../src/cache/admin.ts'
+import { claimCacheDir } from '../../src/cache/marker.ts'
 import { COMPACT_ABOVE, CacheStore } from '../../src/cache/store.ts'
 import { encodeHeader, encodeRecord, type CacheEntry } from '../../src/cache/segment.ts'
 import { hostTag } from '../../src/core/process-identity.ts'
@@ -11,6 +12,8 @@ const dirs: string[] = []
 const temp = () => {
   const dir = mkdtempSync(join(tmpdir(), 'sceptic-store-'))
   dirs.push(dir)
+  // A cache the cache made (its CACHEDIR.TAG): the tests then plant files in it.
+  claimCacheDir(dir)
   return dir
 }
 afterEach(() => {
@@ -104,6 +107,6 @@ describe('CacheStore', () => {
     expect(clearCache(dir, { model })).toEqual({ removed: 2, skippedLive: 0 })
     expect(cacheStats(dir).entries).toBe(1)
     expect(clearCache(dir)).toEqual({ removed: 1, skippedLive: 0 })
-    expect(readdirSync(dir)).toEqual(['notes.txt'])
+    expect(readdirSync(dir).sort()).toEqual(['CACHEDIR.TAG', 'notes.txt'])
   })
 })

@@ -114,6 +114,8 @@ describe('sceptic evaluate with the score cache', () => {
   it('foreign, truncated and newer-version cache files are one line each on stderr, ignored, and the run is right', async () => {
     const cache = join(dir, 'bad-cache')
     mkdirSync(join(cache, 'segments'), { recursive: true })
+    // A cache the cache made (its marker), into which bad files fell.
+    writeFileSync(join(cache, 'CACHEDIR.TAG'), 'Signature: 8a477f597d28d172789f06886806bc55\n')
     writeFileSync(join(cache, 'segments', 'foreign.seg'), 'PK\u0003\u0004 not ours')
     const newer = Buffer.alloc(16)
     newer.write('SCEPTICC', 0, 'latin1')

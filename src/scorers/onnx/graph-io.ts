@@ -8,6 +8,7 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import type { onnx as OnnxNamespace } from 'onnx-proto'
 import { ConfigError } from '../../core/errors.ts'
+import { writeMode } from '../../core/files.ts'
 
 /** The decoded shape of the parts of a graph the rewrites touch. */
 export interface DecodedNode {
@@ -76,6 +77,8 @@ export function tensorReader(tensor: OnnxNamespace.ITensorProto, modelDir: strin
  */
 export function linkOrCopy(from: string, to: string, copy = true): boolean {
   if (existsSync(to) && statSync(to).ino === statSync(from).ino) return true
+  // A FIFO, socket or folder at `to` is refused (NotAFileError), never copied into.
+  if (existsSync(to)) writeMode(to)
   try {
     if (existsSync(to)) {
       if (!copy) return false

@@ -8,7 +8,8 @@
  *
  * onnx-proto (protobufjs) is loaded on demand (graph-io.ts).
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { writeFileAtomicSync } from '../../core/files.ts'
 import { dirname, join, relative, resolve } from 'node:path'
 import type { onnx as OnnxNamespace } from 'onnx-proto'
 import { ConfigError, firstLineOf } from '../../core/errors.ts'
@@ -80,7 +81,7 @@ export async function optimizeModel(inDir: string, outDir: string, options: Opti
   mkdirSync(out, { recursive: true })
   const modelPath = join(out, 'model.onnx')
   const bytes = onnx.ModelProto.encode(model).finish()
-  writeFileSync(modelPath, bytes)
+  writeFileAtomicSync(modelPath, bytes, { fsync: false })
   const externalFiles = new Set<string>()
   for (const tensor of graph.initializer) {
     const location = externalLocation(tensor)
@@ -93,7 +94,7 @@ export async function optimizeModel(inDir: string, outDir: string, options: Opti
     mkdirSync(dirname(to), { recursive: true })
     if (!linkOrCopy(from, to, options.copyExternalData ?? true)) fail(`external data file ${from} cannot be hard-linked into ${out} (another file system?) and copying it was not asked for`)
   }
-  if (options.sideFiles ?? true) for (const name of SIDE_FILES) if (existsSync(join(files.dir, name))) copyFileSync(join(files.dir, name), join(out, name))
-  writeFileSync(join(out, READOUT_FILE), JSON.stringify(readout, null, 2) + '\n')
+  if (options.sideFiles ?? true) for (const name of SIDE_FILES) if (existsSync(join(files.dir, name))) writeFileAtomicSync(join(out, name), readFileSync(join(files.dir, name)), { fsync: false })
+  writeFileAtomicSync(join(out, READOUT_FILE), JSON.stringify(readout, null, 2) + '\n', { fsync: false })
   return { modelPath, letters, vocab, externalFiles: [...externalFiles], bytes: bytes.length, readout }
 }

@@ -9,7 +9,8 @@
  * quantization (`DynamicQuantizeLinear`, per-tensor activation scales), nothing depends on
  * what else shares a batch. All weights of the result are written to `model.onnx_data`.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { writeFileAtomicSync } from '../../core/files.ts'
 import { dirname, join, resolve } from 'node:path'
 import type { onnx as OnnxNamespace } from 'onnx-proto'
 import { externalize } from './external-data.ts'
@@ -182,8 +183,8 @@ export async function quantizeModel(inDir: string, outDir: string, options: Quan
   const data = externalize(kept, onnx.TensorProto.DataLocation.EXTERNAL, { location: EXTERNAL, minBytes: 1024, align: 64 })
   mkdirSync(out, { recursive: true })
   const modelPath = join(out, 'model.onnx')
-  writeFileSync(modelPath, onnx.ModelProto.encode(model).finish())
-  writeFileSync(join(out, EXTERNAL), data)
-  for (const name of SIDE_FILES) if (existsSync(join(files.dir, name))) copyFileSync(join(files.dir, name), join(out, name))
+  writeFileAtomicSync(modelPath, onnx.ModelProto.encode(model).finish(), { fsync: false })
+  writeFileAtomicSync(join(out, EXTERNAL), data, { fsync: false })
+  for (const name of SIDE_FILES) if (existsSync(join(files.dir, name))) writeFileAtomicSync(join(out, name), readFileSync(join(files.dir, name)), { fsync: false })
   return { modelPath, quantized, keptHead: [...head].map((n) => n.input?.[1] ?? '?'), bytesIn, bytesOut: data.length }
 }

@@ -5,7 +5,8 @@
  * by dead processes of this host: the directory name carries the host and the process id
  * (`sceptic-readout-<host>-<pid>-XXXXXX`), and a copy is removed only when that process is gone.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync } from 'node:fs'
+import { removeOwnTreeSync } from '../../core/files.ts'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { hostTag, processAlive } from '../../core/process-identity.ts'
@@ -31,7 +32,7 @@ export function temporaryDir(): string {
 /** Remove a directory made by {@link temporaryDir}. Idempotent. */
 export function removeTemporary(dir: string): void {
   if (!mine.delete(dir)) return
-  rmSync(dir, { recursive: true, force: true })
+  removeOwnTreeSync(dir)
   if (mine.size === 0) process.off('exit', removeAll)
 }
 
@@ -49,7 +50,7 @@ export function removeStale(root: string): string[] {
     if (!name.startsWith(prefix)) continue
     const pid = Number(/^(\d+)-[^-]+$/.exec(name.slice(prefix.length))?.[1])
     if (!Number.isInteger(pid) || pid === process.pid || processAlive(pid)) continue
-    rmSync(join(root, name), { recursive: true, force: true })
+    removeOwnTreeSync(join(root, name))
     removed.push(name)
   }
   return removed

@@ -1,0 +1,229 @@
+/**
+ * The one home for writing and deleting files: every rename, unlink and rm in src/ is here
+ * (test/structure/fs-home.test.ts forbids them elsewhere). The rule it enforces: an existing
+ * target that is not a regular file is never renamed over. A character device (`/dev/null`,
+ * a terminal) is written in place; a folder, FIFO, socket or block device is refused with a
+ * {@link NotAFileError}. Files are written under a temporary name beside the target and
+ * renamed in, so a reader never sees half a file.
+ */
+import { randomBytes } from 'node:crypto'
+import {
+  appendFileSync,
+  closeSync,
+  fsyncSync,
+  openSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+  type Stats,
+} from 'node:fs'
+import { rename, stat, unlink, writeFile } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+
+/** What an existing path is, links followed; `missing` when nothing is there. */
+export type PathKind = 'missing' | 'file' | 'device' | 'folder' | 'fifo' | 'socket' | 'block device' | 'other'
+
+/** The kind of `stats` (`undefined`: missing). */
+export function kindOf(stats: Stats | undefined): PathKind {
+  if (stats === undefined) return 'missing'
+  if (stats.isFile()) return 'file'
+  if (stats.isCharacterDevice()) return 'device'
+  if (stats.isDirectory()) return 'folder'
+  if (stats.isFIFO()) return 'fifo'
+  if (stats.isSocket()) return 'socket'
+  if (stats.isBlockDevice()) return 'block device'
+  return 'other'
+}
+
+/** The kind of `path`, links followed; `missing` for nothing there or a dangling link. */
+export function pathKind(path: string): PathKind {
+  try {
+    return kindOf(statSync(path))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing'
+    throw error
+  }
+}
+
+/** How a message names a kind: "a folder", "a named pipe (FIFO)", … */
+export function describeKind(kind: PathKind): string {
+  const names: Record<PathKind, string> = {
+    missing: 'missing',
+    file: 'a regular file',
+    device: 'a character device',
+    folder: 'a folder',
+    fifo: 'a named pipe (FIFO)',
+    socket: 'a socket',
+    'block device': 'a block device',
+    other: 'not a regular file',
+  }
+  return names[kind]
+}
+
+/** An output target that exists and is neither a regular file nor a character device. */
+export class NotAFileError extends Error {
+  readonly kind: PathKind
+  readonly code = 'ENOTFILE'
+  constructor(path: string, kind: PathKind) {
+    super(`${path} is ${describeKind(kind)}, not a regular file; it is never replaced`)
+    this.name = 'NotAFileError'
+    this.kind = kind
+  }
+}
+
+/** How `path` will be written: `replace` (missing or a regular file) or `in-place` (a character device). Refuses anything else. */
+export function writeMode(path: string): 'replace' | 'in-place' {
+  const kind = pathKind(path)
+  if (kind === 'missing' || kind === 'file') return 'replace'
+  if (kind === 'device') return 'in-place'
+  throw new NotAFileError(path, kind)
+}
+
+/** A fresh temp name beside `path`: `<path>.tmp-<pid>-<random>`. */
+export function tempName(path: string): string {
+  return `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`
+}
+
+/** A hidden temp name beside `path`: `.<name>.<pid>-<random>.tmp` (outputs, so globs over the folder skip it). */
+function hiddenTempName(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`)
+}
+
+/** Write `data` to a new file `temp` (never an existing one), fsynced when asked. */
+function writeNewSync(temp: string, data: string | Uint8Array, fsync: boolean): void {
+  const fd = openSync(temp, 'wx')
+  try {
+    writeSync(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data)
+    if (fsync) fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Write `data` to `path` atomically: a temp file beside it (fsynced unless `fsync: false`),
+ * renamed over it. A character device is written in place; a folder, FIFO, socket or
+ * block device is a {@link NotAFileError}, and nothing is written.
+ */
+export function writeFileAtomicSync(path: string, data: string | Uint8Array, options: { fsync?: boolean } = {}): void {
+  if (writeMode(path) === 'in-place') return writeFileSync(path, data)
+  const temp = tempName(path)
+  try {
+    writeNewSync(temp, data, options.fsync ?? true)
+    // Checked again just before the rename: the target may have changed since.
+    if (writeMode(path) === 'in-place') {
+      writeFileSync(path, data)
+      removeFileSync(temp)
+      return
+    }
+    renameSync(temp, path)
+  } catch (error) {
+    removeFileSync(temp)
+    throw error
+  }
+}
+
+/** {@link writeFileAtomicSync}, asynchronous (no fsync: a baseline or report is rewritten on the next run). */
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  const staged = await stageFile(path, data)
+  try {
+    await staged.commit()
+  } catch (error) {
+    await staged.discard()
+    throw error
+  }
+}
+
+/**
+ * Create `path` holding `head`, open for appending, without a moment where it exists
+ * without `head`: written under a temp name (which readers skip), fsynced, then renamed
+ * in. Refuses an existing `path`. Returns the open file descriptor.
+ */
+export function createWithHead(path: string, head: Uint8Array): number {
+  if (pathKind(path) !== 'missing') throw Object.assign(new Error(`${path} exists`), { code: 'EEXIST' })
+  const temp = tempName(path)
+  const fd = openSync(temp, 'wx')
+  try {
+    writeSync(fd, head)
+    fsyncSync(fd)
+    renameSync(temp, path)
+    return fd
+  } catch (error) {
+    closeSync(fd)
+    removeFileSync(temp)
+    throw error
+  }
+}
+
+/** A write prepared by {@link stageFile}: `commit` puts it in place, `discard` removes what it left. */
+export interface StagedFile {
+  /** Whether the target is written in place (a character device): already written, nothing to undo. */
+  readonly inPlace: boolean
+  commit(): Promise<void>
+  discard(): Promise<void>
+}
+
+/**
+ * Prepare a write of `content` to `path`. A missing or regular target: written now to a
+ * hidden temp file beside it, renamed over it by `commit` (which checks the target again).
+ * A character device: written in place now (a full device fails here, with ENOSPC).
+ * Anything else: a {@link NotAFileError}.
+ */
+export async function stageFile(path: string, content: string | Uint8Array): Promise<StagedFile> {
+  if (writeMode(path) === 'in-place') {
+    await writeFile(path, content)
+    return { inPlace: true, commit: async () => {}, discard: async () => {} }
+  }
+  const temp = hiddenTempName(path)
+  try {
+    await writeFile(temp, content, { flag: 'wx' })
+  } catch (error) {
+    await unlink(temp).catch(() => {})
+    throw error
+  }
+  return {
+    inPlace: false,
+    async commit() {
+      const now = await stat(path).catch(() => undefined)
+      const kind = kindOf(now)
+      if (kind !== 'missing' && kind !== 'file') throw new NotAFileError(path, kind)
+      await rename(temp, path)
+    },
+    discard: () => unlink(temp).catch(() => {}),
+  }
+}
+
+/** Append `text` to `path` (created when missing); refuses a target that is not a regular file or character device. */
+export function appendToFileSync(path: string, text: string): void {
+  writeMode(path)
+  appendFileSync(path, text)
+}
+
+/** Remove the file `path`; nothing there is fine. */
+export function removeFileSync(path: string): void {
+  rmSync(path, { force: true })
+}
+
+/** Remove the file `path`; nothing there is fine. */
+export async function removeFile(path: string): Promise<void> {
+  await unlink(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw error
+  })
+}
+
+/** Remove `dir` when it is an empty folder; a folder with anything left in it, or none, is kept as it is. */
+export function removeEmptyFolderSync(dir: string): void {
+  try {
+    rmdirSync(dir)
+  } catch {
+    // not empty, or not there: left alone
+  }
+}
+
+/** Remove a folder tree this process created itself (a `mkdtemp` folder); never for a user's folder. */
+export function removeOwnTreeSync(dir: string): void {
+  rmSync(dir, { recursive: true, force: true })
+}
