@@ -5,6 +5,7 @@ import { uniqueIds } from './decision-id.ts'
 import { DataError } from './errors.ts'
 import { readJsonlLines, type JsonlReadOptions } from './jsonl.ts'
 import { firstIssue } from './zod-issue.ts'
+import { parseJsonText } from './json-text.ts'
 
 /** Option letters, in slot order. Slot 0 is "A". At most 20 options per criterion. */
 export const LETTERS = 'ABCDEFGHIJKLMNOPQRST'
@@ -129,12 +130,7 @@ export async function loadDecisions(path: string, options: JsonlReadOptions = {}
 /** A line's decision, `undefined` for a blank line; bad JSON or a bad decision is a DataError at `location`. */
 function parseDecisionLine(raw: string, location: { file: string; line: number }): Decision | undefined {
   if (raw.trim() === '') return undefined
-  let json: unknown
-  try {
-    json = JSON.parse(raw)
-  } catch (error) {
-    throw new DataError(`not valid JSON (${(error as Error).message}). Each line must hold one JSON object.`, location)
-  }
+  const json = parseJsonText(raw, (at) => new DataError(`not valid JSON (${at}). Each line must hold one JSON object.`, location), { oneLine: true })
   return validateDecision(json, location)
 }
 

@@ -12,6 +12,7 @@ import { DataError } from './errors.ts'
 import { DecisionRecordSchema, type DecisionRecord } from './record.ts'
 import { EvalResultJsonSchema, EvalResultSchema, type EvalResultJson } from './result.ts'
 import { firstIssue } from './zod-issue.ts'
+import { parseJsonText } from './json-text.ts'
 
 const JSON_OUT = 'sceptic evaluate --json-out'
 const RECORDS_OUT = 'sceptic evaluate --records-out'
@@ -39,12 +40,7 @@ export function parseRecordsJsonl(text: string, file: string): DecisionRecord[] 
     .forEach((line, i) => {
       if (line.trim() === '') return
       const at = { file, line: i + 1 }
-      let value: unknown
-      try {
-        value = JSON.parse(line)
-      } catch (error) {
-        throw new DataError(`not valid JSON (${(error as Error).message}); expected one record per line from ${RECORDS_OUT}`, at)
-      }
+      const value = parseJsonText(line, (position) => new DataError(`not valid JSON (${position}); expected one record per line from ${RECORDS_OUT}`, at), { oneLine: true })
       const parsed = DecisionRecordSchema.safeParse(value)
       if (!parsed.success) {
         const { field, message } = firstIssue(parsed.error)
@@ -91,11 +87,7 @@ function check<S extends z.ZodType>(schema: S, value: unknown, file: string, hin
 }
 
 function parseJson(text: string, file: string, expected: string): unknown {
-  try {
-    return JSON.parse(stripBom(text))
-  } catch (error) {
-    throw new DataError(`not JSON (${(error as Error).message}); ${expected}`, { file })
-  }
+  return parseJsonText(stripBom(text), (at) => new DataError(`not JSON (${at}); ${expected}`, { file }))
 }
 
 function stripBom(text: string): string {

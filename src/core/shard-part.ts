@@ -13,6 +13,7 @@ import { DataError, ScorerError } from './errors.ts'
 import type { AverageMode, DebiasMode } from './orderings.ts'
 import type { FallibleScoreFn, ScoreFn, ScoreOutcome, ScoreRequest } from './score.ts'
 import type { ShardSpec } from './shard.ts'
+import { parseJsonText } from './json-text.ts'
 
 /** The `format` tag of a part file's header line. */
 export const PART_FORMAT = 'vitest-sceptic-shard-part'
@@ -175,12 +176,7 @@ export function parsePartFile(text: string, file: string): ShardPart {
   lines.forEach((raw, i) => {
     const line = raw.replace(/\r$/, '')
     if (line.trim() === '') return
-    let value: unknown
-    try {
-      value = JSON.parse(line)
-    } catch (error) {
-      throw new DataError(`not valid JSON (${(error as Error).message})`, { file, line: i + 1 })
-    }
+    const value = parseJsonText(line, (at) => new DataError(`not valid JSON (${at})`, { file, line: i + 1 }), { oneLine: true })
     // Answer and row lines are the whole file but one: their common shapes are checked by
     // hand (accepting only what the schemas accept); anything else goes to zod for its message.
     if (header !== undefined) {

@@ -18,6 +18,7 @@ import { DEBIAS_MODES, isConsistent, type EvalResult } from '../core/index.ts'
 import { dictSchema } from '../core/dict.ts'
 import { formatValue, percent, slug } from './format.ts'
 import { mcnemarRegression, powerCheck, type PowerCheck } from '../core/regression-gate.ts'
+import { parseJsonText } from '../core/json-text.ts'
 
 /** One decision in a baseline. */
 const BaselineDecisionSchema = z.strictObject({
@@ -195,12 +196,7 @@ export async function readBaseline(path: string): Promise<BaselineFile | undefin
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw error
   }
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (error) {
-    throw new Error(`baseline ${path} is not valid JSON (${(error as Error).message}); fix it or refresh it with \`vitest -u\``)
-  }
+  const value = parseJsonText(text, (at) => new Error(`baseline ${path} is not valid JSON (${at}); fix it or refresh it with \`vitest -u\``))
   if ((value as { schema?: unknown } | null)?.schema === 1)
     throw new Error(`baseline ${path} has the old layout (schema 1, one fingerprint for the whole set); refresh it with \`vitest -u\` and commit it`)
   const parsed = BaselineFileSchema.safeParse(value)

@@ -1,5 +1,5 @@
 /** `sceptic evaluate DATA`: score a decision file and write the report, JSON and records. */
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { isLabelled, loadDecisions } from '../../core/decisions.ts'
 import { deadline } from '../../core/abort.ts'
@@ -23,7 +23,7 @@ import { parseShard } from '../../core/shard.ts'
 import { partFileText, recordingScorer } from '../../core/shard-part.ts'
 import { partFileOf, selectShard } from '../shard-run.ts'
 import { withScorerManifest } from '../../core/live-manifest.ts'
-import { DTYPES, dtypeFile } from '../../scorers/onnx/dtype.ts'
+import { modelInputFiles } from '../../scorers/onnx/model-dir.ts'
 import { MODEL_FLAGS, modelOptionsFromFlags, type ModelFlagOptions } from '../model-flags.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 import { cliProgress } from '../progress.ts'
@@ -96,7 +96,7 @@ export const evaluateCommand: Command = {
         { flag: '--records-out', path: values['records-out'] },
         { flag: '--records-out (part file)', path: shard ? partFileOf(values['records-out']!) : undefined },
       ],
-      [data, ...(values.scorer !== undefined ? [values.scorer] : []), ...(values.model !== undefined ? modelFiles(values.model) : [])],
+      [data, ...(values.scorer !== undefined ? [values.scorer] : []), ...(values.model !== undefined ? modelInputFiles(values.model) : [])],
     )
     const all = await loadDecisions(data)
     const selection = shard ? selectShard(all, shard, debias) : undefined
@@ -218,12 +218,6 @@ function fraction(value: string | undefined, name: string): number | undefined {
   const n = Number(value)
   if (value.trim() === '' || !(n > 0 && n <= 1)) throw new UsageError(`--${name} must be a number in (0, 1], got "${value}"`)
   return n
-}
-
-/** The files of a model directory an output must never replace. */
-function modelFiles(dir: string): string[] {
-  const variants = DTYPES.flatMap((dtype) => [dtypeFile(dtype), join('onnx', dtypeFile(dtype))])
-  return [...variants, 'tokenizer.json'].map((file) => join(dir, file))
 }
 
 /** `--scorer MODULE`: a JS module whose default export is a ScoreFn (an optional `close` export is called at the end). */

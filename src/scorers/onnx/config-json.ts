@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError } from '../../core/errors.ts'
+import { parseJsonText } from '../../core/json-text.ts'
 
 /** The parsed config: its path, the top level, and `text_config` when present. */
 export interface ConfigJson {
@@ -26,12 +27,7 @@ export function readConfigJson(dir: string): ConfigJson | undefined {
   } catch {
     return undefined
   }
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch (error) {
-    throw new ConfigError(`${path}: not valid JSON (${(error as Error).message})`)
-  }
+  const parsed = parseJsonText(text.replace(/^\uFEFF/, ''), (at) => new ConfigError(`${path}: not valid JSON (${at})`))
   const top = isObject(parsed) ? parsed : {}
   return { path, top, text: isObject(top.text_config) ? top.text_config : undefined }
 }

@@ -2,7 +2,7 @@
  * Model variants as onnx-community / Optimum exports ship them, named like transformers.js
  * names them (docs/onnx.md, "Model variants"): `dtype` → the file in `DIR/onnx/` (or `DIR/`).
  */
-import { existsSync } from 'node:fs'
+import { lstatSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError } from '../../core/errors.ts'
 
@@ -29,7 +29,8 @@ export function variantsIn(dir: string): { dtype: Dtype; path: string }[] {
   for (const dtype of DTYPES)
     for (const sub of ['', 'onnx']) {
       const path = join(dir, sub, dtypeFile(dtype))
-      if (existsSync(path)) {
+      // A dangling link counts as present, so the check that follows names it rather than calling it missing.
+      if (lstatExists(path)) {
         found.push({ dtype, path })
         break
       }
@@ -56,4 +57,13 @@ export function selectVariant(dir: string, dtype: Dtype | undefined): { dtype: D
   if (fp32) return fp32
   if (found.length === 1) return found[0]
   throw new ConfigError(`${dir}: no fp32 model.onnx and several variants (${list}); choose one with dtype (CLI --dtype)`)
+}
+
+function lstatExists(path: string): boolean {
+  try {
+    lstatSync(path)
+    return true
+  } catch {
+    return false
+  }
 }

@@ -1,9 +1,11 @@
 /** Checks on the model directory that can be made before any worker starts. */
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { closeSync, existsSync, lstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join, resolve } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import { ConfigError } from '../../core/errors.ts'
-import { selectVariant, type Dtype } from './dtype.ts'
+import { describeKind, kindOf } from '../../core/files.ts'
+import { DTYPES, dtypeFile, selectVariant, type Dtype } from './dtype.ts'
+import { READOUT_FILE } from './readout-file.ts'
 import { ORT_MISSING } from './protocol.ts'
 
 /** The files of a model directory (docs/onnx.md#pointing-it-at-an-optimum-export). */
@@ -31,10 +33,86 @@ export function locateModel(dir: string, dtype?: Dtype): ModelFiles {
     throw new ConfigError(`${join(absolute, 'model.onnx')}: missing, and no onnx/model.onnx either${hint}`)
   }
   const modelPath = variant.path
-  if (statSync(modelPath).size === 0) throw new ConfigError(`${modelPath}: the file is empty`)
+  checkModelFile(modelPath)
   const tokenizerPath = join(absolute, 'tokenizer.json')
-  if (!existsSync(tokenizerPath)) throw new ConfigError(`${tokenizerPath}: missing; the model directory needs the Hugging Face tokenizer.json next to the model`)
+  if (!present(tokenizerPath)) throw new ConfigError(`${tokenizerPath}: missing; the model directory needs the Hugging Face tokenizer.json next to the model`)
+  checkModelFile(tokenizerPath)
+  // The optional files the scorer reads: absent is fine, anything but a readable file is not.
+  for (const path of [join(absolute, 'tokenizer_config.json'), join(absolute, 'config.json'), join(dirname(modelPath), READOUT_FILE), ...externalDataOf(modelPath)])
+    if (present(path)) checkModelFile(path)
   return { dir: absolute, modelPath, tokenizerPath, dtype: variant.dtype }
+}
+
+/** Whether anything is at `path`, a dangling link included. */
+function present(path: string): boolean {
+  try {
+    lstatSync(path)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A file of a model directory must be a readable, non-empty regular file: a folder, a
+ * dangling link, a link loop, a FIFO (reading it would wait for a writer forever), a
+ * socket, a device or an unreadable file is a one-line {@link ConfigError} naming it.
+ */
+export function checkModelFile(path: string): void {
+  let kind
+  try {
+    kind = kindOf(statSync(path))
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') throw new ConfigError(`${path}: a symbolic link to a missing file`)
+    if (code === 'ELOOP') throw new ConfigError(`${path}: a symbolic link loop`)
+    throw new ConfigError(`${path}: cannot be read (${code ?? 'error'})`)
+  }
+  if (kind !== 'file') throw new ConfigError(`${path}: is ${describeKind(kind)}, not a file; a model directory holds regular files`)
+  if (statSync(path).size === 0) throw new ConfigError(`${path}: the file is empty`)
+  try {
+    const fd = openSync(path, 'r')
+    try {
+      readSync(fd, Buffer.alloc(1), 0, 1, 0)
+    } finally {
+      closeSync(fd)
+    }
+  } catch (error) {
+    throw new ConfigError(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`)
+  }
+}
+
+/** External-data files of a model file: `model.onnx_data`, `model.onnx.data`, `model.onnx_data_1`, … beside it. */
+export function externalDataOf(modelPath: string): string[] {
+  const base = basename(modelPath)
+  try {
+    return readdirSync(dirname(modelPath))
+      .filter((name) => name !== base && (name.startsWith(`${base}_data`) || name.startsWith(`${base}.data`)))
+      .sort()
+      .map((name) => join(dirname(modelPath), name))
+  } catch {
+    return []
+  }
+}
+
+/** Files the scorer reads beside the model, in the directory itself. */
+const SIDE_INPUTS = ['tokenizer.json', 'tokenizer_config.json', 'config.json', 'special_tokens_map.json', 'generation_config.json']
+
+/**
+ * Every file of model directory `dir` the ONNX scorer may read, for every variant (in
+ * `dir/` and `dir/onnx/`): the model files, their external data, the readout sidecar,
+ * the tokenizer files and config.json. No output may be written over one of them.
+ */
+export function modelInputFiles(dir: string): string[] {
+  const out = SIDE_INPUTS.map((name) => join(dir, name))
+  for (const sub of [dir, join(dir, 'onnx')]) {
+    out.push(join(sub, READOUT_FILE))
+    for (const dtype of DTYPES) {
+      const model = join(sub, dtypeFile(dtype))
+      out.push(model, ...externalDataOf(model))
+    }
+  }
+  return out
 }
 
 /**

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { ConfigError, firstLineOf } from '../../core/errors.ts'
+import { parseJsonText } from '../../core/json-text.ts'
 
 /** Name of the file describing an optimized model's readout, next to its `model.onnx`. */
 export const READOUT_FILE = 'sceptic-readout.json'
@@ -28,12 +29,13 @@ export interface ReadoutFile {
 export function readReadoutFile(modelPath: string): ReadoutFile | undefined {
   const path = join(dirname(modelPath), READOUT_FILE)
   if (!existsSync(path)) return undefined
-  let parsed: ReadoutFile
+  let text: string
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8')) as ReadoutFile
+    text = readFileSync(path, 'utf8')
   } catch (error) {
-    throw new ConfigError(`${path}: not valid JSON (${firstLineOf(error)})`)
+    throw new ConfigError(`${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? firstLineOf(error)})`)
   }
+  const parsed = parseJsonText(text, (at) => new ConfigError(`${path}: not valid JSON (${at})`)) as ReadoutFile
   if (parsed?.format !== 'sceptic-readout/1' || !Array.isArray(parsed.letterIds) || typeof parsed.vocab !== 'number')
     throw new ConfigError(`${path}: not a sceptic readout file (written by \`sceptic optimize-model\`)`)
   return parsed

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { Tokenizer } from '@huggingface/tokenizers'
 import { ConfigError, ScorerError, firstLineOf } from '../../core/errors.ts'
 import { letterIdsInContext } from './letter-readout.ts'
+import { parseJsonText } from '../../core/json-text.ts'
 
 /** A loaded tokenizer plus the letter readout ids. */
 export interface LoadedTokenizer {
@@ -147,11 +148,7 @@ async function readJson(path: string, required: boolean): Promise<unknown> {
     if (!required && code === 'ENOENT') return undefined
     throw new ConfigError(`${path}: cannot read it (${code ?? firstLineOf(error)})`)
   }
-  try {
-    return JSON.parse(text.replace(/^\uFEFF/, ''))
-  } catch (error) {
-    throw new ConfigError(`${path}: not valid JSON (${firstLineOf(error)})`)
-  }
+  return parseJsonText(text.replace(/^\uFEFF/, ''), (at) => new ConfigError(`${path}: not valid JSON (${at})`))
 }
 
 function computeVocabSize(tokenizer: Tokenizer, json: Record<string, unknown>): number {
