@@ -1,5 +1,6 @@
 /** The input and output folders of the model commands (`optimize-model`, `quantize-model`). */
 import { join } from 'node:path'
+import { DataError, EvaluationError } from '../core/errors.ts'
 import { planOutputDir } from './outputs.ts'
 import { UsageError } from './usage-error.ts'
 
@@ -21,4 +22,19 @@ export async function planModelDirs(
   const inDir = positionals[0]!
   await planOutputDir('--model-out', modelOut, [inDir, join(inDir, 'onnx')])
   return [inDir, modelOut]
+}
+
+/**
+ * Run a model command's writing step: a file-system error while writing `--model-out`
+ * (a full disk, ENOSPC; a read-only folder) is a one-line {@link DataError} naming the
+ * folder (exit 3), not a stack trace. The command's own errors pass through.
+ */
+export async function writingModelOut<T>(outDir: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write()
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException)?.code
+    if (error instanceof EvaluationError || typeof code !== 'string') throw error
+    throw new DataError(`cannot write --model-out (${code})`, { file: outDir })
+  }
 }

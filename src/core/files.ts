@@ -22,6 +22,7 @@ import {
 } from 'node:fs'
 import { rename, stat, unlink, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { ConfigError } from './errors.ts'
 
 /** What an existing path is, links followed; `missing` when nothing is there. */
 export type PathKind = 'missing' | 'file' | 'device' | 'folder' | 'fifo' | 'socket' | 'block device' | 'other'
@@ -63,13 +64,12 @@ export function describeKind(kind: PathKind): string {
   return names[kind]
 }
 
-/** An output target that exists and is neither a regular file nor a character device. */
-export class NotAFileError extends Error {
+/** An output target that exists and is neither a regular file nor a character device (a ConfigError: exit 2 in the CLI). */
+export class NotAFileError extends ConfigError {
   readonly kind: PathKind
   readonly code = 'ENOTFILE'
   constructor(path: string, kind: PathKind) {
     super(`${path} is ${describeKind(kind)}, not a regular file; it is never replaced`)
-    this.name = 'NotAFileError'
     this.kind = kind
   }
 }

@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto'
 import { mkdir, readFile } from 'node:fs/promises'
-import { writeFileAtomic } from '../core/files.ts'
+import { describeKind, pathKind, writeFileAtomic } from '../core/files.ts'
 import { dirname, join } from 'node:path'
 import { z } from 'zod'
 import { DEBIAS_MODES, isConsistent, type EvalResult } from '../core/index.ts'
@@ -189,6 +189,10 @@ export function serialiseBaseline(baseline: BaselineFile): string {
 
 /** Read a baseline, or `undefined` when the file does not exist. A malformed file throws with its path. */
 export async function readBaseline(path: string): Promise<BaselineFile | undefined> {
+  // A FIFO would be read forever, a folder is no baseline: only a regular file is read.
+  const kind = pathKind(path)
+  if (kind === 'missing') return undefined
+  if (kind !== 'file') throw new Error(`baseline ${path} is ${describeKind(kind)}, not a regular file; remove it or refresh the baseline with \`vitest -u\``)
   let text: string
   try {
     text = await readFile(path, 'utf8')

@@ -19,6 +19,7 @@ import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { compact } from '../../src/cache/admin.ts'
+import { readBaseline } from '../../src/vitest/baseline.ts'
 import { MARKER, MARKER_SIGNATURE } from '../../src/cache/marker.ts'
 import { NotAFileError, stageFile, writeFileAtomicSync } from '../../src/core/files.ts'
 import { jsonErrorOffset } from '../../src/core/json-text.ts'
@@ -181,6 +182,32 @@ describe('every file the ONNX scorer reads is an input no output may overwrite',
     expect(code).toBe(2)
     expect(oneLine(stderr)).toMatch(/other-name\.jsonl: refusing to overwrite the input file .*data\.jsonl$/)
     expect(readFileSync(data)).toEqual(before)
+  })
+})
+
+describe('model outputs (--model-out) and the Vitest layer write the same way', () => {
+  it('optimize-model into a folder whose model.onnx is a FIFO: one line, exit 2, the FIFO stays; a symlink there to the input is replaced, the input untouched', async () => {
+    const model = modelCopy()
+    const out = join(model, '..', 'out')
+    mkdirSync(out)
+    mkfifo(join(out, 'model.onnx'))
+    const refused = await run(['optimize-model', model, '--model-out', out])
+    expect(refused.code).toBe(2)
+    expect(oneLine(refused.stderr)).toMatch(/ConfigError: .*out\/model\.onnx is a named pipe \(FIFO\), not a regular file; it is never replaced$/)
+    expect(kind(join(out, 'model.onnx'))).toBe('fifo')
+    execFileSync('rm', [join(out, 'model.onnx')])
+    symlinkSync(join(model, 'tokenizer.json'), join(out, 'tokenizer.json'))
+    const before = readFileSync(join(model, 'tokenizer.json'))
+    const written = await run(['optimize-model', model, '--model-out', out])
+    expect(written.code, written.stderr).toBe(0)
+    expect(lstatSync(join(out, 'tokenizer.json')).isFile()).toBe(true)
+    expect(readFileSync(join(model, 'tokenizer.json'))).toEqual(before)
+  })
+
+  it('a baseline that is a FIFO is refused in one line, not read forever', async () => {
+    const fifo = join(temp('sceptic-fs-'), 'suite.json')
+    mkfifo(fifo)
+    await expect(readBaseline(fifo)).rejects.toThrow(/suite\.json is a named pipe \(FIFO\), not a regular file; remove it or refresh the baseline/)
   })
 })
 

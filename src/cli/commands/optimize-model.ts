@@ -1,7 +1,7 @@
 /** `sceptic optimize-model IN_DIR --model-out DIR`. */
 import { parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'
-import { planModelDirs } from '../model-out.ts'
+import { planModelDirs, writingModelOut } from '../model-out.ts'
 
 const USAGE = 'optimize-model IN_DIR --model-out DIR'
 
@@ -24,7 +24,7 @@ export const optimizeModelCommand: Command = {
     const started = performance.now()
     // Loaded on demand: the tokenizer and the graph rewriter are only for this command.
     const { optimizeModel } = await import('../../scorers/onnx/optimize.ts')
-    const result = await optimizeModel(inDir, outDir)
+    const result = await writingModelOut(outDir, () => optimizeModel(inDir, outDir))
     const external = result.externalFiles.length > 0 ? `; external data linked: ${result.externalFiles.join(', ')}` : ''
     process.stdout.write(
       `wrote ${result.modelPath}: logits [batch, 1, ${result.letters}] (the option letters' tokens after the plain prompt and after a newline) instead of [batch, seq, ${result.vocab}]${external} (${((performance.now() - started) / 1000).toFixed(1)} s)\n` +

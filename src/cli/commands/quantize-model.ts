@@ -1,7 +1,7 @@
 /** `sceptic quantize-model`: batch-invariant quantization of an ONNX model directory (MatMulNBits or MatMulInteger). */
 import { parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'
-import { planModelDirs } from '../model-out.ts'
+import { planModelDirs, writingModelOut } from '../model-out.ts'
 import { UsageError } from '../usage-error.ts'
 
 const USAGE = 'quantize-model IN_DIR --model-out DIR [--format nbits|int8] [--bits 4|8] [--accuracy-level 4|0]'
@@ -33,7 +33,7 @@ export const quantizeModelCommand: Command = {
     const [inDir, outDir] = await planModelDirs('quantize-model', positionals, values['model-out'] as string | undefined, USAGE)
     const started = performance.now()
     const { quantizeModel } = await import('../../scorers/onnx/quantize.ts')
-    const result = await quantizeModel(inDir, outDir, { format, bits, accuracyLevel: level })
+    const result = await writingModelOut(outDir, () => quantizeModel(inDir, outDir, { format, bits, accuracyLevel: level }))
     const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1)
     process.stdout.write(
       `wrote ${result.modelPath}: ${result.quantized} MatMuls → ${format === 'int8' ? 'int8 MatMulInteger' : `${bits}-bit MatMulNBits`}, LM head kept float32; weights ${mb(result.bytesIn)} MB → ${mb(result.bytesOut)} MB (${((performance.now() - started) / 1000).toFixed(1)} s)\n` +
