@@ -25,6 +25,8 @@ const OWN_NAMES: Readonly<Record<'segments' | 'scorers' | 'digests', RegExp>> = 
   digests: new RegExp(String.raw`^[0-9a-f]{32}\.json${TEMP}$`),
 }
 
+const MARKER_TEMP = new RegExp(String.raw`^CACHEDIR\.TAG\.tmp-\d+-[0-9a-f]{8}$`)
+
 /** Whether `name` in the cache's folder `folder` is a file the cache writes. */
 export function isCacheFileName(folder: keyof typeof OWN_NAMES, name: string): boolean {
   return OWN_NAMES[folder].test(name)
@@ -74,6 +76,8 @@ export function hasMarker(dir: string): boolean {
 function foreignEntry(dir: string): string | undefined {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const folder = entry.name as keyof typeof OWN_NAMES
+    // The marker being written by another process at this moment (its temp name) is the cache's too.
+    if (MARKER_TEMP.test(entry.name) && entry.isFile()) continue
     if (!Object.hasOwn(OWN_NAMES, entry.name)) return entry.name
     if (!entry.isDirectory()) return entry.name
     for (const inner of readdirSync(join(dir, entry.name), { withFileTypes: true }))
