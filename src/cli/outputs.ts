@@ -123,8 +123,8 @@ export async function planOutputDir(flag: string, path: string | undefined, inpu
     if (target !== undefined && real !== undefined && target === real)
       throw new ConfigError(`${flag} ${path}: refusing to write into the input folder ${input}; give the output its own folder`)
   }
-  const existing = target === undefined ? undefined : await stat(target).catch(() => undefined)
-  if (existing && !existing.isDirectory()) throw new ConfigError(`${flag} ${path}: is a file, not a folder`)
+  const kind = target === undefined ? 'missing' : kindOf(await stat(target).catch(() => undefined))
+  if (kind !== 'missing' && kind !== 'folder') throw new ConfigError(`${flag} ${path}: is ${kind === 'file' ? 'a file' : describeKind(kind)}, not a folder`)
   return path
 }
 

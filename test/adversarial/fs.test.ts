@@ -17,7 +17,9 @@ import {
 } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
+import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
+import { planOutputs, writeOutputs } from '../../src/cli/outputs.ts'
 import { compact } from '../../src/cache/admin.ts'
 import { readBaseline } from '../../src/vitest/baseline.ts'
 import { MARKER, MARKER_SIGNATURE } from '../../src/cache/marker.ts'
@@ -125,6 +127,19 @@ describe('outputs that are not regular files are never renamed over', () => {
     expect(code).toBe(2)
     expect(oneLine(stderr)).toMatch(/--json-out -: writing to standard output is not supported/)
     expect(existsSync(join(dir, '-'))).toBe(false)
+  })
+
+  it('a target turned into a FIFO after planning is refused at the write (DataError, exit 3), the FIFO stays and no temp file is left', async () => {
+    const dir = temp('sceptic-fs-')
+    const target = join(dir, 'run.json')
+    const other = join(dir, 'run.records.jsonl')
+    const planned = await planOutputs([{ flag: '--json-out', path: target }, { flag: '--records-out', path: other }], [])
+    mkfifo(target)
+    const failed = await writeOutputs(planned.map((output) => ({ output, content: '{}\n' }))).catch((error: unknown) => error)
+    expect(failed).toMatchObject({ name: 'DataError', exitCode: 3 })
+    expect(String((failed as Error).message)).toMatch(/run\.json: cannot write --json-out \(.*run\.json is a named pipe \(FIFO\), not a regular file; it is never replaced\); no output was written$/)
+    expect(kind(target)).toBe('fifo')
+    expect(readdirSync(dir)).toEqual(['run.json'])
   })
 
   it('the write helpers: a FIFO target is a NotAFileError and stays a FIFO; a regular target is replaced whole', async () => {
@@ -275,6 +290,30 @@ describe('parse errors name the file and the position, never the contents', () =
     expect(modelRun.code).toBe(2)
     expect(oneLine(modelRun.stderr)).toMatch(/config\.json: not valid JSON \(at line 3, column 12\)$/)
     for (const { stderr } of [decisionsRun, compareRun, modelRun]) expect(stderr).not.toContain('hunter2')
+  })
+
+  it('property: the scanner finds an error exactly when JSON.parse fails, inside the text or at its end', () => {
+    const mutated = fc
+      .tuple(fc.jsonValue(), fc.nat(), fc.constantFrom('', ',', '}', ']', '"', ':', 'x', '\u0001', '\\', '-', '0', ' ', '{', '['), fc.boolean())
+      .map(([value, at, char, remove]) => {
+        const text = JSON.stringify(value)
+        const i = text.length === 0 ? 0 : at % (text.length + 1)
+        return remove ? text.slice(0, i) + text.slice(i + 1) : text.slice(0, i) + char + text.slice(i)
+      })
+    fc.assert(
+      fc.property(mutated, (text) => {
+        let valid = true
+        try {
+          JSON.parse(text)
+        } catch {
+          valid = false
+        }
+        const offset = jsonErrorOffset(text)
+        if (valid) expect(offset).toBeUndefined()
+        else expect(offset !== undefined && offset >= 0 && offset <= text.length).toBe(true)
+      }),
+      { numRuns: 2000 },
+    )
   })
 
   it('the position agrees with JSON.parse on what is valid (a scanner that never quotes)', () => {
