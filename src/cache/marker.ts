@@ -78,6 +78,8 @@ function foreignEntry(dir: string): string | undefined {
     const folder = entry.name as keyof typeof OWN_NAMES
     // The marker being written by another process at this moment (its temp name) is the cache's too.
     if (MARKER_TEMP.test(entry.name) && entry.isFile()) continue
+    // A hidden file beside (a `.gitignore` holding `*`, a `.keep`) is the user's, but harmless: never read or removed.
+    if (entry.name.startsWith('.') && entry.isFile()) continue
     if (!Object.hasOwn(OWN_NAMES, entry.name)) return entry.name
     if (!entry.isDirectory()) return entry.name
     for (const inner of readdirSync(join(dir, entry.name), { withFileTypes: true }))

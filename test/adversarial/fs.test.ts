@@ -396,6 +396,19 @@ describe('cache clear and compaction remove only what the cache wrote', () => {
     expect(readdirSync(cache)).toEqual([MARKER])
   })
 
+  it('a folder made for the cache with only a .gitignore in it is used and marked; the .gitignore survives clear', async () => {
+    const { dir: base, data, scorer } = project()
+    const cache = join(base, '.sceptic-cache')
+    mkdirSync(cache)
+    writeFileSync(join(cache, '.gitignore'), '*\n')
+    const first = await cached(['evaluate', data, '--scorer', scorer, '--cache', cache])
+    expect(first.code, first.stderr).toBe(0)
+    expect(first.stderr).not.toMatch(/cannot write/)
+    expect(existsSync(join(cache, MARKER))).toBe(true)
+    expect((await run(['cache', 'clear', cache])).code).toBe(0)
+    expect(readdirSync(cache).sort()).toEqual(['.gitignore', MARKER])
+  })
+
   it('compaction refuses a folder without the marker that holds a user\'s file, and removes nothing', () => {
     const { dir, files } = userFolder()
     writeFileSync(join(dir, 'segments', 'm00001-4194305-00000001.seg'), 'SCEPTICC\u0001\u0000\u0000\u0000\u0000\u0000\u0000\u0000')
