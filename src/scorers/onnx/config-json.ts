@@ -24,8 +24,11 @@ export function readConfigJson(dir: string): ConfigJson | undefined {
   let text: string
   try {
     text = readFileSync(path, 'utf8')
-  } catch {
-    return undefined
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return undefined
+    // A config.json that is a folder or unreadable is not "no config": its shapes would be silently dropped.
+    throw new ConfigError(`${path}: cannot read it (${code ?? 'error'})`)
   }
   const parsed = parseJsonText(text.replace(/^\uFEFF/, ''), (at) => new ConfigError(`${path}: not valid JSON (${at})`))
   const top = isObject(parsed) ? parsed : {}
