@@ -14,7 +14,8 @@ import { parsePartFile, reassemble } from '../core/shard-part.ts'
 import { evaluateReassembled } from '../core/shard-replay.ts'
 import { evaluateThreshold } from '../core/threshold-metrics.ts'
 import type { Threshold } from '../core/verdict.ts'
-import { baselineFromResult, compareWithBaseline, readBaseline } from './baseline.ts'
+import { baselineFromResult, readBaseline } from './baseline.ts'
+import { decideBaseline } from './baseline-decision.ts'
 import { mergedTestName } from './decision-shard-part.ts'
 import { failureRateProblem } from './failure-rate.ts'
 import { summarise } from './format.ts'
@@ -141,12 +142,14 @@ async function verdictOf(meta: ScepticTestMeta, result: EvalResult, suite: Scept
   const baseline = meta.deferred!.baseline
   if (baseline) {
     const stored = await readBaseline(baseline.path)
-    if (!stored) {
-      const message = `no baseline at ${baseline.file}; the merge never writes one: record it with an unsharded run (vitest run, or vitest -u), review it and commit it`
-      suite.baseline = { status: 'missing', file: baseline.file, pass: false, message, orderConsistency: result.orderConsistency }
-      return message
-    }
-    const outcome = { file: baseline.file, ...compareWithBaseline(stored, baselineFromResult(suite.suite, result), baseline) }
+    // The local gate's rule, the other-suite guard included; a merge never writes a baseline.
+    const { outcome } = decideBaseline(suite.suite, stored, baselineFromResult(suite.suite, result), {
+      file: baseline.file,
+      mode: 'none',
+      ci: false,
+      gate: baseline,
+      neverWrites: 'the merge never writes one: record it with an unsharded run (vitest run, or vitest -u), review it and commit it',
+    })
     suite.baseline = outcome
     return outcome.pass ? undefined : outcome.message
   }
