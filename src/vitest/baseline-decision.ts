@@ -29,9 +29,19 @@ export interface BaselineDecisionOutcome {
   readonly write?: BaselineFile
 }
 
-const NOT_UNDER_CI =
-  'baselines are never written under CI (CI is set), not even with `vitest -u`: a baseline written by the run it gates checks nothing. ' +
-  'Run the evals locally (with `vitest -u` to refresh), review the file and commit it.'
+/**
+ * The rule for every stored reference a run gates on (baselines, letter-distribution
+ * snapshots): under CI nothing is written, not even with `-u`, because a reference written
+ * by the run it gates checks nothing. `what` names them in the plural, `one` in the singular.
+ */
+export function notWrittenUnderCI(what: string, one: string): string {
+  return (
+    `${what} are never written under CI (CI is set), not even with \`vitest -u\`: ${one} written by the run it gates checks nothing. ` +
+    'Run the evals locally (with `vitest -u` to refresh), review the file and commit it.'
+  )
+}
+
+const NOT_UNDER_CI = notWrittenUnderCI('baselines', 'a baseline')
 
 /** Decide the gate of suite `suite`: `stored` is the baseline read (`undefined`: none; not read under `-u`), `current` this run's. */
 export function decideBaseline(suite: string, stored: BaselineFile | undefined, current: BaselineFile, c: BaselineCircumstances): BaselineDecisionOutcome {

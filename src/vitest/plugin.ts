@@ -88,12 +88,13 @@ export function sceptic(options: ScepticPluginOptions = {}): Plugin {
   const defaults = suiteDefaultsFrom(options as Readonly<Record<string, unknown>>)
   checkGateSettings('vitest-sceptic: sceptic()', options)
   return {
-    name: 'vitest:sceptic',
+    name: PLUGIN_NAME,
     config(userConfig) {
       const vitestVersion = installedVitestVersion()
       if (vitestVersion !== undefined) checkVitestVersion(vitestVersion)
-      const test = (userConfig as { test?: { include?: unknown; pool?: unknown } }).test
+      const test = (userConfig as { test?: { include?: unknown; pool?: unknown; projects?: unknown } }).test
       refuseVmPool(test?.pool)
+      refuseUninheritedProjects(test?.projects)
       // Add to the project's include, never replace it (set in place: returning it would
       // make Vite concatenate the arrays, and an unset include would lose Vitest's default).
       const include = withEvalInclude(includeList(test?.include), options.include ?? DEFAULT_INCLUDE, configDefaults.include)
@@ -155,6 +156,34 @@ function refuseVmPool(pool: unknown): void {
       `vitest-sceptic: pool "${pool}" is not supported. vm pools run tests in a separate V8 realm, so typed arrays ` +
         'created there fail native addons\' instanceof checks and inference (onnxruntime-node) breaks. Use pool "forks" (the default) or "threads".',
     )
+}
+
+/** The name this plugin registers under (also how a project's plugin list is searched for it). */
+const PLUGIN_NAME = 'vitest:sceptic'
+
+/**
+ * A root `sceptic()` reaches a Vitest project only through `extends: true`: with `projects`
+ * none of which inherits it nor lists it, no suite gets its gates, reporter or setup, and the
+ * run would pass without them. Refused at startup. Projects given as paths or globs are read
+ * by Vitest later and cannot be checked here; they are left alone.
+ */
+export function refuseUninheritedProjects(projects: unknown): void {
+  if (!Array.isArray(projects) || projects.length === 0) return
+  if (!projects.every((entry) => entry !== null && typeof entry === 'object')) return
+  const reaches = (entry: { extends?: unknown; plugins?: unknown }) => Boolean(entry.extends) || hasPlugin(entry.plugins)
+  if (projects.some(reaches)) return
+  const error = new ConfigError(
+    `vitest-sceptic: sceptic() is in the root config, but none of its ${projects.length} test.projects inherits it; add \`extends: true\` to the projects that run evals, or put sceptic() in their own plugins (docs/vitest.md#projects)`,
+  )
+  // Vitest prints a startup error's stack: this one is the user's config, not a bug here.
+  error.stack = `${error.name}: ${error.message}`
+  Object.defineProperty(error, 'exitCode', { enumerable: false })
+  throw error
+}
+
+function hasPlugin(plugins: unknown): boolean {
+  if (!Array.isArray(plugins)) return false
+  return plugins.some((plugin) => (Array.isArray(plugin) ? hasPlugin(plugin) : (plugin as { name?: unknown } | null)?.name === PLUGIN_NAME))
 }
 
 /** The setup file that registers the matchers. */
