@@ -13,7 +13,7 @@ import type { EvalResult, EvaluateOptions } from '../core/index.ts'
 import { parsePartFile, reassemble } from '../core/shard-part.ts'
 import { evaluateReassembled } from '../core/shard-replay.ts'
 import { evaluateThreshold } from '../core/threshold-metrics.ts'
-import type { Threshold } from '../core/verdict.ts'
+import { thresholdTestName, type Threshold } from '../core/verdict.ts'
 import { baselineFromResult, readBaseline } from './baseline.ts'
 import { decideBaseline } from './baseline-decision.ts'
 import { mergedTestName } from './decision-shard-part.ts'
@@ -103,6 +103,8 @@ async function mergeSuite(copies: readonly SuiteCopy[], root: string): Promise<M
   }
   const summary = summarise(result)
   const failed: string[] = []
+  // Every copy must carry one definition of the suite; the checks are decided from it, never from a test's own stored bound.
+  const definition = suiteDefinitionProblem(copies)
   const verdicts = new Map<string, string | undefined>()
   const shard = first.meta.shard!
   const failure = failureRateProblem(first.meta.suite, result, shard.maxFailureRate)
@@ -113,7 +115,8 @@ async function mergeSuite(copies: readonly SuiteCopy[], root: string): Promise<M
     copy.meta.mergedFrom = count
     for (const [test, meta] of deferredTests(copy)) {
       const name = meta.deferred!.name
-      if (!verdicts.has(name)) verdicts.set(name, failure ?? (await verdictOf(meta, result, copy.meta).catch((error: Error) => `${name}: ${error.message}`)))
+      if (!verdicts.has(name))
+        verdicts.set(name, definition ?? failure ?? (await verdictOf(meta, result, copy.meta).catch((error: Error) => `${name}: ${error.message}`)))
       const problem = verdicts.get(name)
       if (problem !== undefined && !failed.includes(name)) failed.push(name)
       meta.result = summary
@@ -153,8 +156,31 @@ async function verdictOf(meta: ScepticTestMeta, result: EvalResult, suite: Scept
     suite.baseline = outcome
     return outcome.pass ? undefined : outcome.message
   }
-  const verdict = evaluateThreshold(summarise(result), meta.check, meta.bound as Threshold)
+  const verdict = evaluateThreshold(summarise(result), meta.check, suite.thresholds[meta.check] as Threshold)
   return verdict.pass ? undefined : `expected ${name}: ${verdict.reason}`
+}
+
+/**
+ * Why the shards' copies of a suite do not describe one definition, or `undefined`: every
+ * copy declares the same thresholds, and each deferred threshold test is the one its suite
+ * declares (its name and bound from the suite's thresholds). A blob edited by hand, or
+ * shards run from different versions of the eval file, fail every deferred check.
+ */
+export function suiteDefinitionProblem(copies: readonly SuiteCopy[]): string | undefined {
+  const first = JSON.stringify(copies[0]!.meta.thresholds ?? {})
+  for (const copy of copies) {
+    const thresholds = copy.meta.thresholds ?? {}
+    if (JSON.stringify(thresholds) !== first)
+      return `the shards ran different definitions of the suite (thresholds ${JSON.stringify(thresholds)} in shard ${copy.meta.shard?.index}, ${first} in another): merge blobs of one run`
+    for (const [, meta] of deferredTests(copy)) {
+      if (meta.check === 'baseline') continue
+      const declared = Object.hasOwn(thresholds, meta.check) ? thresholds[meta.check] : undefined
+      const name = declared === undefined ? undefined : thresholdTestName(meta.check, declared)
+      if (name === undefined || name !== meta.deferred!.name || JSON.stringify(meta.bound) !== JSON.stringify(declared))
+        return `the deferred test "${meta.deferred!.name}" is not one the suite declares (its thresholds are ${JSON.stringify(thresholds)}): the blob does not match its suite`
+    }
+  }
+  return undefined
 }
 
 /** Turn a deferred (skipped) test into a decided one; a failure marks its suites and file failed. */

@@ -241,6 +241,36 @@ describe('the merged baseline gate keeps the local guard: a baseline belongs to 
   })
 })
 
+describe('the Vitest merge decides a deferred threshold from the suite\'s definition, never from a bound stored in the blob', () => {
+  const all = validateDecisions(decisions(8, (i) => `Ticket ${i} about Billing`))
+  const score = reader().score
+  // Half right: balanced accuracy 0.5, below the suite's 0.9.
+  const copies = (bounds: [number, number], declared: [number, number]) =>
+    Promise.all([1, 2].map((index) => shardCopy(temp(), 'suite', all, score, index, { name: 'balancedAccuracy ≥ 0.9' }, { bound: bounds[index - 1]!, declared: declared[index - 1]! })))
+  const testOf = (file: RunnerTestFile) => (file.tasks[0] as RunnerTask & { tasks: RunnerTask[] }).tasks[0]!
+
+  it('a blob whose test bound was edited to 0 (name and suite still say 0.9) fails the check instead of passing it', async () => {
+    const files = await copies([0, 0], [0.9, 0.9])
+    const [merged] = await mergeDecisionShards(files, files[0]!.filepath)
+    expect(merged!.outcome).toEqual({ parts: 2, failed: ['balancedAccuracy ≥ 0.9'] })
+    expect(testOf(files[0]!).result!.state).toBe('fail')
+    expect(testOf(files[0]!).result!.errors![0]!.message).toMatch(/is not one the suite declares/)
+  })
+
+  it('shards that ran different definitions (0.9 in one, 0.1 in the other) fail every deferred check', async () => {
+    const files = await copies([0.9, 0.1], [0.9, 0.1])
+    const [merged] = await mergeDecisionShards(files, files[0]!.filepath)
+    expect((merged!.outcome as { failed: string[] }).failed).toEqual(['balancedAccuracy ≥ 0.9'])
+    expect(testOf(files[0]!).result!.errors![0]!.message).toMatch(/the shards ran different definitions of the suite/)
+  })
+
+  it('a consistent blob is decided on the suite\'s bound: 0.5 is below 0.9', async () => {
+    const files = await copies([0.9, 0.9], [0.9, 0.9])
+    await mergeDecisionShards(files, files[0]!.filepath)
+    expect(testOf(files[0]!).result!.errors![0]!.message).toBe('expected balancedAccuracy ≥ 0.9: 0.500 is below the bound 0.90')
+  })
+})
+
 describe('a hand-edited baseline is refused, naming the file', () => {
   const recorded = async () => {
     const dir = temp()
@@ -295,14 +325,23 @@ describe('a root sceptic() that no project inherits is refused at startup', () =
 })
 
 /** One shard's copy of suite `suite` as a blob holds it, with one deferred baseline test. */
-async function shardCopy(dir: string, suite: string, all: readonly Decision[], score: (r: readonly ScoreRequest[]) => number[][], index: number, deferred: NonNullable<ScepticTestMeta['deferred']>): Promise<RunnerTestFile> {
+async function shardCopy(
+  dir: string,
+  suite: string,
+  all: readonly Decision[],
+  score: (r: readonly ScoreRequest[]) => number[][],
+  index: number,
+  deferred: NonNullable<ScepticTestMeta['deferred']>,
+  threshold?: { bound: number; declared: number },
+): Promise<RunnerTestFile> {
   const part = new SuitePart({ index, count: 2 }, 'cyclic')
   const mine = part.select(all)
   const recorded = part.record(score)
   if (mine.length > 0) await evaluateWithScorer(mine, recorded, { debias: 'cyclic', scorerDescription: 'fixture' })
   part.finish({ settings: { debias: 'cyclic', seed: 0, epochs: 1, reducer: 'mean', average: 'probability', storePrompts: false }, scorer: 'fixture', manifest: {}, cacheOf: score, records: mine.length })
-  const suiteMeta: ScepticSuiteMeta = { schema: 1, suite, thresholds: {}, shard: { index, count: 2, part: part.written, maxFailureRate: 0 } }
-  const testMeta: ScepticTestMeta = { suite, check: 'baseline', deferred }
+  const thresholds = threshold ? { balancedAccuracy: threshold.declared } : {}
+  const suiteMeta: ScepticSuiteMeta = { schema: 1, suite, thresholds, shard: { index, count: 2, part: part.written, maxFailureRate: 0 } }
+  const testMeta: ScepticTestMeta = threshold ? { suite, check: 'balancedAccuracy', bound: threshold.bound, deferred } : { suite, check: 'baseline', deferred }
   const testTask = { id: 'f_0_0', type: 'test', name: 'deferred', mode: 'skip', meta: { sceptic: testMeta }, result: { state: 'skip', note: 'deferred' } }
   const suiteTask = { id: 'f_0', type: 'suite', name: suite, mode: 'run', meta: { sceptic: suiteMeta }, tasks: [testTask], result: { state: 'pass' } }
   return { id: 'f', type: 'suite', name: 'x.eval.ts', filepath: join(dir, 'x.eval.ts'), projectName: '', mode: 'run', meta: {}, tasks: [suiteTask], result: { state: 'pass' } } as unknown as RunnerTestFile
