@@ -21,6 +21,7 @@ import { suiteDefaultsFrom, type SuiteDefaults } from './suite-defaults.ts'
 import { checkGateSettings } from './gate-settings.ts'
 import { interactiveTerminal } from './progress.ts'
 import ScepticReporter, { blobRun, type ScepticReporterOptions } from './reporter.ts'
+import { PLUGIN_NAME, refuseUninheritedProjects } from './projects-check.ts'
 import { DecisionShardMerge } from './decision-shard-merge.ts'
 import { withDecisionShards } from './decision-shard-sequencer.ts'
 
@@ -156,34 +157,6 @@ function refuseVmPool(pool: unknown): void {
       `vitest-sceptic: pool "${pool}" is not supported. vm pools run tests in a separate V8 realm, so typed arrays ` +
         'created there fail native addons\' instanceof checks and inference (onnxruntime-node) breaks. Use pool "forks" (the default) or "threads".',
     )
-}
-
-/** The name this plugin registers under (also how a project's plugin list is searched for it). */
-const PLUGIN_NAME = 'vitest:sceptic'
-
-/**
- * A root `sceptic()` reaches a Vitest project only through `extends: true`: with `projects`
- * none of which inherits it nor lists it, no suite gets its gates, reporter or setup, and the
- * run would pass without them. Refused at startup. Projects given as paths or globs are read
- * by Vitest later and cannot be checked here; they are left alone.
- */
-export function refuseUninheritedProjects(projects: unknown): void {
-  if (!Array.isArray(projects) || projects.length === 0) return
-  if (!projects.every((entry) => entry !== null && typeof entry === 'object')) return
-  const reaches = (entry: { extends?: unknown; plugins?: unknown }) => Boolean(entry.extends) || hasPlugin(entry.plugins)
-  if (projects.some(reaches)) return
-  const error = new ConfigError(
-    `vitest-sceptic: sceptic() is in the root config, but none of its ${projects.length} test.projects inherits it; add \`extends: true\` to the projects that run evals, or put sceptic() in their own plugins (docs/vitest.md#projects)`,
-  )
-  // Vitest prints a startup error's stack: this one is the user's config, not a bug here.
-  error.stack = `${error.name}: ${error.message}`
-  Object.defineProperty(error, 'exitCode', { enumerable: false })
-  throw error
-}
-
-function hasPlugin(plugins: unknown): boolean {
-  if (!Array.isArray(plugins)) return false
-  return plugins.some((plugin) => (Array.isArray(plugin) ? hasPlugin(plugin) : (plugin as { name?: unknown } | null)?.name === PLUGIN_NAME))
 }
 
 /** The setup file that registers the matchers. */
