@@ -11,6 +11,10 @@ import { cachedScorer } from '../../src/cache/cached-scorer.ts'
 import { CacheStore } from '../../src/cache/store.ts'
 import { cacheIdentityOf, withCache } from '../../src/cache/with-cache.ts'
 import { decodeSegment, encodeHeader, encodeRecord } from '../../src/cache/segment.ts'
+import { scorerId } from '../../src/cache/key.ts'
+import { externalize } from '../../src/scorers/onnx/external-data.ts'
+import { declaredExternalData } from '../../src/scorers/onnx/external-locations.ts'
+import { loadOnnxProto } from '../../src/scorers/onnx/graph-io.ts'
 import { evaluateWithScorer, type ScoreRequest } from '../../src/core/index.ts'
 import { validateDecisions, type Decision } from '../../src/core/decisions.ts'
 import { parsePartFile, reassemble } from '../../src/core/shard-part.ts'
@@ -66,6 +70,26 @@ describe('the ONNX key holds every input that can change a score or a failure', 
     expect(cold).toMatch(/^ScorerError: every decision failed to score \(too_long 4\)/)
     expect(await tooLong(model, cache)).toBe(cold)
   }, 60_000)
+
+  it('external data under any name the graph gives it (weights.bin): an edited byte misses; names outside the folder are never hashed', async () => {
+    const model = temp()
+    cpSync(join(ROOT, 'examples/models/tiny'), model, { recursive: true })
+    const onnx = loadOnnxProto()
+    const proto = onnx.ModelProto.decode(readFileSync(join(model, 'model.onnx')))
+    const tensors = proto.graph!.initializer!
+    const data = externalize(tensors.slice(0, 2), onnx.TensorProto.DataLocation.EXTERNAL, { location: 'weights.bin', minBytes: 16, align: 64 })
+    // A crafted name pointing out of the folder: ORT refuses it, the key must not read it.
+    externalize(tensors.slice(2, 3), onnx.TensorProto.DataLocation.EXTERNAL, { location: '../outside.bin', minBytes: 16, align: 64 })
+    writeFileSync(join(model, 'model.onnx'), onnx.ModelProto.encode(proto).finish())
+    writeFileSync(join(model, 'weights.bin'), data)
+    expect(declaredExternalData(join(model, 'model.onnx'))).toEqual([join(model, 'weights.bin')])
+    const identity = () => onnxScorer({ model }).cacheIdentity!
+    const before = await scorerId(identity(), undefined)
+    const bytes = readFileSync(join(model, 'weights.bin'))
+    bytes[bytes.length >> 1]! ^= 1
+    writeFileSync(join(model, 'weights.bin'), bytes)
+    expect(await scorerId(identity(), undefined)).not.toBe(before)
+  })
 
   it('a smaller contextLength option after a warm cache: the warm run fails too_long exactly as a cold run', async () => {
     const model = temp()

@@ -8,6 +8,7 @@
 import { readdirSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { CacheIdentity } from '../../cache/key.ts'
+import { declaredExternalData } from './external-locations.ts'
 import type { ModelFiles } from './model-dir.ts'
 import { READOUT_FILE } from './readout-file.ts'
 
@@ -34,7 +35,9 @@ export function onnxCacheIdentity(files: ModelFiles, settings: Record<string, un
     config: join(files.dir, 'config.json'),
     readout: join(dirname(files.modelPath), READOUT_FILE),
   }
-  externalData(files.modelPath).forEach((path, i) => (roles[`externalData${i}`] = path))
+  // Files named like the model's external data, and any other the graph itself names.
+  const external = [...new Set([...externalData(files.modelPath), ...declaredExternalData(files.modelPath)])].sort()
+  external.forEach((path, i) => (roles[`externalData${i}`] = path))
   return { kind: 'onnx', label: files.dir, files: roles, settings }
 }
 
