@@ -13,6 +13,7 @@ import { formatBound, formatLetters, formatValue, meets, worstCriterion } from '
 import { DEFAULT_LETTER_TOLERANCE, letterDistributionAdapter, type LetterDistribution } from './snapshot.ts'
 import { notWrittenUnderCI } from './baseline-decision.ts'
 import { underCI } from './baseline-gate.ts'
+import { scepticContext } from './context.ts'
 
 /** A lower bound, as in `toHaveBalancedAccuracy({ atLeast: 0.7 })`. */
 export interface AtLeast {
@@ -205,10 +206,10 @@ export const toMatchLetterDistribution: Matcher = function (received, options: L
   const tolerance = options.tolerance ?? DEFAULT_LETTER_TOLERANCE
   if (!(tolerance >= 0 && tolerance <= 1)) throw new TypeError(`toMatchLetterDistribution({ tolerance }) needs a number in [0, 1], got ${tolerance}`)
   // Vitest's `-u` overrides CI for snapshots; for a gate it must not (the baselines' rule).
-  const state = (this as { snapshotState?: { snapshotUpdateState?: string; markSnapshotsAsCheckedForTest?: (name: string) => void }; currentTestName?: string })
-  if (underCI() && state.snapshotState?.snapshotUpdateState === 'all') {
+  const state = this as { snapshotState?: { snapshotUpdateState?: string; markSnapshotsAsCheckedForTest?: (name: string) => void }; currentTestName?: string }
+  if (underCI() && (state.snapshotState?.snapshotUpdateState ?? scepticContext()?.update) === 'all') {
     // Kept as stored: an unchecked snapshot would be removed by `-u`.
-    if (state.currentTestName) state.snapshotState.markSnapshotsAsCheckedForTest?.(state.currentTestName)
+    if (state.currentTestName) state.snapshotState?.markSnapshotsAsCheckedForTest?.(state.currentTestName)
     return {
       pass: false,
       message: () => `the letter-distribution snapshot was not refreshed: ${notWrittenUnderCI('letter-distribution snapshots', 'a snapshot')}`,
