@@ -4,16 +4,16 @@
  * Only valid vectors are stored (failures and contract breaches pass through
  * uncached, for the evaluator to report); a hit returns the stored float64 values.
  */
-import { CACHE_COUNTS, type CacheCounts } from '../core/cache-counts.ts'
+import { CACHE_COUNTS, CACHE_SETTLE, type CacheCounts } from '../core/cache-counts.ts'
 import { ScorerError } from '../core/errors.ts'
 import { describeScorer } from '../core/scorer-description.ts'
 import { isFlaggedScore, isScoreFailure, type FallibleScoreFn, type ScoreOutcome, type ScoreRequest } from '../core/score.ts'
 import { requestKey, scorerId, type CacheIdentity } from './key.ts'
 import type { CacheEntry } from './segment.ts'
 import type { CacheStore } from './store.ts'
-import { checkHits } from './check-hits.ts'
+import { checkHits, type SampledHit } from './check-hits.ts'
 import { DEFAULT_CACHE_VERIFY } from './config.ts'
-import { verifyPlan } from './verify.ts'
+import { Reservoir, verifyPlan } from './verify.ts'
 
 /** Options of {@link cachedScorer}. */
 export interface CachedScorerOptions {
@@ -28,8 +28,8 @@ export interface CachedScorerOptions {
    */
   readonly writeEvery?: number
   /**
-   * Hits of a remote scorer re-checked live over this wrapper's life (docs/cache.md, "Remote
-   * scorers"): the CLI wraps once per run, `describeDecisions` once per suite. 0 opts out.
+   * Hits of a remote scorer re-checked live per evaluation (docs/cache.md, "Remote scorers"):
+   * a seeded uniform sample of all the run's hits, checked once its scoring is over. 0 opts out.
    * Default {@link DEFAULT_CACHE_VERIFY} (8).
    */
   readonly verify?: number
@@ -53,6 +53,8 @@ export function cachedScorer(score: FallibleScoreFn, options: CachedScorerOption
     misses: 0,
     ...(plan === 'check' ? { verified: 0 } : plan === 'sampled' || plan === 'off' ? { verifySkipped: plan } : {}),
   }
+  // Seeded: the same run re-checks the same hits. Any hit, of the first call or the last, may be drawn.
+  const sample = new Reservoir<SampledHit>(plan === 'check' ? verify : 0, 0x5ce971c)
   let id: Promise<string> | undefined
   const resolveId = () =>
     (id ??= scorerId(identity, store.dir, store.mode === 'read-write').then((value) => {
@@ -72,10 +74,12 @@ export function cachedScorer(score: FallibleScoreFn, options: CachedScorerOption
     })
     counts.hits += requests.length - missing.length
     counts.misses += missing.length
-    // Before any miss is scored: a stale cache fails the run before it spends on the rest.
-    if (plan === 'check' && counts.verified! < verify && missing.length < requests.length) {
-      const sample = await checkHits({ score, requests, out, missing, take: verify - counts.verified!, label: identity.label, rest })
-      counts.verified! += sample
+    if (plan === 'check') {
+      let m = 0
+      for (let i = 0; i < requests.length; i++) {
+        if (missing[m] === i) m++
+        else sample.offer({ request: requests[i]!, cached: out[i]! })
+      }
     }
     if (missing.length === 0) return out
     // Misses go to the scorer in slices of whole decisions, each stored as soon as it is
@@ -105,8 +109,13 @@ export function cachedScorer(score: FallibleScoreFn, options: CachedScorerOption
     await store.flush()
     return out
   }
+  // Once the run's scoring is over: the sampled hits, scored live, must still match.
+  const settle = async (...rest: unknown[]): Promise<void> => {
+    const hits = sample.take()
+    if (plan === 'check') counts.verified! += await checkHits(score, hits, identity.label, rest)
+  }
   // The cache is transparent: the run names the wrapped scorer, not this wrapper.
-  return Object.assign(cached, { [CACHE_COUNTS]: counts, description: describeScorer(score) }) as CachedScorer
+  return Object.assign(cached, { [CACHE_COUNTS]: counts, [CACHE_SETTLE]: settle, description: describeScorer(score) }) as CachedScorer
 }
 
 /**

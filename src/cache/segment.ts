@@ -34,6 +34,21 @@ export interface CacheEntry {
   readonly flags: readonly string[]
 }
 
+/**
+ * Whether a stored vector is one a scorer could have returned: finite, ≥ 0 and not all
+ * zero. The writer stores only such vectors, so any other is a record damaged or written
+ * by hand (its checksum can still be right): the reader ignores it and the request is scored again.
+ */
+export function usableVector(vector: ArrayLike<number>): boolean {
+  let sum = 0
+  for (let i = 0; i < vector.length; i++) {
+    const v = vector[i]!
+    if (!Number.isFinite(v) || v < 0) return false
+    sum += v
+  }
+  return sum > 0 && Number.isFinite(sum)
+}
+
 /** The header of a segment of the current version. */
 export function encodeHeader(): Buffer {
   const header = Buffer.alloc(HEADER_BYTES)

@@ -13,7 +13,7 @@ import { claimCacheDir } from './marker.ts'
 import { createWithHead, writeFileAtomic } from './files.ts'
 import type { ScorerInfo } from './scorer-info.ts'
 import { newSegmentName, scorersDir, segmentsDir, segmentWriterMayRun, SEGMENT_SUFFIX } from './layout.ts'
-import { decodeSegment, encodeHeader, encodeRecord, HEADER_BYTES, type CacheEntry, type DecodedSegment } from './segment.ts'
+import { decodeSegment, encodeHeader, encodeRecord, HEADER_BYTES, usableVector, type CacheEntry, type DecodedSegment } from './segment.ts'
 
 /** How a cache is used: read and grow it (default), only read it (CI jobs that must not grow it), or not at all. */
 export type CacheMode = 'read-write' | 'read-only' | 'off'
@@ -88,7 +88,13 @@ export function readSegments(dir: string, warn: (message: string) => void, optio
     }
     const decoded = decodeSegment(bytes)
     if (decoded.problem && !beingWritten(name, decoded)) warn(`vitest-sceptic cache: ${path}: ${decoded.problem}${repair(path, name, decoded, options.repair === true)}`)
-    for (const entry of decoded.entries) entries.push(entry)
+    let unusable = 0
+    for (const entry of decoded.entries) {
+      if (usableVector(entry.vector)) entries.push(entry)
+      else unusable++
+    }
+    if (unusable > 0)
+      warn(`vitest-sceptic cache: ${path}: ${unusable} record${unusable === 1 ? '' : 's'} with an unusable vector (NaN, infinite, negative or all zero) ignored; their requests are scored again`)
     files.push(path)
   }
   return { entries, files }

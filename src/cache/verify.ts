@@ -1,9 +1,11 @@
 /**
  * The live spot-check of a remote scorer's cache hits (docs/cache.md, "Remote scorers:
  * hits re-checked live"). A server can load new weights under the same model name, which
- * no cache key can see: a few hits per run are scored again and compared with the cached
- * vectors, and a difference fails the run instead of judging the old model.
+ * no cache key can see: a few hits, sampled over the whole run, are scored again once its
+ * scoring is over and compared with the cached vectors; a difference fails the run instead
+ * of judging the old model.
  */
+import { mulberry32 } from '../core/decisions.ts'
 import { ScorerError } from '../core/errors.ts'
 import { isFlaggedScore, isScoreFailure, type ScoreFailure, type ScoreOutcome } from '../core/score.ts'
 import type { CacheIdentity } from './key.ts'
@@ -28,11 +30,40 @@ export function verifyPlan(identity: CacheIdentity, count: number): VerifyPlan {
   return count > 0 ? 'check' : 'off'
 }
 
-/** `take` of `indices`, evenly spaced from the first (all when there are no more): deterministic, spread over the call. */
-export function pickSample(indices: readonly number[], take: number): number[] {
-  if (take <= 0) return []
-  if (indices.length <= take) return [...indices]
-  return Array.from({ length: take }, (_, k) => indices[Math.floor((k * indices.length) / take)]!)
+/**
+ * A uniform sample of at most `size` items from a stream of unknown length (reservoir
+ * sampling), drawn with a seeded generator: the same run samples the same hits, and every
+ * hit of the run, first call or last, is equally likely to be re-checked.
+ */
+export class Reservoir<T> {
+  private readonly items: T[] = []
+  private seen = 0
+  private readonly random: () => number
+
+  constructor(
+    private readonly size: number,
+    seed: number,
+  ) {
+    this.random = mulberry32(seed)
+  }
+
+  /** Offer one item. */
+  offer(item: T): void {
+    this.seen++
+    if (this.size <= 0) return
+    if (this.items.length < this.size) this.items.push(item)
+    else {
+      const slot = Math.floor(this.random() * this.seen)
+      if (slot < this.size) this.items[slot] = item
+    }
+  }
+
+  /** The sample so far, and start again. */
+  take(): T[] {
+    const out = this.items.splice(0)
+    this.seen = 0
+    return out
+  }
 }
 
 /** The vector of an outcome normalised to sum 1, or `undefined` for a failure or an unusable vector. */

@@ -24,6 +24,19 @@ export interface CacheCounts {
 /** Property under which a caching scorer exposes its running {@link CacheCounts}. */
 export const CACHE_COUNTS: unique symbol = Symbol.for('vitest-sceptic.cacheCounts') as never
 
+/**
+ * Property under which a caching scorer exposes the check it makes once a run's scoring
+ * is over (a remote scorer's live re-check of a sample of the whole run's hits). The
+ * evaluator awaits it after the last call; it throws to fail the run.
+ */
+export const CACHE_SETTLE: unique symbol = Symbol.for('vitest-sceptic.cacheSettle') as never
+
+/** Run a caching scorer's end-of-run check ({@link CACHE_SETTLE}); nothing for any other scorer. */
+export async function settleCache(score: unknown, signal: AbortSignal): Promise<void> {
+  const settle = (score as { [CACHE_SETTLE]?: (context: { signal: AbortSignal }) => Promise<void> } | null | undefined)?.[CACHE_SETTLE]
+  if (typeof settle === 'function') await settle({ signal })
+}
+
 /** The running counts of a caching scorer, copied; `undefined` for any other scorer. */
 export function readCacheCounts(score: unknown): CacheCounts | undefined {
   const counts = (score as { [CACHE_COUNTS]?: CacheCounts } | null | undefined)?.[CACHE_COUNTS]

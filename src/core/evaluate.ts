@@ -4,7 +4,8 @@
  * plan → (content-free priors) → score chunk by chunk → aggregate per option id →
  * records → result (docs/design.md#data-flow-one-direction).
  */
-import { cacheCountsSince, readCacheCounts } from './cache-counts.ts'
+import { cacheCountsSince, readCacheCounts, settleCache } from './cache-counts.ts'
+import { NEVER_ABORTS, raceAbort } from './abort.ts'
 import type { Decision } from './decisions.ts'
 import { checkEvaluateInput } from './evaluate-input.ts'
 import type { EvalResult } from './result.ts'
@@ -73,6 +74,8 @@ export async function evaluateWithScorer(
     options.onProgress?.({ scored: rowsDone, total: plan.rows.length, requestsScored, requestsTotal: plan.requestsTotal + priors.size })
   }
   release() // every row was in the sample (prideFraction 1): the prior comes from all of them
+  // A cache's check over the whole run's hits (a remote scorer's live re-check) decides whether the run stands.
+  await raceAbort(settleCache(score, signal ?? NEVER_ABORTS), signal)
   aggregate.finish()
 
   const outcomes = decisionOutcomes(plan, aggregate, settings, { storePrompts: options.storePrompts, withSamples: Boolean(options.metrics) })

@@ -7,12 +7,12 @@
  */
 import { hash } from 'node:crypto'
 import { z } from 'zod'
-import { CACHE_COUNTS, type CacheCounts } from './cache-counts.ts'
-import { isLabelled, validateDecision, type Decision } from './decisions.ts'
+import { CACHE_COUNTS, CACHE_SETTLE, type CacheCounts } from './cache-counts.ts'
+import { fingerprint, isLabelled, validateDecision, type Decision } from './decisions.ts'
 import { DataError, ScorerError } from './errors.ts'
 import type { AverageMode, DebiasMode } from './orderings.ts'
 import type { FallibleScoreFn, ScoreFn, ScoreOutcome, ScoreRequest } from './score.ts'
-import type { ShardSpec } from './shard.ts'
+import { shardOf, shardKey, type ShardSpec } from './shard.ts'
 import { parseJsonText } from './json-text.ts'
 
 /** The `format` tag of a part file's header line. */
@@ -120,6 +120,7 @@ export function recordingScorer(score: ScoreFn | FallibleScoreFn): {
     return out
   }
   Object.defineProperty(recording, CACHE_COUNTS, { get: () => (score as { [CACHE_COUNTS]?: CacheCounts })[CACHE_COUNTS] })
+  Object.defineProperty(recording, CACHE_SETTLE, { get: () => (score as { [CACHE_SETTLE]?: unknown })[CACHE_SETTLE] })
   return { score: recording, answers }
 }
 
@@ -250,6 +251,7 @@ export function reassemble(parts: readonly ShardPart[]): Reassembled {
   }
   same('data fingerprint', (p) => p.header.fingerprint)
   same('shard count', (p) => p.header.shard.count)
+  same('row count', (p) => p.header.rows)
   same('settings', (p) => p.header.settings)
   same('scorer', (p) => p.header.scorer)
   same('manifest', (p) => ({ ...p.header.manifest, endpoints: undefined }))
@@ -279,6 +281,7 @@ export function reassemble(parts: readonly ShardPart[]): Reassembled {
     }
   const absent = decisions.findIndex((d) => d === undefined)
   if (absent >= 0) throw new DataError(`row ${absent + 1} of the data file is in no part: the parts do not cover the data`)
+  checkRowsMatchHeaders(ordered, decisions as Decision[])
 
   // A request's recorded answers in order: the next one in `head`, later ones (a sampling
   // scorer's repeats) in `later`; the last answer stays for any further identical request.
@@ -321,6 +324,29 @@ export function reassemble(parts: readonly ShardPart[]): Reassembled {
     manifest: mergeManifests(ordered.map((p) => p.header.manifest)),
     shards: count,
   }
+}
+
+/**
+ * The rows the parts hold must be the ones their headers describe: each in the part its
+ * shard index selects, and together the data whose fingerprint every header records. A row
+ * edited in a part file (a changed gold, state or option) is refused, not merged.
+ */
+function checkRowsMatchHeaders(parts: readonly ShardPart[], decisions: readonly Decision[]): void {
+  for (const part of parts) {
+    const { index, count } = part.header.shard
+    for (const { position, decision } of part.rows) {
+      const owner = shardOf(shardKey(decision, position), count)
+      if (owner !== index)
+        throw new DataError(`holds row ${position + 1} of the data file, which shard ${owner}/${count} scores, not ${index}/${count}: its rows do not match its header`, {
+          file: part.file,
+        })
+    }
+  }
+  const recomputed = fingerprint(decisions.filter(isLabelled))
+  if (recomputed !== parts[0]!.header.fingerprint)
+    throw new DataError(
+      `the rows of the ${parts.length} part${parts.length === 1 ? '' : 's'} (${parts.map((p) => p.file).join(', ')}) have the data fingerprint ${recomputed}, but their headers record ${parts[0]!.header.fingerprint}: a part's rows were changed after it was written`,
+    )
 }
 
 /** Scorer manifest entries of the parts: equal entries kept, `endpoints` counts summed. */

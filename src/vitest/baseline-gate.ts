@@ -9,16 +9,8 @@
  */
 import { expect } from 'vitest'
 import type { EvalResult } from '../core/index.ts'
-import {
-  baselineFromResult,
-  compareWithBaseline,
-  readBaseline,
-  writeBaseline,
-  type BaselineGateOptions,
-  type BaselineOutcome,
-} from './baseline.ts'
-import { escapeControl } from '../core/escape.ts'
-import { percent } from './format.ts'
+import { baselineFromResult, readBaseline, writeBaseline, type BaselineGateOptions, type BaselineOutcome } from './baseline.ts'
+import { decideBaseline } from './baseline-decision.ts'
 
 /** Where the gate runs and what it may do. */
 export interface BaselineGateContext {
@@ -61,37 +53,12 @@ export function oneOrderingOutcome(file: string): BaselineOutcome {
   return { status: 'one-ordering', file, pass: false, message: ONE_ORDERING_MESSAGE, orderConsistency: null }
 }
 
-/** Run the gate: write, refresh or compare, failing closed whenever nothing could be compared. */
+/** Run the gate: write, refresh or compare, failing closed whenever nothing could be compared (the rule: baseline-decision.ts). */
 export async function runBaselineGate(suite: string, result: EvalResult, { path, file, mode, ci, gate }: BaselineGateContext): Promise<BaselineOutcome> {
   const current = baselineFromResult(suite, result)
-  const oc = percent(result.orderConsistency ?? 0)
-  const notUnderCI =
-    'baselines are never written under CI (CI is set), not even with `vitest -u`: a baseline written by the run it gates checks nothing. ' +
-    'Run the evals locally (with `vitest -u` to refresh), review the file and commit it.'
-  if (mode === 'all') {
-    if (ci) return { status: 'not-written-in-ci', file, pass: false, message: `baseline ${file} was not refreshed: ${notUnderCI}`, orderConsistency: result.orderConsistency }
-    await writeBaseline(path, current)
-    return { status: 'updated', file, pass: true, message: `baseline ${file} refreshed (vitest -u): order consistency ${oc}`, orderConsistency: result.orderConsistency }
-  }
-  const stored = await readBaseline(path)
-  if (!stored) {
-    if (mode === 'none' || ci) {
-      const why = ci ? notUnderCI : 'this run does not write baselines (update mode none, e.g. `--update=none`). Run the evals without it (or with `vitest -u`) to record it, review it and commit it.'
-      return { status: 'missing', file, pass: false, message: `no baseline at ${file}, and ${why}`, orderConsistency: result.orderConsistency }
-    }
-    await writeBaseline(path, current)
-    return { status: 'written', file, pass: true, message: `baseline ${file} written: order consistency ${oc}; commit it`, orderConsistency: result.orderConsistency }
-  }
-  // Two suite names with one slug share a file: never compare a suite with another's baseline.
-  if (stored.suite !== suite)
-    return {
-      status: 'other-suite',
-      file,
-      pass: false,
-      message:
-        `baseline ${file} belongs to suite "${escapeControl(stored.suite)}", not "${escapeControl(suite)}": their names give the same file name. ` +
-        'If two suites share it, rename one (names are compared by letters and digits, ignoring case); if this suite was renamed, refresh the baseline with `vitest -u`.',
-      orderConsistency: result.orderConsistency,
-    }
-  return { file, ...compareWithBaseline(stored, current, gate) }
+  // Under `-u` the stored file is not read: a refresh replaces it whatever it holds.
+  const stored = mode === 'all' ? undefined : await readBaseline(path)
+  const { outcome, write } = decideBaseline(suite, stored, current, { file, mode, ci, gate })
+  if (write) await writeBaseline(path, write)
+  return outcome
 }

@@ -209,7 +209,29 @@ export async function readBaseline(path: string): Promise<BaselineFile | undefin
     const field = issue.path.map(String).join('.') || '(top level)'
     throw new Error(`baseline ${path}, field "${field}": ${issue.message}; fix it or refresh it with \`vitest -u\``)
   }
+  const contradiction = contradictedAggregate(parsed.data)
+  if (contradiction !== undefined)
+    throw new Error(`baseline ${path}: ${contradiction}: the file was edited by hand; refresh it with \`vitest -u\` and review it`)
   return parsed.data
+}
+
+/**
+ * Where a baseline's stored aggregates disagree with its per-decision flags, as the
+ * writer derives them (order consistency counts a decision scored under one ordering as
+ * consistent; circular accuracy counts only decisions scored under several); `undefined` when they agree.
+ */
+export function contradictedAggregate(baseline: BaselineFile): string | undefined {
+  const rows = Object.values(baseline.decisions)
+  if (rows.length !== baseline.n) return `it stores n ${baseline.n} but lists ${rows.length} decisions`
+  const multi = rows.filter((row) => row.consistent !== null)
+  const near = (a: number, b: number) => Math.abs(a - b) <= 1e-9
+  const oc = multi.length === 0 ? null : rows.filter((row) => row.consistent !== false).length / rows.length
+  if (oc === null ? baseline.orderConsistency !== null : baseline.orderConsistency === null || !near(oc, baseline.orderConsistency))
+    return `it stores order consistency ${String(baseline.orderConsistency)} but its decisions' consistent flags give ${oc === null ? 'null' : formatValue(oc)}`
+  const circular = multi.length === 0 ? null : multi.filter((row) => row.strict).length / multi.length
+  if (baseline.circularAccuracy !== null && (circular === null || !near(circular, baseline.circularAccuracy)))
+    return `it stores circular accuracy ${baseline.circularAccuracy} but its decisions' strict flags give ${circular === null ? 'null' : formatValue(circular)}`
+  return undefined
 }
 
 /** Write a baseline atomically (temp file + rename), creating the directory; identical content is left alone. */

@@ -13,8 +13,9 @@ import type { EvalResult, EvaluateOptions } from '../core/index.ts'
 import { parsePartFile, reassemble } from '../core/shard-part.ts'
 import { evaluateReassembled } from '../core/shard-replay.ts'
 import { evaluateThreshold } from '../core/threshold-metrics.ts'
-import type { Threshold } from '../core/verdict.ts'
-import { baselineFromResult, compareWithBaseline, readBaseline } from './baseline.ts'
+import { thresholdTestName, type Threshold } from '../core/verdict.ts'
+import { baselineFromResult, readBaseline } from './baseline.ts'
+import { decideBaseline } from './baseline-decision.ts'
 import { mergedTestName } from './decision-shard-part.ts'
 import { failureRateProblem } from './failure-rate.ts'
 import { summarise } from './format.ts'
@@ -102,6 +103,8 @@ async function mergeSuite(copies: readonly SuiteCopy[], root: string): Promise<M
   }
   const summary = summarise(result)
   const failed: string[] = []
+  // Every copy must carry one definition of the suite; the checks are decided from it, never from a test's own stored bound.
+  const definition = suiteDefinitionProblem(copies)
   const verdicts = new Map<string, string | undefined>()
   const shard = first.meta.shard!
   const failure = failureRateProblem(first.meta.suite, result, shard.maxFailureRate)
@@ -112,7 +115,8 @@ async function mergeSuite(copies: readonly SuiteCopy[], root: string): Promise<M
     copy.meta.mergedFrom = count
     for (const [test, meta] of deferredTests(copy)) {
       const name = meta.deferred!.name
-      if (!verdicts.has(name)) verdicts.set(name, failure ?? (await verdictOf(meta, result, copy.meta).catch((error: Error) => `${name}: ${error.message}`)))
+      if (!verdicts.has(name))
+        verdicts.set(name, definition ?? failure ?? (await verdictOf(meta, result, copy.meta).catch((error: Error) => `${name}: ${error.message}`)))
       const problem = verdicts.get(name)
       if (problem !== undefined && !failed.includes(name)) failed.push(name)
       meta.result = summary
@@ -141,17 +145,42 @@ async function verdictOf(meta: ScepticTestMeta, result: EvalResult, suite: Scept
   const baseline = meta.deferred!.baseline
   if (baseline) {
     const stored = await readBaseline(baseline.path)
-    if (!stored) {
-      const message = `no baseline at ${baseline.file}; the merge never writes one: record it with an unsharded run (vitest run, or vitest -u), review it and commit it`
-      suite.baseline = { status: 'missing', file: baseline.file, pass: false, message, orderConsistency: result.orderConsistency }
-      return message
-    }
-    const outcome = { file: baseline.file, ...compareWithBaseline(stored, baselineFromResult(suite.suite, result), baseline) }
+    // The local gate's rule, the other-suite guard included; a merge never writes a baseline.
+    const { outcome } = decideBaseline(suite.suite, stored, baselineFromResult(suite.suite, result), {
+      file: baseline.file,
+      mode: 'none',
+      ci: false,
+      gate: baseline,
+      neverWrites: 'the merge never writes one: record it with an unsharded run (vitest run, or vitest -u), review it and commit it',
+    })
     suite.baseline = outcome
     return outcome.pass ? undefined : outcome.message
   }
-  const verdict = evaluateThreshold(summarise(result), meta.check, meta.bound as Threshold)
+  const verdict = evaluateThreshold(summarise(result), meta.check, suite.thresholds[meta.check] as Threshold)
   return verdict.pass ? undefined : `expected ${name}: ${verdict.reason}`
+}
+
+/**
+ * Why the shards' copies of a suite do not describe one definition, or `undefined`: every
+ * copy declares the same thresholds, and each deferred threshold test is the one its suite
+ * declares (its name and bound from the suite's thresholds). A blob edited by hand, or
+ * shards run from different versions of the eval file, fail every deferred check.
+ */
+export function suiteDefinitionProblem(copies: readonly SuiteCopy[]): string | undefined {
+  const first = JSON.stringify(copies[0]!.meta.thresholds ?? {})
+  for (const copy of copies) {
+    const thresholds = copy.meta.thresholds ?? {}
+    if (JSON.stringify(thresholds) !== first)
+      return `the shards ran different definitions of the suite (thresholds ${JSON.stringify(thresholds)} in shard ${copy.meta.shard?.index}, ${first} in another): merge blobs of one run`
+    for (const [, meta] of deferredTests(copy)) {
+      if (meta.check === 'baseline') continue
+      const declared = Object.hasOwn(thresholds, meta.check) ? thresholds[meta.check] : undefined
+      const name = declared === undefined ? undefined : thresholdTestName(meta.check, declared)
+      if (name === undefined || name !== meta.deferred!.name || JSON.stringify(meta.bound) !== JSON.stringify(declared))
+        return `the deferred test "${meta.deferred!.name}" is not one the suite declares (its thresholds are ${JSON.stringify(thresholds)}): the blob does not match its suite`
+    }
+  }
+  return undefined
 }
 
 /** Turn a deferred (skipped) test into a decided one; a failure marks its suites and file failed. */

@@ -11,6 +11,9 @@ import { escapeControl } from '../core/escape.ts'
 import { aboveChanceP } from '../core/above-chance.ts'
 import { formatBound, formatLetters, formatValue, meets, worstCriterion } from './format.ts'
 import { DEFAULT_LETTER_TOLERANCE, letterDistributionAdapter, type LetterDistribution } from './snapshot.ts'
+import { notWrittenUnderCI } from './baseline-decision.ts'
+import { underCI } from './baseline-gate.ts'
+import { scepticContext } from './context.ts'
 
 /** A lower bound, as in `toHaveBalancedAccuracy({ atLeast: 0.7 })`. */
 export interface AtLeast {
@@ -52,7 +55,7 @@ export interface ScepticMatchers<R = unknown> {
   /**
    * The letter distribution matches the stored snapshot within `tolerance` per
    * letter. Accepts `result.letterDistribution` or a whole result. Stored in the
-   * test file's `.snap` file; never written under CI; `vitest -u` rewrites it.
+   * test file's `.snap` file; never written under CI, not even with `vitest -u`; `vitest -u` rewrites it locally.
    */
   toMatchLetterDistribution(options?: LetterDistributionOptions): R
 }
@@ -202,6 +205,16 @@ export const toMatchLetterDistribution: Matcher = function (received, options: L
   const distribution = asDistribution(received)
   const tolerance = options.tolerance ?? DEFAULT_LETTER_TOLERANCE
   if (!(tolerance >= 0 && tolerance <= 1)) throw new TypeError(`toMatchLetterDistribution({ tolerance }) needs a number in [0, 1], got ${tolerance}`)
+  // Vitest's `-u` overrides CI for snapshots; for a gate it must not (the baselines' rule).
+  const state = this as { snapshotState?: { snapshotUpdateState?: string; markSnapshotsAsCheckedForTest?: (name: string) => void }; currentTestName?: string }
+  if (underCI() && (state.snapshotState?.snapshotUpdateState ?? scepticContext()?.update) === 'all') {
+    // Kept as stored: an unchecked snapshot would be removed by `-u`.
+    if (state.currentTestName) state.snapshotState?.markSnapshotsAsCheckedForTest?.(state.currentTestName)
+    return {
+      pass: false,
+      message: () => `the letter-distribution snapshot was not refreshed: ${notWrittenUnderCI('letter-distribution snapshots', 'a snapshot')}`,
+    }
+  }
   return Snapshots.toMatchDomainSnapshot.call(this, letterDistributionAdapter(tolerance), distribution)
 }
 

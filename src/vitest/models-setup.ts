@@ -17,7 +17,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
     return async () => {}
   }
   const { startScorerServer } = await import('../scorers/onnx/pool-server.ts')
-  const { sharedModelIdentity } = await import('../scorers/onnx/cache-identity.ts')
   const servers: { close(): Promise<void> }[] = []
   const urls: SharedModelUrls = {}
   try {
@@ -31,7 +30,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       urls[name] = {
         url: server.url,
         description: server.description.split(model).join(shown),
-        cacheIdentity: sharedModelIdentity(models[name]!),
+        // The served scorer's own identity: one home for what keys an ONNX scorer.
+        cacheIdentity: server.scorer.cacheIdentity,
         readout: server.scorer.manifestEntries().readout,
       }
     }

@@ -21,6 +21,7 @@ import { suiteDefaultsFrom, type SuiteDefaults } from './suite-defaults.ts'
 import { checkGateSettings } from './gate-settings.ts'
 import { interactiveTerminal } from './progress.ts'
 import ScepticReporter, { blobRun, type ScepticReporterOptions } from './reporter.ts'
+import { PLUGIN_NAME, refuseUninheritedProjects } from './projects-check.ts'
 import { DecisionShardMerge } from './decision-shard-merge.ts'
 import { withDecisionShards } from './decision-shard-sequencer.ts'
 
@@ -88,12 +89,13 @@ export function sceptic(options: ScepticPluginOptions = {}): Plugin {
   const defaults = suiteDefaultsFrom(options as Readonly<Record<string, unknown>>)
   checkGateSettings('vitest-sceptic: sceptic()', options)
   return {
-    name: 'vitest:sceptic',
+    name: PLUGIN_NAME,
     config(userConfig) {
       const vitestVersion = installedVitestVersion()
       if (vitestVersion !== undefined) checkVitestVersion(vitestVersion)
-      const test = (userConfig as { test?: { include?: unknown; pool?: unknown } }).test
+      const test = (userConfig as { test?: { include?: unknown; pool?: unknown; projects?: unknown } }).test
       refuseVmPool(test?.pool)
+      refuseUninheritedProjects(test?.projects)
       // Add to the project's include, never replace it (set in place: returning it would
       // make Vite concatenate the arrays, and an unset include would lose Vitest's default).
       const include = withEvalInclude(includeList(test?.include), options.include ?? DEFAULT_INCLUDE, configDefaults.include)

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import fc from 'fast-check'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { resolveCache } from '../../src/cache/config.ts'
-import { compareHits, maxDelta, pickSample, verifyPlan, VERIFY_TOLERANCE } from '../../src/cache/verify.ts'
+import { compareHits, maxDelta, Reservoir, verifyPlan, VERIFY_TOLERANCE } from '../../src/cache/verify.ts'
 import { withCache } from '../../src/cache/with-cache.ts'
 import { evaluateWithScorer, formatCacheCounts, type CacheCounts } from '../../src/core/index.ts'
 import { openAIScorer } from '../../src/scorers/http/index.ts'
@@ -23,18 +23,30 @@ describe('the spot-check rules', () => {
     expect(verifyPlan({ kind: 'user', label: 's', settings: { cacheKey: 'v1' } }, 8)).toBe('none')
   })
 
-  it('picks min(take, n) distinct hits, evenly spread, the same every time', () => {
+  it('samples min(size, n) distinct hits of the whole stream, the same every time, each hit equally likely', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.nat(10_000)), fc.nat(20), (indices, take) => {
-        const sorted = [...indices].sort((a, b) => a - b)
-        const sample = pickSample(sorted, take)
-        expect(sample).toHaveLength(Math.min(take, sorted.length))
+      fc.property(fc.nat(2_000), fc.nat(20), fc.integer(), (n, size, seed) => {
+        const draw = () => {
+          const reservoir = new Reservoir<number>(size, seed)
+          for (let i = 0; i < n; i++) reservoir.offer(i)
+          return reservoir.take()
+        }
+        const sample = draw()
+        expect(sample).toHaveLength(Math.min(size, n))
         expect(new Set(sample).size).toBe(sample.length)
-        for (const i of sample) expect(sorted).toContain(i)
-        expect(pickSample(sorted, take)).toEqual(sample)
+        for (const i of sample) expect(i >= 0 && i < n).toBe(true)
+        expect(draw()).toEqual(sample)
       }),
     )
-    expect(pickSample([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 5)).toEqual([0, 2, 4, 6, 8])
+    // Uniform over the stream: over many seeds, hits of the second half are drawn half the time (not the first call's only).
+    let late = 0
+    for (let seed = 0; seed < 400; seed++) {
+      const reservoir = new Reservoir<number>(8, seed)
+      for (let i = 0; i < 40_000; i++) reservoir.offer(i)
+      late += reservoir.take().filter((i) => i >= 20_000).length
+    }
+    expect(late / (400 * 8)).toBeGreaterThan(0.45)
+    expect(late / (400 * 8)).toBeLessThan(0.55)
   })
 
   it('compares normalised vectors with a tolerance of 0.02 in probability; a live failure differs', () => {
@@ -117,7 +129,7 @@ describe('an openAIScorer behind the cache, against a real HTTP server on 127.0.
     expect(formatCacheCounts(warm.result.manifest.cache!)).toBe('18 hits, 0 scored, 8 re-checked live')
   })
 
-  it('a server that changed its answers under the same model name fails the run in one line, before scoring the misses', async () => {
+  it('a server that changed its answers under the same model name fails the run in one line', async () => {
     const dir = cacheDir()
     await run(dir)
     weights = 'new'

@@ -241,7 +241,9 @@ async function loadScorerModule(path: string): Promise<LoadedScorer> {
   const close = typeof mod.close === 'function' ? (mod.close as () => unknown) : score.close?.bind(score)
   const description = ownDescription(score) ?? `scorer ${path}`
   const cacheKey = typeof mod.cacheKey === 'string' && mod.cacheKey !== '' ? mod.cacheKey : undefined
-  const identity: CacheIdentity | undefined = cacheKey ? { kind: 'user', label: `scorer ${resolve(path)}`, settings: { cacheKey } } : undefined
+  const own: CacheIdentity | undefined = cacheKey ? { kind: 'user', label: `scorer ${resolve(path)}`, settings: { cacheKey } } : cacheIdentityOf(score)
+  // The module's own bytes are keyed too: an edited scorer misses instead of serving its old vectors.
+  const identity: CacheIdentity | undefined = own ? { ...own, files: { ...own.files, scorerModule: resolve(path) } } : undefined
   // A scorer's own manifest entries (an openAIScorer's requests per endpoint) are read at the end of the run.
   return { score, description, manifest: withScorerManifest({}, score), ...(close ? { close } : {}), ...(identity ? { identity } : {}) }
 }

@@ -1,13 +1,14 @@
 /**
- * What decides an ONNX scorer's vectors, for the score cache (docs/cache.md, "Key"):
- * the bytes of the model, its external data, the tokenizer files and the optimized
- * readout sidecar, and the settings that change the numbers. Batch size, workers
+ * What decides an ONNX scorer's vectors and failures, for the score cache (docs/cache.md,
+ * "Key"): the bytes of the model, its external data, the tokenizer files, config.json (the
+ * context length, the cache shapes) and the optimized readout sidecar, and the settings
+ * that change the numbers (`contextLength` among them). Batch size, workers
  * and prefix sharing change only float rounding (≤ 1e-5) and are left out.
  */
 import { dirname, join } from 'node:path'
 import type { CacheIdentity } from '../../cache/key.ts'
-import { parseDtype } from './dtype.ts'
-import { externalDataOf, locateModel, type ModelFiles } from './model-dir.ts'
+import { declaredExternalData } from './external-locations.ts'
+import { externalDataOf, type ModelFiles } from './model-dir.ts'
 import { READOUT_FILE } from './readout-file.ts'
 
 
@@ -17,9 +18,13 @@ export function onnxCacheIdentity(files: ModelFiles, settings: Record<string, un
     model: files.modelPath,
     tokenizer: files.tokenizerPath,
     tokenizerConfig: join(files.dir, 'tokenizer_config.json'),
+    // The context length (too_long failures) and the cache shapes come from it.
+    config: join(files.dir, 'config.json'),
     readout: join(dirname(files.modelPath), READOUT_FILE),
   }
-  externalDataOf(files.modelPath).forEach((path, i) => (roles[`externalData${i}`] = path))
+  // Files named like the model's external data, and any other the graph itself names.
+  const external = [...new Set([...externalDataOf(files.modelPath), ...declaredExternalData(files.modelPath)])].sort()
+  external.forEach((path, i) => (roles[`externalData${i}`] = path))
   return { kind: 'onnx', label: files.dir, files: roles, settings }
 }
 
@@ -35,25 +40,22 @@ export interface OnnxIdentityOptions {
   readonly system?: string
   /** Chat template variables. */
   readonly chatTemplateKwargs?: Readonly<Record<string, unknown>>
+  /** The `contextLength` option: a prompt longer than it is a `too_long` failure, not a vector. */
+  readonly contextLength?: number
 }
 
 /**
- * The settings part of the identity: one home for both the scorer and plugin-shared
- * models. Chat keys appear only when a template is on, so plain-prompt keys stay as
- * they were before chat templates existed.
+ * The settings part of the identity (plugin-shared models use their served scorer's).
+ * Chat keys appear only when a template is on, so plain-prompt keys stay as they were
+ * before chat templates existed.
  */
 export function identitySettings(options: OnnxIdentityOptions): Record<string, unknown> {
   const out: Record<string, unknown> = { executionProviders: options.executionProviders ?? ['cpu'] }
   if (options.dtype !== undefined && options.dtype !== 'fp32') out.dtype = options.dtype
+  if (options.contextLength !== undefined) out.contextLength = options.contextLength
   if (options.chatTemplate === undefined || options.chatTemplate === false) return out
   out.chatTemplate = options.chatTemplate
   if (options.system !== undefined) out.system = options.system
   if (options.chatTemplateKwargs !== undefined) out.chatTemplateKwargs = options.chatTemplateKwargs
   return out
-}
-
-/** The identity of a plugin-shared model (the same settings as `onnxScorer` with these options). */
-export function sharedModelIdentity(options: OnnxIdentityOptions & { model: string }): CacheIdentity {
-  const files = locateModel(options.model, options.dtype === undefined ? undefined : parseDtype(options.dtype, 'dtype'))
-  return onnxCacheIdentity(files, identitySettings({ ...options, dtype: files.dtype }))
 }

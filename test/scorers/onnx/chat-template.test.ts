@@ -135,16 +135,17 @@ describe('add_bos_token', () => {
 })
 
 describe('plugin-shared models', () => {
-  it('key the chat settings and the dtype like onnxScorer does', async () => {
-    const { sharedModelIdentity } = await import('../../../src/scorers/onnx/cache-identity.ts')
+  it('key the chat settings, the dtype and the context length like onnxScorer does (the served scorer\'s own identity)', () => {
     const dir = makeModel({ tokenizer: 'bpe', variants: ['fp16'] }, 'shared')
-    const plain = sharedModelIdentity({ model: dir })
-    const chat = sharedModelIdentity({ model: dir, chatTemplate: true, system: 's' })
-    const fp16 = sharedModelIdentity({ model: dir, dtype: 'fp16' })
+    const plain = scorer({ model: dir }).cacheIdentity!
+    const chat = scorer({ model: dir, chatTemplate: true, system: 's' }).cacheIdentity!
+    const fp16 = scorer({ model: dir, dtype: 'fp16' }).cacheIdentity!
     expect(plain.settings).toEqual({ executionProviders: ['cpu'] })
     expect(chat.settings).toEqual({ executionProviders: ['cpu'], chatTemplate: true, system: 's' })
     expect(fp16.settings).toEqual({ executionProviders: ['cpu'], dtype: 'fp16' })
+    expect(scorer({ model: dir, contextLength: 64 }).cacheIdentity!.settings).toEqual({ executionProviders: ['cpu'], contextLength: 64 })
     expect(fp16.files!.model).toBe(join(dir, 'model_fp16.onnx'))
+    expect(fp16.files!.config).toBe(join(dir, 'config.json'))
     expect(scorer({ model: dir, dtype: 'fp16', chatTemplate: true }).cacheIdentity!.settings).toEqual({ executionProviders: ['cpu'], dtype: 'fp16', chatTemplate: true })
   })
 })

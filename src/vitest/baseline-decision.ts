@@ -1,0 +1,78 @@
+/**
+ * The baseline gate's decision, pure: given the stored baseline (or none), this run's and
+ * the run's circumstances, what the gate concludes and whether the baseline is to be
+ * written. One implementation for the local gate (baseline-gate.ts) and for the merge of
+ * decision shards (decision-shard-merge.ts), so a merged run is gated exactly as an
+ * unsharded one, the "belongs to another suite" guard included.
+ */
+import { escapeControl } from '../core/escape.ts'
+import { compareWithBaseline, type BaselineFile, type BaselineGateOptions, type BaselineOutcome } from './baseline.ts'
+import { percent } from './format.ts'
+
+/** The circumstances of one gate. */
+export interface BaselineCircumstances {
+  /** The baseline file as the report shows it. */
+  readonly file: string
+  /** Vitest's snapshot update mode for this run. */
+  readonly mode: 'all' | 'new' | 'none'
+  /** Whether the run is under CI: baselines are never written then. */
+  readonly ci: boolean
+  /** The paired test's settings. */
+  readonly gate: BaselineGateOptions
+  /** Why this run never writes a baseline (the merge), said when none is stored; `undefined`: it may write. */
+  readonly neverWrites?: string
+}
+
+/** What the gate concluded, and the baseline to write when it writes one. */
+export interface BaselineDecisionOutcome {
+  readonly outcome: BaselineOutcome
+  readonly write?: BaselineFile
+}
+
+/**
+ * The rule for every stored reference a run gates on (baselines, letter-distribution
+ * snapshots): under CI nothing is written, not even with `-u`, because a reference written
+ * by the run it gates checks nothing. `what` names them in the plural, `one` in the singular.
+ */
+export function notWrittenUnderCI(what: string, one: string): string {
+  return (
+    `${what} are never written under CI (CI is set), not even with \`vitest -u\`: ${one} written by the run it gates checks nothing. ` +
+    'Run the evals locally (with `vitest -u` to refresh), review the file and commit it.'
+  )
+}
+
+const NOT_UNDER_CI = notWrittenUnderCI('baselines', 'a baseline')
+
+/** Decide the gate of suite `suite`: `stored` is the baseline read (`undefined`: none; not read under `-u`), `current` this run's. */
+export function decideBaseline(suite: string, stored: BaselineFile | undefined, current: BaselineFile, c: BaselineCircumstances): BaselineDecisionOutcome {
+  const { file, mode, ci, gate } = c
+  const orderConsistency = current.orderConsistency
+  const oc = percent(orderConsistency ?? 0)
+  const writes = c.neverWrites === undefined
+  if (mode === 'all' && writes) {
+    if (ci) return { outcome: { status: 'not-written-in-ci', file, pass: false, message: `baseline ${file} was not refreshed: ${NOT_UNDER_CI}`, orderConsistency } }
+    return { outcome: { status: 'updated', file, pass: true, message: `baseline ${file} refreshed (vitest -u): order consistency ${oc}`, orderConsistency }, write: current }
+  }
+  if (!stored) {
+    if (!writes) return { outcome: { status: 'missing', file, pass: false, message: `no baseline at ${file}; ${c.neverWrites}`, orderConsistency } }
+    if (mode === 'none' || ci) {
+      const why = ci ? NOT_UNDER_CI : 'this run does not write baselines (update mode none, e.g. `--update=none`). Run the evals without it (or with `vitest -u`) to record it, review it and commit it.'
+      return { outcome: { status: 'missing', file, pass: false, message: `no baseline at ${file}, and ${why}`, orderConsistency } }
+    }
+    return { outcome: { status: 'written', file, pass: true, message: `baseline ${file} written: order consistency ${oc}; commit it`, orderConsistency }, write: current }
+  }
+  // Two suite names with one slug share a file: never compare a suite with another's baseline.
+  if (stored.suite !== suite)
+    return {
+      outcome: {
+        status: 'other-suite',
+        file,
+        pass: false,
+        message:
+          `baseline ${file} belongs to suite "${escapeControl(stored.suite)}", not "${escapeControl(suite)}": their names give the same file name. ` +
+          'If two suites share it, rename one (names are compared by letters and digits, ignoring case); if this suite was renamed, refresh the baseline with `vitest -u`.',
+        orderConsistency,
+      },
+    }
+  return { outcome: { file, ...compareWithBaseline(stored, current, gate) } }
+}
