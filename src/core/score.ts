@@ -42,7 +42,7 @@ export interface ScoreContext {
 export type ScoreFn = (requests: readonly ScoreRequest[], context?: ScoreContext) => number[][] | Promise<number[][]>
 
 /** Why one request could not be scored (recall_guard's failure buckets). */
-export const FAILURE_REASONS = ['timeout', 'no_logprobs', 'parse_failure', 'http_error', 'too_long', 'error'] as const
+export const FAILURE_REASONS = ['timeout', 'no_logprobs', 'parse_failure', 'http_error', 'too_long', 'refusal', 'error'] as const
 /** One of {@link FAILURE_REASONS}. */
 export type FailureReason = (typeof FAILURE_REASONS)[number]
 
