@@ -9,6 +9,8 @@ import { experimental_decide, Experimental_DecisionRefusalError, RetryError, typ
 import { deadline } from '../core/abort.ts'
 import type { CacheIdentity } from '../cache/key.ts'
 import { ConfigError } from '../core/errors.ts'
+import { NO_DISTRIBUTION } from '../core/no-distribution.ts'
+import { isMaximalSlot, maximalSlots } from '../core/evaluate/argmax.ts'
 import { scoreFailure, type FallibleScoreFn, type ScoreFailure, type ScoreOutcome, type ScoreRequest } from '../core/score.ts'
 import { mapConcurrent } from '../scorers/http/concurrency.ts'
 import { secretScrubber, type Scrubber } from '../scorers/http/scrub.ts'
@@ -17,8 +19,6 @@ import { orderedCriteria, sentKeys, type SentKeys } from './option-keys.ts'
 import { MAX_QUESTIONS_PER_CALL, type DecisionModelScorerOptions } from './options.ts'
 import { collectSecrets } from './secrets.ts'
 
-/** Flag on a decision whose model gave a choice but no distribution (its vector is one-hot). */
-export const NO_DISTRIBUTION = 'no_distribution'
 
 /** A decision model instance (a string id is refused: its provider and model could not be told apart for the cache). */
 export type DecisionModelInstance = Exclude<Experimental_DecisionModel, string>
@@ -165,16 +165,17 @@ function outcomeOf(answer: unknown, keys: SentKeys, request: ScoreRequest, { cli
   if (pick === undefined) return bad(`the model chose "${a.choice}", which is not an option of criterion "${request.criterion.key}"`)
   if (a.probabilities == null) {
     const probabilities = keys.sent.map((_, slot) => (slot === pick ? 1 : 0))
-    return { probabilities, pick, flags: [NO_DISTRIBUTION] } satisfies PickedScore as ScoreOutcome
+    return { probabilities, flags: [NO_DISTRIBUTION] }
   }
   const given = a.probabilities as Record<string, unknown>
   const probabilities = keys.sent.map((key) => (Object.hasOwn(given, key) ? given[key] : undefined))
   if (!probabilities.every((p): p is number => typeof p === 'number' && Number.isFinite(p) && p >= 0))
     return bad(`the model's probabilities for criterion "${request.criterion.key}" do not cover every option with a number ≥ 0`)
-  const max = Math.max(...probabilities)
-  if (max === 0) return bad(`the model's probabilities for criterion "${request.criterion.key}" are all zero`)
-  if (probabilities[pick]! < max) return bad(`the model chose "${a.choice}", which is not its most probable option`)
-  return { probabilities, pick, flags: [] } satisfies PickedScore as ScoreOutcome
+  if (!probabilities.some((p) => p > 0)) return bad(`the model's probabilities for criterion "${request.criterion.key}" are all zero`)
+  if (!isMaximalSlot(probabilities, pick)) return bad(`the model chose "${a.choice}", which is not its most probable option`)
+  // A unique maximum is the choice already; only a tie (common after rounding) needs the pick stated.
+  // A vector without a stated pick is what the score cache can hold.
+  return maximalSlots(probabilities).length > 1 ? ({ probabilities, pick, flags: [] } satisfies PickedScore as ScoreOutcome) : probabilities
 }
 
 /** Request indices grouped by state (first appearance order), each group at most MAX_QUESTIONS_PER_CALL long. */
