@@ -6,7 +6,8 @@ import { createOpenAI } from '@ai-sdk/openai'
 import { afterAll, describe, expect, it } from 'vitest'
 import { criterionFromDecideQuestion, decisionModelScorer } from '../../src/ai/index.ts'
 import { withCache } from '../../src/cache/index.ts'
-import { evaluateWithScorer, render, type Decision } from '../../src/core/index.ts'
+import { evaluateWithScorer, render, resultToJson, type Decision } from '../../src/core/index.ts'
+import { renderHtmlReport } from '../../src/report/index.ts'
 import { ConfigError } from '../../src/core/errors.ts'
 import { biased, startFakeDecisions, tiedSecond } from '../helpers/fake-decisions.mjs'
 
@@ -76,6 +77,8 @@ describe('decision models without a distribution, ties and the cache', () => {
     const text = render(result, { color: false })
     expect(text).toMatch(/ece\s+n\/a\s+not measured: the model gave no probabilities \(6 decisions flagged no_distribution\)/)
     expect(text).toMatch(/brier\s+n\/a\s+not measured/)
+    const html = renderHtmlReport({ result: resultToJson(result), records: result.records })
+    expect(html).toContain('not measured: the model gave no probabilities')
     // A model that reads the state is right under every ordering, still flagged.
     const reading = await evaluateWithScorer(decisions(6), decisionModelScorer(choiceOnly(true)), { debias: 'cyclic', statistics: false })
     expect([reading.accuracy, reading.orderConsistency, reading.ece]).toEqual([1, 1, null])
