@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { sceptic } from '../helpers/run.ts'
+import { run as spawnRun } from '../helpers/run.ts'
 import { biased, startFakeDecisions } from '../helpers/fake-decisions.mjs'
 import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from '../vitest/helpers.ts'
 
@@ -17,6 +17,8 @@ let dist = ''
 beforeAll(async () => {
   dist = await snapshotDist()
 })
+// The snapshot's CLI: the scorer module loads the snapshot too, so both share one copy of the error classes.
+const sceptic = (args: string[], options: { env: Record<string, string> }) => spawnRun(process.execPath, [join(dist, 'cli/main.js'), ...args], options)
 afterAll(() => {
   rmSync(out, { recursive: true, force: true })
   if (dist) removeDistSnapshot(dist)
@@ -48,6 +50,13 @@ test('sceptic evaluate --scorer with a decisionModelScorer module: numeric ids, 
     const batched = await sceptic(['evaluate', join(DECIDE, 'data.jsonl'), '--scorer', join(DECIDE, 'scorer.mjs'), '--json-out', json], { env: { ...env, DECIDE_BATCH: '1' } })
     expect(batched.code, batched.stderr).toBe(0)
     expect(JSON.parse(readFileSync(json, 'utf8')).manifest.decide).toMatchObject({ calls: 3, questions: 9, batch: 'state' })
+    // Ids that cannot be sent in the order requested: a one-line ConfigError (exit 2) before any call.
+    const callsBefore = server.calls
+    const clash = await sceptic(['evaluate', join(DECIDE, 'clash.jsonl'), '--scorer', join(DECIDE, 'scorer.mjs')], { env })
+    expect(clash.code).toBe(2)
+    expect(clash.stderr.trim().split('\n')).toHaveLength(1)
+    expect(clash.stderr).toContain('option ids "1", "option_1" cannot be sent in the order requested')
+    expect(server.calls).toBe(callsBefore)
     // A rejected key: every decision fails, the run exits non-zero, and no piece of the key is printed.
     const echo = await startFakeDecisions({ behave: () => ({ echoKey: true }) })
     try {
