@@ -95,6 +95,13 @@ describe('decisionModelScorer over the OpenAI Decisions wire format', () => {
     expect(result.records[0]!.picks).toEqual(['3', '1', '2'])
   })
 
+  it('prototype-named option ids reach the model as options, in order', async () => {
+    const { server, model } = await serve({ decide: biased(0.7) })
+    const [outcome] = await decisionModelScorer(model)([request(['__proto__', 'constructor', 'b'])])
+    expect(shown(server)).toEqual([['__proto__', 'constructor', 'b']])
+    expect(outcome).toEqual([0.7, 0.15, 0.15])
+  })
+
   it('a reader model scores every decision right under every ordering, numeric ids too', async () => {
     const { model } = await serve({ decide: reader() })
     for (const ids of [undefined, ['10', '2', '0']]) {
