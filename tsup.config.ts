@@ -13,6 +13,7 @@ const entries: Record<string, string> = {
   'onnx/worker': 'src/scorers/onnx/worker.ts',
   'onnx/pool-server': 'src/scorers/onnx/pool-server.ts',
   'http/index': 'src/scorers/http/index.ts',
+  'ai/index': 'src/ai/index.ts',
   'report/index': 'src/report/index.ts',
   'vitest/reporter': 'src/vitest/reporter.ts',
   'vitest/plugin': 'src/vitest/plugin.ts',
@@ -36,5 +37,5 @@ export default defineConfig({
   splitting: true,
   // Vitest parses hook sources (`async ({}, suite) =>`), so never minify.
   minify: false,
-  external: ['vitest', 'vite', 'onnxruntime-node'],
+  external: ['vitest', 'vite', 'onnxruntime-node', 'ai'],
 })

@@ -157,6 +157,7 @@ export type {
   FailureReason,
   FallibleScoreFn,
   FlaggedScore,
+  ScoredOutcome,
   GroupSplitOptions,
   Statistics,
   StatisticsOptions,

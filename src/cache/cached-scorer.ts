@@ -7,7 +7,7 @@
 import { CACHE_COUNTS, CACHE_SETTLE, type CacheCounts } from '../core/cache-counts.ts'
 import { ScorerError } from '../core/errors.ts'
 import { describeScorer } from '../core/scorer-description.ts'
-import { isFlaggedScore, isScoreFailure, type FallibleScoreFn, type ScoreOutcome, type ScoreRequest } from '../core/score.ts'
+import { isScoredOutcome, isScoreFailure, type FallibleScoreFn, type ScoreOutcome, type ScoreRequest } from '../core/score.ts'
 import { requestKey, scorerId, type CacheIdentity } from './key.ts'
 import type { CacheEntry } from './segment.ts'
 import type { CacheStore } from './store.ts'
@@ -149,7 +149,9 @@ function fromEntry(entry: CacheEntry): ScoreOutcome {
 /** An entry for a valid outcome (finite, ≥ 0, not all zero, the right length); `undefined` for anything else. */
 function toEntry(key: string, scorer: string, outcome: ScoreOutcome, length: number): CacheEntry | undefined {
   if (isScoreFailure(outcome)) return undefined
-  const flagged = isFlaggedScore(outcome)
+  const flagged = isScoredOutcome(outcome)
+  // An entry holds a vector and flags; a stated pick it cannot hold is re-asked, never dropped.
+  if (flagged && outcome.pick !== undefined) return undefined
   const values = (flagged ? outcome.probabilities : outcome) as unknown
   if (!Array.isArray(values) && !ArrayBuffer.isView(values)) return undefined
   const list = values as ArrayLike<unknown>
@@ -163,7 +165,7 @@ function toEntry(key: string, scorer: string, outcome: ScoreOutcome, length: num
     sum += v
   }
   if (sum === 0) return undefined
-  const flags = flagged ? outcome.flags : []
+  const flags = flagged ? (outcome.flags ?? []) : []
   if (!Array.isArray(flags) || !flags.every((f) => typeof f === 'string')) return undefined
   return { key, scorer, vector, flags }
 }

@@ -7,7 +7,7 @@
  */
 import { mulberry32 } from '../core/decisions.ts'
 import { ScorerError } from '../core/errors.ts'
-import { isFlaggedScore, isScoreFailure, type ScoreFailure, type ScoreOutcome } from '../core/score.ts'
+import { isScoredOutcome, isScoreFailure, type ScoreFailure, type ScoreOutcome } from '../core/score.ts'
 import type { CacheIdentity } from './key.ts'
 
 /**
@@ -69,7 +69,7 @@ export class Reservoir<T> {
 /** The vector of an outcome normalised to sum 1, or `undefined` for a failure or an unusable vector. */
 function normalised(outcome: ScoreOutcome): number[] | undefined {
   if (isScoreFailure(outcome)) return undefined
-  const values = (isFlaggedScore(outcome) ? outcome.probabilities : outcome) as unknown
+  const values = (isScoredOutcome(outcome) ? outcome.probabilities : outcome) as unknown
   if (!Array.isArray(values) && !ArrayBuffer.isView(values)) return undefined
   const list = Array.from(values as ArrayLike<unknown>)
   if (!list.every((v): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0)) return undefined

@@ -55,7 +55,7 @@ export interface Manifest {
   started: string
   /** Labelled decisions that could not be scored (a request failed after the scorer's retries). */
   failed: number
-  /** Failed decisions by reason (`timeout`, `no_logprobs`, `parse_failure`, `http_error`, `error`). */
+  /** Failed decisions by reason (`timeout`, `no_logprobs`, `parse_failure`, `http_error`, `too_long`, `refusal`, `error`). */
   failedByReason: Record<string, number>
   /** Scored decisions by flag the scorer raised (e.g. `missing_logprobs`). */
   flagged: Record<string, number>

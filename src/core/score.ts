@@ -41,8 +41,8 @@ export interface ScoreContext {
  */
 export type ScoreFn = (requests: readonly ScoreRequest[], context?: ScoreContext) => number[][] | Promise<number[][]>
 
-/** Why one request could not be scored (recall_guard's failure buckets). */
-export const FAILURE_REASONS = ['timeout', 'no_logprobs', 'parse_failure', 'http_error', 'too_long', 'error'] as const
+/** Why one request could not be scored (recall_guard's failure buckets; `refusal`: the model declined to answer). */
+export const FAILURE_REASONS = ['timeout', 'no_logprobs', 'parse_failure', 'http_error', 'too_long', 'refusal', 'error'] as const
 /** One of {@link FAILURE_REASONS}. */
 export type FailureReason = (typeof FAILURE_REASONS)[number]
 
@@ -57,20 +57,32 @@ export interface ScoreFailure {
   readonly message: string
 }
 
-/** A vector with flags, e.g. `missing_logprobs` when some letters were floored. */
-export interface FlaggedScore {
+/**
+ * A vector with what the scorer knows beside it: the slot it answered (a model that
+ * generated its answer) and flags (e.g. `missing_logprobs` when some letters were floored).
+ */
+export interface ScoredOutcome {
   /** The probability vector, as for {@link ScoreFn}. */
   readonly probabilities: readonly number[]
+  /**
+   * The 0-based slot the scorer picked. It must be an integer in range and a maximal slot of
+   * `probabilities` (within a relative 1e-12 of the maximum), else a `ScorerError`. The
+   * evaluator uses it as this ordering's pick instead of reading one off the vector.
+   */
+  readonly pick?: number
   /** Short flag names recorded on the decision's record. */
-  readonly flags: readonly string[]
+  readonly flags?: readonly string[]
 }
 
+/** A {@link ScoredOutcome} (the earlier name, from when flags were all it carried). */
+export type FlaggedScore = ScoredOutcome
+
 /** What a {@link FallibleScoreFn} may return for one request. */
-export type ScoreOutcome = readonly number[] | ScoreFailure | FlaggedScore
+export type ScoreOutcome = readonly number[] | ScoreFailure | ScoredOutcome
 
 /**
  * A scorer that may fail per request (remote endpoints, sampled generation): a
- * vector, a {@link FlaggedScore} or a {@link ScoreFailure} for each request, in order.
+ * vector, a {@link ScoredOutcome} or a {@link ScoreFailure} for each request, in order.
  * Every {@link ScoreFn} is one.
  */
 export type FallibleScoreFn = (
@@ -88,7 +100,12 @@ export function isScoreFailure(outcome: unknown): outcome is ScoreFailure {
   return typeof outcome === 'object' && outcome !== null && 'failure' in outcome && typeof (outcome as ScoreFailure).failure === 'string'
 }
 
-/** Whether an outcome is a {@link FlaggedScore}. */
-export function isFlaggedScore(outcome: unknown): outcome is FlaggedScore {
-  return typeof outcome === 'object' && outcome !== null && 'probabilities' in outcome && 'flags' in outcome
+/** Whether an outcome is a {@link ScoredOutcome} (an object with `probabilities`, not a bare vector). */
+export function isScoredOutcome(outcome: unknown): outcome is ScoredOutcome {
+  return typeof outcome === 'object' && outcome !== null && !Array.isArray(outcome) && !ArrayBuffer.isView(outcome) && 'probabilities' in outcome
+}
+
+/** {@link isScoredOutcome} under its earlier name. */
+export function isFlaggedScore(outcome: unknown): outcome is ScoredOutcome {
+  return isScoredOutcome(outcome)
 }

@@ -70,7 +70,7 @@ export const AnswerLineSchema = z.strictObject({
   outcome: z.union([
     z.array(z.number()),
     z.strictObject({ failure: z.string(), message: z.string() }),
-    z.strictObject({ probabilities: z.array(z.number()), flags: z.array(z.string()) }),
+    z.strictObject({ probabilities: z.array(z.number()), pick: z.number().int().min(0).optional(), flags: z.array(z.string()).optional() }),
   ]),
 })
 
@@ -127,9 +127,13 @@ export function recordingScorer(score: ScoreFn | FallibleScoreFn): {
 /** A typed array or flagged score as plain JSON (doubles round-trip exactly through JSON). */
 function plainOutcome(outcome: unknown): ScoreOutcome {
   if (ArrayBuffer.isView(outcome)) return Array.from(outcome as unknown as ArrayLike<number>)
-  const flagged = outcome as { probabilities?: ArrayLike<number>; flags?: string[] }
+  const flagged = outcome as { probabilities?: ArrayLike<number>; pick?: number; flags?: string[] }
   if (flagged && typeof flagged === 'object' && !Array.isArray(outcome) && flagged.probabilities)
-    return { probabilities: Array.from(flagged.probabilities), flags: [...(flagged.flags ?? [])] }
+    return {
+      probabilities: Array.from(flagged.probabilities),
+      ...(flagged.pick !== undefined ? { pick: flagged.pick } : {}),
+      flags: [...(flagged.flags ?? [])],
+    }
   return outcome as ScoreOutcome
 }
 

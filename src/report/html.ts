@@ -8,6 +8,7 @@
  * (ids, criterion keys, scorer names, file labels) is escaped.
  */
 import { eceNote } from '../core/ece-note.ts'
+import { NO_DISTRIBUTION_NOTE, noDistributionCount } from '../core/no-distribution.ts'
 import { own } from '../core/dict.ts'
 import { ECE_MIN_ROWS } from '../core/stats.ts'
 import type { DecisionRecord, EvalResultJson } from '../core/result.ts'
@@ -198,6 +199,7 @@ function lettersBlock(run: ReportRun, records: readonly DecisionRecord[] | null,
 
 /** The ECE card's note: the same reliability rule as the terminal report (core `eceNote`). */
 function eceCardNote(r: EvalResultJson): string {
+  if (r.ece === null && noDistributionCount(r.manifest) > 0) return `<span class="note">${escapeXml(NO_DISTRIBUTION_NOTE)}</span>`
   const { reliable, note } = eceNote(r)
   if (note) return `<span class="note">${escapeXml(note)}</span>`
   return reliable ? '<span class="note">above the noise floor of a perfectly calibrated model</span>' : ''

@@ -1,4 +1,5 @@
 /** The terminal report of one run. */
+import { NO_DISTRIBUTION, NO_DISTRIBUTION_NOTE, noDistributionCount } from '../core/no-distribution.ts'
 import { formatCacheCounts } from '../core/cache-counts.ts'
 import pc from 'picocolors'
 import type { Verdict } from '../core/intervals.ts'
@@ -83,6 +84,9 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
     lines.push(`${label('ece')}${result.ece.toFixed(3)}${note ? '   ' + c.dim(note) : ''}`)
   }
   if (result.brier !== null) lines.push(`${label('brier')}${result.brier.toFixed(3)}`)
+  const oneHot = noDistributionCount(m)
+  if (result.ece === null && oneHot > 0)
+    for (const name of ['ece', 'brier']) lines.push(`${label(name)}n/a     ${c.dim(`${NO_DISTRIBUTION_NOTE} (${oneHot} decision${oneHot === 1 ? '' : 's'} flagged ${NO_DISTRIBUTION})`)}`)
   if (st) {
     const base = st.majorityBaseline
     lines.push(

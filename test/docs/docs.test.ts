@@ -301,6 +301,9 @@ function scratchProject(): string {
   }
   link(packageDir, 'node_modules/vitest-sceptic')
   link(join(REPO, 'node_modules/vitest'), 'node_modules/vitest')
+  // The AI SDK, for the decision-model pages (`ai/test`'s mock decision model runs offline).
+  link(join(REPO, 'node_modules/ai'), 'node_modules/ai')
+  link(join(REPO, 'node_modules/@ai-sdk'), 'node_modules/@ai-sdk')
   link(join(REPO, 'examples'), 'examples')
   for (const path of ['models/tiny', 'models/my-export', 'models/qwen2.5-0.5b', 'out']) link(join(REPO, 'examples/models/tiny'), path)
   mkdirSync(join(dir, 'data'))

@@ -95,7 +95,7 @@ export class Aggregate {
             ? divideOut(Array.from(scored.vectors[start + e]!), prior)
             : Array.from(scored.vectors[start + e]!, (v) => v / scored.sums[start + e]!)
           for (let slot = 0; slot < width; slot++) sum[slot]! += vector[slot]! / epochs
-          if (epochPicks) (epochPicks[r]![job.o] ??= []).push(argmaxFirst(vector))
+          if (epochPicks) (epochPicks[r]![job.o] ??= []).push(scored.picks?.[start + e] ?? argmaxFirst(vector))
           if (epochTotals) {
             const base = offsets[r]! * epochs + e * width
             for (let slot = 0; slot < width; slot++)
@@ -112,7 +112,8 @@ export class Aggregate {
       if (average === 'log')
         for (let slot = 0; slot < width; slot++) totals[base + ordering[slot]!]! += Math.log(Math.max(avg[slot]! * weight, LOG_FLOOR)) / sets[r]!.length
       else for (let slot = 0; slot < width; slot++) totals[base + ordering[slot]!]! += avg[slot]! * share
-      const best = argmaxFirst(avg)
+      const slots = (scored.picks ? orderingPick(scored.picks, start, epochs) : undefined) ?? [argmaxFirst(avg)]
+      const best = slots[0]!
       this.picks[r]!.push(this.plan.rows[r]!.criterion.options[ordering[best]!]!.id)
       this.pickedLetters[r]!.push(LETTERS[best]!)
       this.letterCounts[best]!++
@@ -133,4 +134,22 @@ export class Aggregate {
     }
     for (const r of failures.keys()) for (const letter of this.pickedLetters[r]!) this.letterCounts[LETTERS.indexOf(letter)]!--
   }
+}
+
+/**
+ * The pick the scorer stated for one ordering: with several epochs, the plurality of their
+ * stated picks (slots tied for the most votes are a tied pick). Undefined unless every
+ * epoch stated one; then the averaged vector decides.
+ */
+export function orderingPick(stated: readonly (number | undefined)[], start: number, epochs: number): number[] | undefined {
+  if (epochs === 1) return stated[start] === undefined ? undefined : [stated[start]!]
+  const votes = new Map<number, number>()
+  for (let e = 0; e < epochs; e++) {
+    const pick = stated[start + e]
+    if (pick === undefined) return undefined
+    votes.set(pick, (votes.get(pick) ?? 0) + 1)
+  }
+  let most = 0
+  for (const count of votes.values()) if (count > most) most = count
+  return [...votes].filter(([, count]) => count === most).map(([slot]) => slot).sort((a, b) => a - b)
 }

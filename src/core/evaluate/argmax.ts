@@ -1,17 +1,38 @@
 /** Picking the winner of a probability vector, and turning summed totals back into probabilities. */
 
 /**
- * Relative tolerance under which two averaged totals count as tied (then the first
- * wins). Per-id sums accumulate in different orders, so an exact `===` tie is
- * fragile (docs/design.md#ties).
+ * Relative tolerance under which two values count as tied: a tie is no answer. Per-id
+ * sums accumulate in different orders, so an exact `===` tie is fragile (docs/design.md#ties).
  */
 export const TIE_TOLERANCE = 1e-12
+
+/** The lowest value still tied with the maximum `max`. */
+function tieFloor(max: number, tolerance: number): number {
+  return max - Math.abs(max) * tolerance
+}
+
+/** Indices of every value within a relative `tolerance` of the maximum, ascending: one index, or a tie. */
+export function maximalSlots(values: ArrayLike<number>, tolerance = TIE_TOLERANCE): number[] {
+  let max = -Infinity
+  for (let i = 0; i < values.length; i++) if (values[i]! > max) max = values[i]!
+  const floor = tieFloor(max, tolerance)
+  const out: number[] = []
+  for (let i = 0; i < values.length; i++) if (values[i]! >= floor) out.push(i)
+  return out
+}
+
+/** Whether `slot` holds a maximum of `values`, within a relative `tolerance`. */
+export function isMaximalSlot(values: ArrayLike<number>, slot: number, tolerance = TIE_TOLERANCE): boolean {
+  let max = -Infinity
+  for (let i = 0; i < values.length; i++) if (values[i]! > max) max = values[i]!
+  return values[slot]! >= tieFloor(max, tolerance)
+}
 
 /** Index of the first maximum; with a tolerance, the first value within `tol·max` of the maximum. */
 export function argmaxFirst(values: ArrayLike<number>, tolerance = 0): number {
   let max = -Infinity
   for (let i = 0; i < values.length; i++) if (values[i]! > max) max = values[i]!
-  const floor = max - Math.abs(max) * tolerance
+  const floor = tieFloor(max, tolerance)
   for (let i = 0; i < values.length; i++) if (values[i]! >= floor) return i
   return 0
 }

@@ -2,6 +2,7 @@
  * Stage 4b of an evaluation: the `EvalResult` from the outcomes: metrics, the
  * order-robustness panel, failures, the manifest and the statistics.
  */
+import { NO_DISTRIBUTION } from '../no-distribution.ts'
 import pkg from '../../../package.json' with { type: 'json' }
 import type { CacheCounts } from '../cache-counts.ts'
 import { recordsFingerprint } from '../compare.ts'
@@ -67,6 +68,7 @@ export function assembleResult(
     message: failure.message,
   }))
   const flaggedCounts = countBy(records.flatMap((record) => record.flags ?? []))
+  const calibrationMeasured = !(NO_DISTRIBUTION in flaggedCounts)
 
   const scoredDecisions = scoredRows.map((r) => rows[r]!)
   const panelInput = scoredRows.map((r, i) => panelDecision(rows[r]!.criterion, goldIndex[i]!, plan.orderings[r]!, pickedLetters[r]!, epochPicks?.[r]))
@@ -118,8 +120,9 @@ export function assembleResult(
     // Under pride only the sampled decisions were scored under several orderings.
     orderConsistency: orderConsistency((sampled ? scoredRows.filter((r) => sampled.has(r)) : scoredRows).map((r) => picks[r]!)),
     ...panel,
-    ece: expectedCalibrationError(confidences, hits),
-    brier: brierScore(probabilities, goldIndex),
+    // A one-hot vector is no distribution: calibration is not measured on a run that has one.
+    ece: calibrationMeasured ? expectedCalibrationError(confidences, hits) : null,
+    brier: calibrationMeasured ? brierScore(probabilities, goldIndex) : null,
     perCriterion: balancedAccuracyByGroup(gold, predictions, scoredDecisions.map((row) => row.criterion.key)),
     letterDistribution: letterDistribution(letterCounts.slice(0, widest), [...LETTERS.slice(0, widest)]),
     n: records.length,

@@ -7,7 +7,8 @@ import { LETTERS, type Criterion } from '../decisions.ts'
 import { NEVER_ABORTS, raceAbort } from '../abort.ts'
 import { EvaluationError, ScorerError } from '../errors.ts'
 import { scaledByMax } from '../renormalise.ts'
-import { isFlaggedScore, isScoreFailure, type FallibleScoreFn, type ScoreFailure, type ScoreFn, type ScoreRequest } from '../score.ts'
+import { isMaximalSlot } from './argmax.ts'
+import { isScoredOutcome, isScoreFailure, type FallibleScoreFn, type ScoreFailure, type ScoreFn, type ScoreRequest } from '../score.ts'
 import { describeRequest, presented, type Job, type Plan } from './plan.ts'
 import type { Settings } from './options.ts'
 
@@ -19,6 +20,8 @@ export interface Scored {
   sums: Float64Array
   failures: (ScoreFailure | undefined)[]
   flags: (readonly string[] | undefined)[]
+  /** The slot the scorer stated it picked, checked to be a maximal slot; undefined when it stated none. */
+  picks?: (number | undefined)[]
 }
 
 /** A scored chunk: its jobs, the criteria as presented, and the checked answers. */
@@ -84,18 +87,21 @@ export async function callScorer(
     throw new ScorerError(
       `the scorer returned ${output.length} vectors for ${requests.length} requests (first: ${describe(0)}); it must return one per request, in order`,
     )
-  const scored: Scored = { vectors: new Array(output.length), sums: new Float64Array(output.length), failures: [], flags: [] }
+  const scored: Scored = { vectors: new Array(output.length), sums: new Float64Array(output.length), failures: [], flags: [], picks: [] }
   for (let i = 0; i < output.length; i++) {
     let outcome: unknown = output[i]
     if (isScoreFailure(outcome)) {
       scored.failures[i] = outcome
       continue
     }
-    if (isFlaggedScore(outcome)) {
-      scored.flags[i] = outcome.flags
+    let pick: unknown
+    if (isScoredOutcome(outcome)) {
+      if (outcome.flags !== undefined) scored.flags[i] = checkFlags(outcome.flags, () => describe(i))
+      pick = outcome.pick
       outcome = outcome.probabilities
     }
     const sum = checkVector(outcome, requests[i]!.criterion.options.length, () => describe(i))
+    if (pick !== undefined) scored.picks![i] = checkPick(pick, outcome as ArrayLike<number>, () => describe(i))
     // A sum that overflows (entries near 1.7e308) or whose inverse does (subnormals) is rescaled by the maximum first.
     const safe = Number.isFinite(sum) && Number.isFinite(1 / sum) ? { vector: outcome as ArrayLike<number>, sum } : scaledByMax(outcome as ArrayLike<number>)
     scored.sums[i] = safe.sum
@@ -126,6 +132,24 @@ function checkVector(vector: unknown, length: number, describe: () => string): n
   }
   if (sum === 0) throw new ScorerError(`the scorer returned all zeros for ${describe()}; nothing to renormalise`)
   return sum
+}
+
+/** A stated pick must name a slot the vector holds a maximum at: a pick the probabilities contradict is no answer to trust. */
+function checkPick(pick: unknown, vector: ArrayLike<number>, describe: () => string): number {
+  if (typeof pick !== 'number' || !Number.isInteger(pick) || pick < 0 || pick >= vector.length)
+    throw new ScorerError(
+      `the scorer stated pick ${typeof pick === 'number' ? String(pick) : `of type ${typeOf(pick)}`} for ${describe()}; a pick must be a slot index from 0 to ${vector.length - 1}`,
+    )
+  if (!isMaximalSlot(vector, pick))
+    throw new ScorerError(`the scorer stated pick ${LETTERS[pick]} for ${describe()}, which is not a maximal slot of its probabilities`)
+  return pick
+}
+
+/** Flags must be strings: they are written to records and counted by name. */
+function checkFlags(flags: unknown, describe: () => string): readonly string[] {
+  if (!Array.isArray(flags) || !flags.every((flag) => typeof flag === 'string'))
+    throw new ScorerError(`the scorer returned flags that are not an array of strings for ${describe()}`)
+  return flags
 }
 
 function typeOf(value: unknown): string {

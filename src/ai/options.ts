@@ -1,0 +1,33 @@
+/** The options of `decisionModelScorer` (docs/decision-models.md). */
+import type { experimental_decide } from 'ai'
+
+/** `providerOptions` as `experimental_decide` takes it. */
+export type DecideProviderOptions = NonNullable<Parameters<typeof experimental_decide>[0]['providerOptions']>
+
+/** Options for {@link decisionModelScorer}. */
+export interface DecisionModelScorerOptions {
+  /** Retries of a failed call by the AI SDK (`maxRetries` of `experimental_decide`). Default 2. */
+  maxRetries?: number
+  /** Calls in flight at once. Default 8. */
+  concurrency?: number
+  /** Time limit per call, retries included, in milliseconds; a call past it is a `timeout` failure. Default 60,000. */
+  timeoutMs?: number
+  /** Extra request headers (scrubbed from messages like secrets). */
+  headers?: Record<string, string>
+  /** Provider-specific options, passed through (`providerOptions` of `experimental_decide`). */
+  providerOptions?: DecideProviderOptions
+  /** The report's model line. Default `decide <provider> <model id>`. */
+  description?: string
+  /**
+   * `'state'`: the requests that share a state (the orderings of a decision, several
+   * criteria on one state) go in one call as several questions, at most
+   * {@link MAX_QUESTIONS_PER_CALL}. Off by default: providers do not promise that
+   * questions in one call do not see each other.
+   */
+  batch?: 'state' | false
+  /** More strings to scrub from every message (keys the provider holds where the scorer cannot see them). */
+  secrets?: readonly string[]
+}
+
+/** Most questions sent in one call under `batch: 'state'`. */
+export const MAX_QUESTIONS_PER_CALL = 32
