@@ -38,18 +38,18 @@ export interface Outcomes {
 /** Shared empty flag list (frozen: records of unflagged decisions never carry it). */
 const NO_FLAGS: readonly string[] = Object.freeze([])
 
-/** Final predictions and records of every decision that did not fail. */
+/** Final predictions and records of every decision that did not fail (of the rows in `only`, when given). */
 export function decisionOutcomes(
   plan: Plan,
   aggregate: Aggregate,
   settings: Pick<Settings, 'average' | 'epochs' | 'reducer' | 'template'>,
-  options: { storePrompts?: boolean | undefined; withSamples: boolean },
+  options: { storePrompts?: boolean | undefined; withSamples: boolean; only?: ReadonlySet<number> | undefined },
 ): Outcomes {
   const { average, epochs, reducer, template } = settings
   const { offsets, totals, epochTotals, failures, flags, picks, pickedLetters } = aggregate
   const out: Outcomes = { scoredRows: [], gold: [], predictions: [], probabilities: [], goldIndex: [], confidences: [], hits: [], records: [], samples: [], valueSum: 0 }
   plan.rows.forEach((row, r) => {
-    if (failures.has(r)) return
+    if (failures.has(r) || (options.only && !options.only.has(r))) return
     const ids = row.criterion.options.map((option) => option.id)
     const slice = totals.subarray(offsets[r]!, offsets[r + 1]!)
     const p = average === 'log' ? softmax(slice) : normalise(slice)
