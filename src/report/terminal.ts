@@ -65,6 +65,7 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
     `${label('model')}${escapeControl(modelLine(m))}`,
     `${label('decisions')}${result.n}${sample}${skipped}`,
     ...(stopLine ? [`${label(stop!.stopped ? 'stopped early' : 'stop early')}${stop!.stopped ? c.bold(stopLine) : c.dim(stopLine)}`] : []),
+    ...(typeof m.stopEarlyOff === 'string' ? [`${label('stop early')}${c.dim(`off this run: ${escapeControl(m.stopEarlyOff)}`)}`] : []),
     ...failureLines(result, c),
     `${label('debias')}${m.debias}   ${m.orderingsScored} ordering${m.orderingsScored === 1 ? '' : 's'} scored`,
     ...(m.cache ? [`${label('cache')}${formatCacheCounts(m.cache)}`] : []),

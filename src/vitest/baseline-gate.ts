@@ -18,6 +18,7 @@ import {
   type BaselineOutcome,
 } from './baseline.ts'
 import { escapeControl } from '../core/escape.ts'
+import { compareSequentially } from './baseline-sequential.ts'
 import { percent } from './format.ts'
 
 /** Where the gate runs and what it may do. */
@@ -65,10 +66,14 @@ export function oneOrderingOutcome(file: string): BaselineOutcome {
 export async function runBaselineGate(suite: string, result: EvalResult, { path, file, mode, ci, gate }: BaselineGateContext): Promise<BaselineOutcome> {
   const current = baselineFromResult(suite, result)
   const oc = percent(result.orderConsistency ?? 0)
+  const partial = result.stopEarly?.stopped ? result.stopEarly : undefined
   const notUnderCI =
     'baselines are never written under CI (CI is set), not even with `vitest -u`: a baseline written by the run it gates checks nothing. ' +
     'Run the evals locally (with `vitest -u` to refresh), review the file and commit it.'
+  // Never a baseline from a partial run (describeDecisions scores everything when one would be written).
+  const notFromPartial = `baseline ${file} was not written: the run stopped early (${partial?.scored} of ${partial?.total} decisions scored), and a baseline must come from the whole set; run without stopEarly`
   if (mode === 'all') {
+    if (partial) return { status: 'missing', file, pass: false, message: notFromPartial, orderConsistency: result.orderConsistency }
     if (ci) return { status: 'not-written-in-ci', file, pass: false, message: `baseline ${file} was not refreshed: ${notUnderCI}`, orderConsistency: result.orderConsistency }
     await writeBaseline(path, current)
     return { status: 'updated', file, pass: true, message: `baseline ${file} refreshed (vitest -u): order consistency ${oc}`, orderConsistency: result.orderConsistency }
@@ -79,6 +84,7 @@ export async function runBaselineGate(suite: string, result: EvalResult, { path,
       const why = ci ? notUnderCI : 'this run does not write baselines (update mode none, e.g. `--update=none`). Run the evals without it (or with `vitest -u`) to record it, review it and commit it.'
       return { status: 'missing', file, pass: false, message: `no baseline at ${file}, and ${why}`, orderConsistency: result.orderConsistency }
     }
+    if (partial) return { status: 'missing', file, pass: false, message: notFromPartial, orderConsistency: result.orderConsistency }
     await writeBaseline(path, current)
     return { status: 'written', file, pass: true, message: `baseline ${file} written: order consistency ${oc}; commit it`, orderConsistency: result.orderConsistency }
   }
@@ -93,5 +99,5 @@ export async function runBaselineGate(suite: string, result: EvalResult, { path,
         'If two suites share it, rename one (names are compared by letters and digits, ignoring case); if this suite was renamed, refresh the baseline with `vitest -u`.',
       orderConsistency: result.orderConsistency,
     }
-  return { file, ...compareWithBaseline(stored, current, gate) }
+  return { file, ...(partial ? compareSequentially(stored, current, gate, partial) : compareWithBaseline(stored, current, gate)) }
 }
