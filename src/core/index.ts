@@ -120,7 +120,7 @@ export type { PartContent, PartHeader, PartSettings, Reassembled, ShardPart } fr
 export { bernoulliConfidenceSequence, DEFAULT_PRIOR } from './sequential/confidence-sequence.ts'
 export type { BetaPrior, RateBounds } from './sequential/confidence-sequence.ts'
 export { mcnemarEValue } from './sequential/mcnemar.ts'
-export { SEQUENTIAL_KEYS, SequentialMonitor, boundsVerdict } from './sequential/monitor.ts'
+export { SEQUENTIAL_KEYS, SequentialMonitor, boundsVerdict, lookStops } from './sequential/monitor.ts'
 export type { SequentialObservation, SequentialVerdict } from './sequential/monitor.ts'
 export { DEFAULT_STOP_ALPHA } from './sequential/options.ts'
 export type { StopEarlyOptions } from './sequential/options.ts'

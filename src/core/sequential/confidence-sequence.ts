@@ -87,3 +87,54 @@ function bisect(lo: number, hi: number, outside: (p: number) => boolean, outside
   // Report the inside end: the bound itself is still a plausible rate.
   return outsideLow ? hi : lo
 }
+
+/** Successes of `n` trials of one class. */
+export interface RateCount {
+  readonly successes: number
+  readonly n: number
+}
+
+/**
+ * Anytime-valid bounds on the mean of several Bernoulli rates (balanced accuracy: the mean
+ * of per-class recalls), each class observed on its own decisions. The product of the
+ * classes' mixture martingales is one martingale (each decision moves one factor), so by
+ * Ville the true rates stay in { r : Σ ln M_k(r_k) < ln(1/α) } at every look with
+ * probability ≥ 1 − α, and the bounds are the least and greatest mean over that set:
+ * a convex problem solved through its Lagrange multiplier (each class's optimum is the
+ * root of a quadratic). Tighter than a union bound over per-class intervals, which pays
+ * the classes' widths one by one. A class not observed yet may be anywhere in [0, 1].
+ */
+export function meanRateConfidenceSequence(classes: readonly RateCount[], alpha: number, prior: BetaPrior = DEFAULT_PRIOR): RateBounds {
+  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`alpha must be in (0, 1), got ${alpha}`)
+  if (classes.length === 0) return { lower: 0, upper: 1 }
+  const lower = leastMean(classes, alpha, prior)
+  const upper = 1 - leastMean(classes.map(({ successes, n }) => ({ successes: n - successes, n })), alpha, prior)
+  return { lower, upper }
+}
+
+/** The least mean rate of the set above (the upper bound is this for the failures, mirrored). */
+function leastMean(classes: readonly RateCount[], alpha: number, prior: BetaPrior): number {
+  const level = Math.log(1 / alpha)
+  // For a multiplier g > 0, class k's minimiser of r/K + (1/g)·ln M_k(r) solves g r² − (n + g) r + s = 0 (the root below s/n).
+  const rates = (g: number) =>
+    classes.map(({ successes: s, n }) => {
+      if (n === 0 || s === 0) return 0
+      const b = n + g
+      // The stable form of (b − √(b² − 4gs)) / 2g.
+      return (2 * s) / (b + Math.sqrt(b * b - 4 * g * s))
+    })
+  const spent = (r: readonly number[]) => classes.reduce((sum, { successes, n }, k) => sum + (n === 0 ? 0 : logMixtureMartingale(successes, n, r[k]!, prior)), 0)
+  const mean = (r: readonly number[]) => r.reduce((a, b) => a + b, 0) / r.length
+  // Every rate at 0 and still inside: nothing bounds the mean from below.
+  const floor = rates(Infinity)
+  if (spent(floor) < level) return 0
+  // ln g from tiny (rates at their observed values, inside) to huge (rates near 0, outside).
+  let lo = -40
+  let hi = 40
+  for (let i = 0; i < 100; i++) {
+    const mid = (lo + hi) / 2
+    if (spent(rates(Math.exp(mid))) < level) lo = mid
+    else hi = mid
+  }
+  return mean(rates(Math.exp(lo)))
+}

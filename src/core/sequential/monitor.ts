@@ -4,12 +4,12 @@
  * evaluator feeds it each scored decision and asks it after every batch.
  *
  * Accuracy, order consistency and circular accuracy are Bernoulli rates per decision;
- * balanced accuracy is the mean of per-gold-answer recalls, and each criterion's balanced
- * accuracy the mean over its gold answers, so their bounds are means of per-class bounds
- * at level α / classes (a union bound: all classes hold together with probability ≥ 1 − α).
+ * balanced accuracy is the mean of per-gold-answer recalls, bounded jointly over the classes
+ * (`meanRateConfidenceSequence`), and the worst criterion's balanced accuracy takes each
+ * criterion's joint bounds at level α / criteria (a union bound over the criteria).
  */
 import { thresholdVerdict, toBounds, type Threshold } from '../verdict.ts'
-import { bernoulliConfidenceSequence, type BetaPrior, type RateBounds } from './confidence-sequence.ts'
+import { bernoulliConfidenceSequence, meanRateConfidenceSequence, type BetaPrior, type RateBounds } from './confidence-sequence.ts'
 
 /** The threshold keys a run can decide before the last decision; any other key waits for the full set. */
 export const SEQUENTIAL_KEYS: readonly string[] = ['balancedAccuracy', 'orderConsistency', 'accuracy', 'perCriterion', 'circularAccuracy']
@@ -73,7 +73,6 @@ export class SequentialMonitor {
   private readonly byClass = new Map<string, Tally>()
   /** Per criterion, per gold id (per-criterion balanced accuracy). */
   private readonly byCell = new Map<string, Map<string, Tally>>()
-  private readonly cells: number
   /** Each key's bounds so far, intersected over the looks; a decided key keeps its verdict. */
   private readonly held = new Map<string, { bounds: RateBounds; verdict: SequentialVerdict }>()
 
@@ -87,13 +86,11 @@ export class SequentialMonitor {
     labelled: readonly { criterion: string; gold: string }[],
     private readonly prior?: BetaPrior,
   ) {
-    let cells = 0
     for (const { criterion, gold } of labelled) {
       if (!this.byClass.has(gold)) this.byClass.set(gold, new Tally())
       const row = this.byCell.get(criterion) ?? this.byCell.set(criterion, new Map()).get(criterion)!
-      if (!row.has(gold)) (row.set(gold, new Tally()), cells++)
+      if (!row.has(gold)) row.set(gold, new Tally())
     }
-    this.cells = cells
   }
 
   /** Count one scored decision. */
@@ -140,13 +137,13 @@ export class SequentialMonitor {
       case 'circularAccuracy':
         return this.circular.bounds(alpha, prior)
       case 'balancedAccuracy':
-        return meanBounds([...this.byClass.values()].map((t) => t.bounds(alpha / this.byClass.size, prior)))
+        return meanRateConfidenceSequence([...this.byClass.values()], alpha, prior)
       case 'perCriterion': {
-        // The worst criterion: the minimum of per-criterion bounds, each a mean of its cells at α / all cells.
+        // The worst criterion: the minimum of per-criterion bounds, each joint over its classes at α / criteria.
         let lower = Infinity
         let upper = Infinity
         for (const row of this.byCell.values()) {
-          const b = meanBounds([...row.values()].map((t) => t.bounds(alpha / this.cells, prior)))
+          const b = meanRateConfidenceSequence([...row.values()], alpha / this.byCell.size, prior)
           lower = Math.min(lower, b.lower)
           upper = Math.min(upper, b.upper)
         }
@@ -156,17 +153,6 @@ export class SequentialMonitor {
         return undefined
     }
   }
-}
-
-function meanBounds(parts: readonly RateBounds[]): RateBounds {
-  if (parts.length === 0) return { lower: 0, upper: 1 }
-  let lower = 0
-  let upper = 0
-  for (const part of parts) {
-    lower += part.lower / parts.length
-    upper += part.upper / parts.length
-  }
-  return { lower, upper }
 }
 
 /** Whether a look ends the run: every threshold decided, or any failed. */

@@ -91,20 +91,20 @@ describe('evaluateWithScorer with stopEarly', () => {
 })
 
 describe('early stopping, simulated (seeded)', () => {
-  it('at a true rate 0.02 below the bound, passes early in at most α + 3σ of 200 runs', async () => {
+  it.each(['accuracy', 'balancedAccuracy'])('%s: at a true rate 0.02 below the bound, passes early in at most α + 3σ of 200 runs', async (key) => {
     const alpha = 0.05
     const runs = 200
     let passed = 0
     let scored = 0
     for (let run = 0; run < runs; run++) {
       const result = await evaluateWithScorer(bernoulliSet(400, 0.68, 100 + run), bernoulliReader, {
-        thresholds: { accuracy: 0.7 },
+        thresholds: { [key]: 0.7 },
         stopEarly: { alpha },
         statistics: false,
         debias: 'none',
         seed: run,
       })
-      if (result.stopEarly!.verdicts.accuracy === 'pass') passed++
+      if (result.stopEarly!.verdicts[key] === 'pass') passed++
       scored += result.stopEarly!.scored / 400
     }
     expect(passed / runs).toBeLessThanOrEqual(alpha + 3 * Math.sqrt((alpha * (1 - alpha)) / runs))

@@ -7,6 +7,7 @@ import {
   logBeta,
   logGamma,
   logMixtureMartingale,
+  meanRateConfidenceSequence,
 } from '../../../src/core/sequential/confidence-sequence.ts'
 import { mcnemarEValue, mcnemarRegressed } from '../../../src/core/sequential/mcnemar.ts'
 import { boundsVerdict, lookStops, SequentialMonitor } from '../../../src/core/sequential/monitor.ts'
@@ -86,6 +87,58 @@ describe('bernoulliConfidenceSequence (beta mixture, Ville)', () => {
   })
 })
 
+describe('meanRateConfidenceSequence (joint over classes)', () => {
+  it('with one class is the Bernoulli confidence sequence', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 3000 }), fc.double({ min: 0, max: 1, noNaN: true }), (n, share) => {
+        const s = Math.round(share * n)
+        const joint = meanRateConfidenceSequence([{ successes: s, n }], 0.05)
+        const single = bernoulliConfidenceSequence(s, n, 0.05)
+        expect(joint.lower).toBeCloseTo(single.lower, 7)
+        expect(joint.upper).toBeCloseTo(single.upper, 7)
+      }),
+      { numRuns: 200 },
+    )
+  })
+
+  it('holds the observed mean and is narrower than the union bound over classes', () => {
+    const classes = [{ successes: 80, n: 100 }, { successes: 30, n: 60 }, { successes: 9, n: 10 }]
+    const { lower, upper } = meanRateConfidenceSequence(classes, 0.05)
+    const observed = (0.8 + 0.5 + 0.9) / 3
+    expect(lower).toBeLessThan(observed)
+    expect(upper).toBeGreaterThan(observed)
+    const union = classes.map(({ successes, n }) => bernoulliConfidenceSequence(successes, n, 0.05 / 3))
+    expect(lower).toBeGreaterThan(union.reduce((a, b) => a + b.lower, 0) / 3)
+    expect(upper).toBeLessThan(union.reduce((a, b) => a + b.upper, 0) / 3)
+  })
+
+  it('contains the true mean of unequal classes at every look in ≥ 1 − α of seeded runs', () => {
+    const alpha = 0.1
+    const runs = 300
+    const recalls = [0.9, 0.6, 0.75]
+    const shares = [0.6, 0.3, 0.1]
+    const truth = recalls.reduce((a, b) => a + b, 0) / 3
+    let missed = 0
+    for (let run = 0; run < runs; run++) {
+      const random = mulberry32(5000 + run)
+      const counts = recalls.map(() => ({ successes: 0, n: 0 }))
+      for (let i = 1; i <= 600; i++) {
+        const u = random()
+        const k = u < shares[0]! ? 0 : u < shares[0]! + shares[1]! ? 1 : 2
+        counts[k]!.n++
+        if (random() < recalls[k]!) counts[k]!.successes++
+        if (i % 20 !== 0) continue
+        const { lower, upper } = meanRateConfidenceSequence(counts, alpha)
+        if (truth < lower || truth > upper) {
+          missed++
+          break
+        }
+      }
+    }
+    expect(missed / runs).toBeLessThanOrEqual(alpha + 3 * Math.sqrt((alpha * (1 - alpha)) / runs))
+  })
+})
+
 describe('mcnemarEValue (sequential McNemar on the discordant pairs)', () => {
   it('has the closed form by hand: 5, 6 and 7 one-way flips', () => {
     // E = 2^(n+1) · B(w+1, b+1) · P(Bin(n+1, ½) ≤ w): with b = 0, 2^(w+1)/(w+1) · (1 − 2^-(w+1)).
@@ -131,17 +184,18 @@ describe('boundsVerdict and the monitor', () => {
     expect(boundsVerdict({ min: 0.2, max: 0.4 }, { lower: 0.25, upper: 0.35 })).toBe('pass')
   })
 
-  it('balanced accuracy is the mean of per-class bounds at α / classes', () => {
+  it('balanced accuracy is bounded jointly over the classes; a class never seen may be anywhere', () => {
     const labelled = [...Array(10)].flatMap((_, i) => [{ criterion: 'c', gold: 'x' }, { criterion: 'c', gold: i < 5 ? 'y' : 'z' }])
     const monitor = new SequentialMonitor({ balancedAccuracy: 0.5, accuracy: 0.5 }, 0.06, labelled)
     for (let i = 0; i < 40; i++) monitor.observe({ criterion: 'c', gold: 'x', hit: true, consistent: true, circular: null })
     for (let i = 0; i < 20; i++) monitor.observe({ criterion: 'c', gold: 'y', hit: i < 10, consistent: true, circular: null })
-    const x = bernoulliConfidenceSequence(40, 40, 0.02)
-    const y = bernoulliConfidenceSequence(10, 20, 0.02)
-    const z = { lower: 0, upper: 1 } // never seen: anything is possible
     const look = monitor.look()
-    expect(look.bounds.balancedAccuracy!.lower).toBeCloseTo((x.lower + y.lower + z.lower) / 3, 12)
-    expect(look.bounds.balancedAccuracy!.upper).toBeCloseTo((x.upper + y.upper + z.upper) / 3, 12)
+    const joint = meanRateConfidenceSequence([{ successes: 40, n: 40 }, { successes: 10, n: 20 }, { successes: 0, n: 0 }], 0.06)
+    expect(look.bounds.balancedAccuracy).toEqual(joint)
+    // The unseen class z spans [0, 1]: the mean's bounds are those of the seen two, shifted by z's extremes.
+    const seen = meanRateConfidenceSequence([{ successes: 40, n: 40 }, { successes: 10, n: 20 }], 0.06)
+    expect(joint.lower).toBeCloseTo((2 * seen.lower) / 3, 9)
+    expect(joint.upper).toBeCloseTo((2 * seen.upper + 1) / 3, 9)
     expect(look.bounds.accuracy).toEqual(bernoulliConfidenceSequence(50, 60, 0.06))
     expect(look.verdicts).toEqual({ balancedAccuracy: 'undecided', accuracy: 'pass' })
     expect(lookStops(look)).toBe(false)
