@@ -57,7 +57,7 @@ export class EarlyStop {
         orderings.length > 1
           ? robustnessPanel([panelDecision(row.criterion, outcomes.goldIndex[i]!, orderings, aggregate.pickedLetters[r]!)], { resamples: 0 }).circularAccuracy === 1
           : null
-      this.monitor.observe({ criterion: row.criterion.key, gold: row.answer_id, hit: outcomes.hits[i]!, consistent: isConsistent(aggregate.picks[r]!), circular })
+      this.monitor.observe({ criterion: row.criterion.key, gold: row.answer_id, hit: outcomes.hits[i]!, consistent: orderings.length > 1 ? isConsistent(aggregate.picks[r]!) : null, circular })
     })
     if (this.processed.size < this.settings.minDecisions) return false
     this.last = this.monitor.look()

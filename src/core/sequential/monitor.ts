@@ -25,8 +25,8 @@ export interface SequentialObservation {
   readonly gold: string
   /** The evaluator's final hit (a tie is not one). */
   readonly hit: boolean
-  /** Same pick under every ordering. */
-  readonly consistent: boolean
+  /** Same pick under every ordering; `null` with one ordering (nothing could move it). */
+  readonly consistent: boolean | null
   /** Right under every ordering; `null` with one ordering. */
   readonly circular: boolean | null
 }
@@ -96,7 +96,7 @@ export class SequentialMonitor {
   /** Count one scored decision. */
   observe(o: SequentialObservation): void {
     this.accuracy.add(o.hit)
-    this.consistency.add(o.consistent)
+    if (o.consistent !== null) this.consistency.add(o.consistent)
     if (o.circular !== null) this.circular.add(o.circular)
     this.byClass.get(o.gold)?.add(o.hit)
     this.byCell.get(o.criterion)?.get(o.gold)?.add(o.hit)

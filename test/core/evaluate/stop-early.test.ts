@@ -77,6 +77,11 @@ describe('evaluateWithScorer with stopEarly', () => {
     expect(without.manifest.notScored).toBeUndefined()
   })
 
+  it('with one ordering order consistency is never decided early (nothing could move a pick)', async () => {
+    const result = await evaluateWithScorer(bernoulliSet(300, 0.95, 7), bernoulliReader, { thresholds: { orderConsistency: 0.5 }, stopEarly: true, debias: 'none', statistics: false })
+    expect(result.stopEarly).toMatchObject({ stopped: false, scored: 300, verdicts: { orderConsistency: 'undecided' }, bounds: { orderConsistency: { lower: 0, upper: 1 } } })
+  })
+
   it('refuses bad settings with a ConfigError', async () => {
     const data = bernoulliSet(20, 0.9, 6)
     const run = (options: object) => evaluateWithScorer(data, bernoulliReader, { thresholds: { accuracy: 0.5 }, ...options })
