@@ -4,7 +4,7 @@
  * (a `--records-out` line) and, for custom metrics, its frozen sample score.
  */
 import { hash } from 'node:crypto'
-import { reorderCriterion } from '../decisions.ts'
+import { reorderCriterion, type LabelledDecision } from '../decisions.ts'
 import { dict } from '../dict.ts'
 import { isConsistent } from '../metrics.ts'
 import type { DecisionRecord } from '../record.ts'
@@ -48,8 +48,8 @@ export function decisionOutcomes(
   const { average, epochs, reducer, template } = settings
   const { offsets, totals, epochTotals, failures, flags, picks, pickedLetters } = aggregate
   const out: Outcomes = { scoredRows: [], gold: [], predictions: [], probabilities: [], goldIndex: [], confidences: [], hits: [], records: [], samples: [], valueSum: 0 }
-  plan.rows.forEach((row, r) => {
-    if (failures.has(r) || (options.only && !options.only.has(r))) return
+  const visit = (row: LabelledDecision, r: number) => {
+    if (failures.has(r)) return
     const ids = row.criterion.options.map((option) => option.id)
     const slice = totals.subarray(offsets[r]!, offsets[r + 1]!)
     const p = average === 'log' ? softmax(slice) : normalise(slice)
@@ -104,7 +104,10 @@ export function decisionOutcomes(
           flags: rowFlags,
         }),
       )
-  })
+  }
+  // `only`: those rows, in input order (the looks of a run that may stop early read each batch once).
+  if (options.only) for (const r of [...options.only].sort((a, b) => a - b)) visit(plan.rows[r]!, r)
+  else plan.rows.forEach(visit)
   return out
 }
 

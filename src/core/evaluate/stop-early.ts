@@ -7,7 +7,6 @@ import { mulberry32 } from '../decisions.ts'
 import { ConfigError } from '../errors.ts'
 import { isConsistent } from '../metrics.ts'
 import type { EvalResult } from '../result.ts'
-import { panelDecision, robustnessPanel } from '../robustness.ts'
 import { lookStops, SequentialMonitor, type Look } from '../sequential/monitor.ts'
 import { resolveStopEarly, type StopEarlyOptions, type StopEarlySettings } from '../sequential/options.ts'
 import type { Threshold } from '../verdict.ts'
@@ -53,10 +52,8 @@ export class EarlyStop {
     outcomes.scoredRows.forEach((r, i) => {
       const row = this.plan.rows[r]!
       const orderings = this.plan.orderings[r]!
-      const circular =
-        orderings.length > 1
-          ? robustnessPanel([panelDecision(row.criterion, outcomes.goldIndex[i]!, orderings, aggregate.pickedLetters[r]!)], { resamples: 0 }).circularAccuracy === 1
-          : null
+      // Circular accuracy's rule: the gold option picked under every ordering (the evaluator's own per-ordering picks).
+      const circular = orderings.length > 1 ? aggregate.picks[r]!.every((id) => id === outcomes.gold[i]) : null
       this.monitor.observe({ criterion: row.criterion.key, gold: row.answer_id, hit: outcomes.hits[i]!, consistent: orderings.length > 1 ? isConsistent(aggregate.picks[r]!) : null, circular })
     })
     if (this.processed.size < this.settings.minDecisions) return false

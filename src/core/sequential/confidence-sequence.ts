@@ -70,7 +70,10 @@ export function bernoulliConfidenceSequence(successes: number, n: number, alpha:
   if (n === 0) return { lower: 0, upper: 1 }
   const level = Math.log(1 / alpha)
   const rate = successes / n
-  const outside = (p: number) => logMixtureMartingale(successes, n, p, prior) >= level
+  // The mixture's part does not depend on p: computed once, not per bisection step.
+  const mixture = logMixtureMartingale(successes, n, 0.5, prior) + n * Math.log(0.5)
+  const failures = n - successes
+  const outside = (p: number) => mixture - (successes > 0 ? successes * Math.log(p) : 0) - (failures > 0 ? failures * Math.log1p(-p) : 0) >= level
   // The mixture never exceeds the maximum likelihood, so the observed rate is always inside.
   const lower = successes === 0 || !outside(0) ? 0 : bisect(0, rate, outside, true)
   const upper = successes === n || !outside(1) ? 1 : bisect(rate, 1, outside, false)
@@ -123,7 +126,10 @@ function leastMean(classes: readonly RateCount[], alpha: number, prior: BetaPrio
       // The stable form of (b − √(b² − 4gs)) / 2g.
       return (2 * s) / (b + Math.sqrt(b * b - 4 * g * s))
     })
-  const spent = (r: readonly number[]) => classes.reduce((sum, { successes, n }, k) => sum + (n === 0 ? 0 : logMixtureMartingale(successes, n, r[k]!, prior)), 0)
+  // Each class's mixture part is fixed for this look; only the likelihood of r moves.
+  const mixture = classes.reduce((sum, { successes, n }) => sum + (n === 0 ? 0 : logMixtureMartingale(successes, n, 0.5, prior) + n * Math.log(0.5)), 0)
+  const spent = (r: readonly number[]) =>
+    classes.reduce((sum, { successes: s, n }, k) => sum - (s > 0 ? s * Math.log(r[k]!) : 0) - (n - s > 0 ? (n - s) * Math.log1p(-r[k]!) : 0), mixture)
   const mean = (r: readonly number[]) => r.reduce((a, b) => a + b, 0) / r.length
   // Every rate at 0 and still inside: nothing bounds the mean from below.
   const floor = rates(Infinity)
