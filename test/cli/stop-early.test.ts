@@ -16,7 +16,10 @@ const READER = `export default (requests) => requests.map(({ state, criterion })
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sceptic-stop-early-'))
   await writeFile(join(dir, 'reader.mjs'), READER)
+  await writeFile(join(dir, 'cached-reader.mjs'), `${READER}export const cacheKey = 'bernoulli-reader-1'\n`)
   await writeFile(join(dir, 'good.jsonl'), bernoulliSet(1000, 0.9, 11).map((d) => JSON.stringify(d)).join('\n') + '\n')
+  // Unique states, so that no two decisions share a cache entry.
+  await writeFile(join(dir, 'unique.jsonl'), bernoulliSet(1000, 0.9, 12).map((d) => JSON.stringify({ ...d, state: `${d.state} ${d.id}` })).join('\n') + '\n')
 })
 afterAll(() => rm(dir, { recursive: true, force: true }))
 
@@ -51,6 +54,19 @@ describe('sceptic evaluate --stop-early', () => {
     const range = await evaluate('good.jsonl', ['--threshold', 'slotSensitivityGap=..0.5'])
     expect(range.code).toBe(0)
     expect(range.stdout).toMatch(/✓ slotSensitivityGap ≤ 0\.5/)
+  })
+
+  it('the cache keeps what a stopped run scored: a later full run pays only for the rest', async () => {
+    const cache = join(dir, 'cache')
+    const run = (name: string, args: string[]) =>
+      sceptic(['evaluate', join(dir, 'unique.jsonl'), '--scorer', join(dir, 'cached-reader.mjs'), '--cache', cache, '--cache-mode', 'read-write', '--no-statistics', '--json-out', join(dir, name), ...args])
+    expect((await run('first.json', ['--threshold', 'accuracy=0.7', '--stop-early'])).code).toBe(0)
+    const first = JSON.parse(await readFile(join(dir, 'first.json'), 'utf8'))
+    expect(first.manifest.cache).toMatchObject({ hits: 0, misses: first.stopEarly.scored * 4 })
+    expect((await run('full.json', [])).code).toBe(0)
+    const full = JSON.parse(await readFile(join(dir, 'full.json'), 'utf8'))
+    expect(full.manifest.cache).toMatchObject({ hits: first.stopEarly.scored * 4, misses: (1000 - first.stopEarly.scored) * 4 })
+    expect(full.n).toBe(1000)
   })
 
   it('refuses --stop-early without a threshold, with --shard, and --alpha without --stop-early (exit 2, one line)', async () => {
