@@ -18,17 +18,9 @@ import { CSS } from './html-style.ts'
 import type { ReportRun } from './run-files.ts'
 import { chanceByCriterion, eceFromBins, expectedLetterShares, LEVEL_DEFAULT_TEXT, readExtras, reliabilityBins, type Range } from './rederive.ts'
 import { barRows, columnChart, escapeXml, niceMax, percent, reliabilityChart } from './svg.ts'
-import { stopEarlyLine } from '../core/sequential/verdict.ts'
-import type { StopEarlyResult } from '../core/sequential/result.ts'
+import { stopEarlyLine, stopEarlyOf } from '../core/sequential/verdict.ts'
 import { thresholdLabel } from '../core/threshold-metrics.ts'
 
-/** A result's `stopEarly`, read defensively (documents written by other versions lack it). */
-function stopEarlyOf(r: EvalResultJson): StopEarlyResult | undefined {
-  const stop = (r as { stopEarly?: unknown }).stopEarly
-  if (!isObject(stop)) return undefined
-  const { scored, total, alpha, verdicts, bounds } = stop as Record<string, unknown>
-  return isFiniteNumber(scored) && isFiniteNumber(total) && isFiniteNumber(alpha) && isObject(verdicts) && isObject(bounds) ? (stop as unknown as StopEarlyResult) : undefined
-}
 
 export { chanceByCriterion, eceFromBins, expectedLetterShares, readExtras, reliabilityBins } from './rederive.ts'
 export type { Range, ReliabilityBin, ReportExtras } from './rederive.ts'

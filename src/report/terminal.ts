@@ -6,7 +6,7 @@ import { eceNote } from '../core/ece-note.ts'
 import { robustnessLines } from './terminal-robustness.ts'
 import { escapeControl } from '../core/escape.ts'
 import type { EvalResult } from '../core/result.ts'
-import { stopEarlyLine } from '../core/sequential/verdict.ts'
+import { stopEarlyLine, stopEarlyOf } from '../core/sequential/verdict.ts'
 import { thresholdLabel } from '../core/threshold-metrics.ts'
 
 /** Options for {@link render}. */
@@ -57,7 +57,7 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
   const ci = (interval: { lower: number; upper: number } | null | undefined) =>
     interval ? `  ${c.dim(`[${(interval.lower * 100).toFixed(1)}, ${(interval.upper * 100).toFixed(1)}]`)}` : ''
   const verdict = (v: Verdict | null | undefined) => (v?.message ? '   ' + c.yellow(v.message) : '')
-  const stop = result.stopEarly
+  const stop = stopEarlyOf(result)
   // A run that stopped early says so before any number, and that the numbers are from the scored sample.
   const sample = stop?.stopped ? c.yellow(`   (stopped early: ${stop.total - stop.scored} of ${stop.total} not scored; every figure below is from the scored sample)`) : ''
   const stopLine = stopEarlyLine(result, thresholdLabel)

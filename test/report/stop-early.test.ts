@@ -45,3 +45,14 @@ describe('reports of a run that could stop early', () => {
     expect(other).toMatchObject({ pass: false, reason: `not decided: the run stopped after ${scored} of ${total} decisions when accuracy failed; score every decision (without stopEarly) to measure it` })
   })
 })
+
+describe('a malformed stopEarly in a result read back', () => {
+  it('is ignored by every renderer and the verdict, never a crash', () => {
+    const json = { ...JSON.parse(JSON.stringify(resultToJson(stopped))), stopEarly: { stopped: true } }
+    expect(render({ ...json, records: [] }, { color: false })).not.toContain('stopped early')
+    expect(renderHtmlReport({ result: json, records: null, label: 'run' })).not.toContain('stop-early')
+    expect(githubSummary([{ suite: 's', file: 'e.eval.ts', thresholds: { accuracy: 0.7 }, result: json }])).not.toContain('Stopped early')
+    expect(evaluateThreshold(json, 'accuracy', 0.7)).toMatchObject({ pass: true, reason: null })
+    expect(evaluateThreshold(json, 'accuracy', 0.7).sequential).toBeUndefined()
+  })
+})

@@ -10,6 +10,15 @@ import { formatThreshold, toBounds, type Threshold, type ThresholdVerdict } from
 import type { RateBounds } from './confidence-sequence.ts'
 import type { StopEarlyResult } from './result.ts'
 
+/** A result's `stopEarly`, read defensively (documents written by other versions lack it, a hand-edited one may be malformed). */
+export function stopEarlyOf(result: EvalResultJson): StopEarlyResult | undefined {
+  const stop: unknown = (result as { stopEarly?: unknown }).stopEarly
+  if (typeof stop !== 'object' || stop === null) return undefined
+  const { scored, total, alpha, verdicts, bounds } = stop as Record<string, unknown>
+  const isObject = (value: unknown) => typeof value === 'object' && value !== null
+  return Number.isFinite(scored) && Number.isFinite(total) && Number.isFinite(alpha) && isObject(verdicts) && isObject(bounds) ? (stop as StopEarlyResult) : undefined
+}
+
 const pct = (value: number) => `${(value * 100).toFixed(1)}%`
 const pctBound = (value: number) => `${Number((value * 100).toFixed(2))}%`
 
@@ -46,7 +55,7 @@ export function stopEarlySentence(stop: StopEarlyResult, key: string, threshold:
  * verdict carries its sentence in `sequential`.
  */
 export function withStopEarly(result: EvalResultJson, key: string, threshold: Threshold, fixed: ThresholdVerdict): ThresholdVerdict {
-  const stop = result.stopEarly
+  const stop = stopEarlyOf(result)
   if (!stop) return fixed
   const sequential = stopEarlySentence(stop, key, threshold)
   if (!stop.stopped) return { ...fixed, sequential }
@@ -60,7 +69,7 @@ export function withStopEarly(result: EvalResultJson, key: string, threshold: Th
  * `decided after 212 of 1000 decisions, anytime-valid at α = 0.05: balanced accuracy lower bound 73.1% ≥ 70%`.
  */
 export function stopEarlyLine(result: EvalResultJson, label: (key: string) => string = (key) => key): string | undefined {
-  const stop = result.stopEarly
+  const stop = stopEarlyOf(result)
   if (!stop) return undefined
   const thresholds = (result.manifest.thresholds ?? {}) as Record<string, Threshold>
   const decided = Object.keys(stop.verdicts).filter((key) => stop.verdicts[key] !== 'undecided' && stop.bounds[key] && thresholds[key] !== undefined)
