@@ -77,6 +77,13 @@ describe('evaluateWithScorer with stopEarly', () => {
     expect(without.manifest.notScored).toBeUndefined()
   })
 
+  it('circular accuracy and the worst criterion are decided early too', async () => {
+    const result = await evaluateWithScorer(bernoulliSet(2000, 0.95, 8), bernoulliReader, { thresholds: { circularAccuracy: 0.6, perCriterion: 0.6 }, stopEarly: true, statistics: false })
+    expect(result.stopEarly).toMatchObject({ stopped: true, verdicts: { circularAccuracy: 'pass', perCriterion: 'pass' } })
+    expect(result.stopEarly!.bounds.perCriterion!.lower).toBeGreaterThanOrEqual(0.6)
+    expect(result.stopEarly!.scored).toBeLessThan(1000)
+  })
+
   it('with one ordering order consistency is never decided early (nothing could move a pick)', async () => {
     const result = await evaluateWithScorer(bernoulliSet(300, 0.95, 7), bernoulliReader, { thresholds: { orderConsistency: 0.5 }, stopEarly: true, debias: 'none', statistics: false })
     expect(result.stopEarly).toMatchObject({ stopped: false, scored: 300, verdicts: { orderConsistency: 'undecided' }, bounds: { orderConsistency: { lower: 0, upper: 1 } } })

@@ -201,6 +201,18 @@ describe('boundsVerdict and the monitor', () => {
     expect(lookStops(look)).toBe(false)
   })
 
+  it('the worst criterion: the least of per-criterion joint bounds at α / criteria', () => {
+    const labelled = ['p', 'q'].flatMap((criterion) => ['a', 'b'].map((gold) => ({ criterion, gold })))
+    const monitor = new SequentialMonitor({ perCriterion: 0.6 }, 0.05, labelled)
+    const counts = { p: { a: [45, 50], b: [40, 50] }, q: { a: [30, 50], b: [35, 50] } } as const
+    for (const [criterion, byGold] of Object.entries(counts))
+      for (const [gold, [hits, n]] of Object.entries(byGold))
+        for (let i = 0; i < n; i++) monitor.observe({ criterion, gold, hit: i < hits, consistent: true, circular: null })
+    const p = meanRateConfidenceSequence([{ successes: 45, n: 50 }, { successes: 40, n: 50 }], 0.025)
+    const q = meanRateConfidenceSequence([{ successes: 30, n: 50 }, { successes: 35, n: 50 }], 0.025)
+    expect(monitor.look().bounds.perCriterion).toEqual({ lower: Math.min(p.lower, q.lower), upper: Math.min(p.upper, q.upper) })
+  })
+
   it('keeps a verdict once reached and leaves keys it cannot bound undecided', () => {
     const monitor = new SequentialMonitor({ accuracy: 0.5, slotSensitivityGap: { max: 0.1 } }, 0.05, [{ criterion: 'c', gold: 'a' }])
     for (let i = 0; i < 60; i++) monitor.observe({ criterion: 'c', gold: 'a', hit: true, consistent: true, circular: true })
