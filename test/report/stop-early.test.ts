@@ -18,6 +18,7 @@ describe('reports of a run that could stop early', () => {
     const text = render(stopped, { color: false })
     expect(text).toMatch(new RegExp(`stopped early +${sentence.source}`))
     expect(text).toContain(`decisions          ${scored}   (stopped early: ${total - scored} of ${total} not scored; every figure below is from the scored sample)`)
+    expect(render({ ...full, stopEarly: { ...full.stopEarly!, verdicts: {}, bounds: {} } }, { color: false })).toMatch(/stop early +no threshold to decide, so every decision was scored \(200\)/)
     expect(render(full, { color: false })).toMatch(/stop early +every decision scored \(200\): accuracy not decided sequentially at α = 0\.05, so the full set decides/)
   })
 

@@ -71,6 +71,7 @@ export function withStopEarly(result: EvalResultJson, key: string, threshold: Th
 export function stopEarlyLine(result: EvalResultJson, label: (key: string) => string = (key) => key): string | undefined {
   const stop = stopEarlyOf(result)
   if (!stop) return undefined
+  if (Object.keys(stop.verdicts).length === 0) return `no threshold to decide, so every decision was scored (${stop.total})`
   const thresholds = (result.manifest.thresholds ?? {}) as Record<string, Threshold>
   const decided = Object.keys(stop.verdicts).filter((key) => stop.verdicts[key] !== 'undecided' && stop.bounds[key] && thresholds[key] !== undefined)
   const phrases = decided.map((key) => `${label(key)} ${boundsPhrase(thresholds[key]!, stop.bounds[key]!, stop.verdicts[key]!)}`)
