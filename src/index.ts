@@ -132,6 +132,8 @@ export {
 } from './core/index.ts'
 export type {
   AverageMode,
+  StopEarlyOptions,
+  StopEarlyResult,
   BootstrapInterval,
   BootstrapOptions,
   Bounds,

@@ -18,6 +18,8 @@ import { chunks, planEvaluation } from './evaluate/plan.ts'
 import { contentFreeCriteria, estimatePridePriors, priorKey, scoreContentFree } from './evaluate/priors.ts'
 import { decisionOutcomes } from './evaluate/records.ts'
 import { scoreChunk, type ScoredChunk } from './evaluate/score.ts'
+import { EarlyStop } from './evaluate/stop-early.ts'
+import { checkThresholds } from './sequential/options.ts'
 
 export { DEFAULT_PRIDE_FRACTION, type EvaluateOptions, type EvaluateProgress } from './evaluate/options.ts'
 export { argmaxFirst, TIE_TOLERANCE } from './evaluate/argmax.ts'
@@ -45,7 +47,11 @@ export async function evaluateWithScorer(
   const t0 = performance.now()
   const cacheBefore = readCacheCounts(score)
 
-  const plan = planEvaluation(decisions, settings, options.onWarning ?? console.warn)
+  const thresholds = options.thresholds ? checkThresholds(options.thresholds, Object.keys(options.metrics ?? {})) : undefined
+  const planned = planEvaluation(decisions, settings, options.onWarning ?? console.warn)
+  // stopEarly: rows in a seeded random order, a look after every batch (docs/stopping-early.md).
+  const stop = options.stopEarly ? new EarlyStop(planned, settings, options.stopEarly, thresholds ?? {}) : undefined
+  const plan = stop?.plan ?? planned
   // calibrated: one content-free request per distinct (criterion, ordering), scored first.
   const priors = debias === 'calibrated' ? await scoreContentFree(score, contentFreeCriteria(plan), settings) : new Map<string, number[]>()
   // pride: the slot prior per option count, estimated from the sample before any vector is aggregated.
@@ -62,7 +68,7 @@ export async function evaluateWithScorer(
     for (const chunk of held.splice(0)) aggregate.add(chunk)
   }
   let requestsScored = priors.size
-  for (const { jobs, inSample, rowsDone } of chunks(plan, epochs, settings.chunkSize)) {
+  for (const { jobs, inSample, rowsDone } of chunks(plan, epochs, settings.chunkSize, stop?.settings.batch)) {
     signal?.throwIfAborted()
     const scored = await scoreChunk(score, plan, jobs, settings, requestsScored)
     requestsScored += jobs.length
@@ -72,14 +78,15 @@ export async function evaluateWithScorer(
       aggregate.add(scored)
     }
     options.onProgress?.({ scored: rowsDone, total: plan.rows.length, requestsScored, requestsTotal: plan.requestsTotal + priors.size })
+    if (stop?.look(jobs, aggregate)) break
   }
   release() // every row was in the sample (prideFraction 1): the prior comes from all of them
   // A cache's check over the whole run's hits (a remote scorer's live re-check) decides whether the run stands.
   await raceAbort(settleCache(score, signal ?? NEVER_ABORTS), signal)
   aggregate.finish()
 
-  const outcomes = decisionOutcomes(plan, aggregate, settings, { storePrompts: options.storePrompts, withSamples: Boolean(options.metrics) })
-  return assembleResult(plan, aggregate, outcomes, settings, options, {
+  const outcomes = decisionOutcomes(plan, aggregate, settings, { storePrompts: options.storePrompts, withSamples: Boolean(options.metrics), only: stop?.processed })
+  const result = assembleResult(plan, aggregate, outcomes, settings, options, {
     startedAt,
     seconds: Math.round(performance.now() - t0) / 1000,
     contentFreeRequests: priors.size,
@@ -87,4 +94,6 @@ export async function evaluateWithScorer(
     scorer: options.scorerDescription ?? describeScorer(score),
     cache: cacheBefore ? cacheCountsSince(score, cacheBefore) : undefined,
   })
+  if (thresholds) result.manifest.thresholds = thresholds
+  return stop ? stop.finish(result, requestsScored) : result
 }

@@ -9,6 +9,8 @@ import { DecisionRecordSchema, type DecisionFailure, type DecisionRecord } from 
 import type { Statistics } from './intervals.ts'
 import type { DebiasMode } from './orderings.ts'
 import type { RobustnessPanel } from './robustness.ts'
+import type { StopEarlyResult } from './sequential/result.ts'
+import type { Threshold } from './verdict.ts'
 
 export { DecisionRecordSchema, type DecisionFailure, type DecisionRecord } from './record.ts'
 
@@ -25,7 +27,7 @@ export interface Manifest {
   forwardPasses: number
   /**
    * Labelled decisions evaluated: `n` scored plus `failed` (a request failed after the
-   * scorer's retries). Unlabelled rows are not included (see `unlabelledSkipped`), so
+   * scorer's retries), plus `notScored` when the run stopped early. Unlabelled rows are not included (see `unlabelledSkipped`), so
    * `decisions + unlabelledSkipped` = rows given.
    */
   decisions: number
@@ -69,6 +71,13 @@ export interface Manifest {
   scorer: string
   /** Model identifier, when a model was loaded. */
   model?: string
+  /**
+   * Labelled decisions never scored because the run stopped early (present only with
+   * `stopEarly`): n + failed + unlabelledSkipped + notScored = rows read.
+   */
+  notScored?: number
+  /** The thresholds the run was given (`evaluateWithScorer`'s `thresholds`, the CLI's `--threshold`). */
+  thresholds?: Record<string, Threshold>
   /** What the score cache did in this run (present only when a cache was in use; see docs/cache.md). */
   cache?: CacheCounts
   /** Anything else the caller recorded (batch size, workers, …). */
@@ -116,7 +125,13 @@ export interface EvalResult extends RobustnessPanel {
   statistics?: Statistics
   /** How the numbers were produced. */
   manifest: Manifest
-  /** One record per labelled decision, input order. Not part of `--json-out`; see `--records-out`. */
+  /**
+   * Present when evaluated with `stopEarly`: the anytime-valid verdicts and bounds, and how
+   * many decisions were scored. When `stopped`, every metric above is a point estimate
+   * from the scored sample only (`n` decisions, records of those only).
+   */
+  stopEarly?: StopEarlyResult
+  /** One record per labelled decision scored, input order. Not part of `--json-out`; see `--records-out`. */
   records: DecisionRecord[]
 }
 

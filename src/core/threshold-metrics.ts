@@ -4,6 +4,7 @@
  * one of the suite's custom metrics (`result.metrics`); anything else fails closed.
  */
 import type { EvalResultJson } from './result.ts'
+import { withStopEarly } from './sequential/verdict.ts'
 import { thresholdVerdict, type Threshold, type ThresholdVerdict } from './verdict.ts'
 
 /** A metric a threshold can bound. */
@@ -64,10 +65,16 @@ export function thresholdLabel(key: string): string {
 /**
  * The verdict of one threshold on one result: a built-in key reads its metric, any
  * other key the custom metric of that name (own property of `result.metrics`). An
- * unknown key or a missing result fails with a reason.
+ * unknown key or a missing result fails with a reason. A run that stopped early is
+ * decided by its anytime-valid verdicts (docs/stopping-early.md).
  */
 export function evaluateThreshold(result: EvalResultJson | undefined, key: string, threshold: Threshold): ThresholdVerdict {
   if (!result) return { ...thresholdVerdict(key, threshold, null), reason: 'the suite was not scored' }
+  return withStopEarly(result, key, threshold, fixedSampleVerdict(result, key, threshold))
+}
+
+/** The verdict of the measured value alone. */
+function fixedSampleVerdict(result: EvalResultJson, key: string, threshold: Threshold): ThresholdVerdict {
   const builtin = THRESHOLD_METRICS.get(key)
   if (builtin) return thresholdVerdict(key, threshold, builtin.read(result))
   const metrics = result.metrics ?? {}

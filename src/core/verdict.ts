@@ -52,6 +52,8 @@ export interface ThresholdVerdict {
   pass: boolean
   /** Why it failed, one phrase (`0.650 is below the bound 0.70`); `null` when it passed. */
   reason: string | null
+  /** With `stopEarly`: how the looks decided it (`decided after 212 of 1000 decisions, anytime-valid at α = 0.05: …`). */
+  sequential?: string
 }
 
 /** A number threshold is a lower bound; a range is itself. */

@@ -6,6 +6,7 @@
  */
 import type { EvalResultJson } from '../core/result.ts'
 import { evaluateThresholds, isBuiltinThreshold, thresholdLabel, THRESHOLD_METRICS } from '../core/threshold-metrics.ts'
+import { stopEarlyLine, stopEarlyOf } from '../core/sequential/verdict.ts'
 import { formatP } from './terminal-robustness.ts'
 import { checkMark, describeTests, summariseTests, testOutcome, type SuiteTest } from './suite-tests.ts'
 import { formatThreshold, thresholdTestName, type Threshold, type ThresholdVerdict } from '../core/verdict.ts'
@@ -109,11 +110,18 @@ export function githubSummary(suites: readonly GitHubSuite[]): string {
     if (r.pairwise || bound('preferenceFairness')) row(thresholdLabel('preferenceFairness'), `${show('preferenceFairness', r.pairwise?.preferenceFairness)} (fair 0)`, 'preferenceFairness')
     if (bound('perCriterion')) row(thresholdLabel('perCriterion'), pct(bound('perCriterion')!.value), 'perCriterion')
     row('letters picked', Object.entries(r.letterDistribution).map(([l, v]) => `${l} ${Math.round(v * 100)}%`).join(' · '))
-    row('decisions', `${r.n}${r.manifest.unlabelledSkipped ? ` (${r.manifest.unlabelledSkipped} unlabelled skipped)` : ''}${r.failed ? `, ${r.failed} failed` : ''}`)
+    const stop = stopEarlyOf(r)
+    row(
+      'decisions',
+      `${r.n}${r.manifest.unlabelledSkipped ? ` (${r.manifest.unlabelledSkipped} unlabelled skipped)` : ''}${r.failed ? `, ${r.failed} failed` : ''}` +
+        (stop?.stopped ? `, stopped early: ${stop.total - stop.scored} of ${stop.total} not scored (figures from the scored sample)` : ''),
+    )
     row('debias', `${r.manifest.debias}, ${r.manifest.orderingsScored} orderings`)
     if (r.brier !== null) row('brier', r.brier.toFixed(3))
     // Every other gate (custom metrics, unknown keys) gets its own row: no gate is left out.
     for (const check of checks) if (!shown.has(check.key)) row(escapeMarkdown(thresholdLabel(check.key)), show(check.key, check.value), check.key)
+    const stopLine = stopEarlyLine(r, thresholdLabel)
+    if (stopLine) out.push('', `**${stop!.stopped ? 'Stopped early' : 'Stop early'}:** ${escapeMarkdown(stopLine)}`)
     if (suite.baseline) out.push('', `${suite.baseline.pass ? '✅' : '❌'} **baseline:** ${escapeMarkdown(suite.baseline.message)}`)
     out.push('')
   }

@@ -19,6 +19,9 @@ import { CSS } from './html-style.ts'
 import type { ReportRun } from './run-files.ts'
 import { chanceByCriterion, eceFromBins, expectedLetterShares, LEVEL_DEFAULT_TEXT, readExtras, reliabilityBins, type Range } from './rederive.ts'
 import { barRows, columnChart, escapeXml, niceMax, percent, reliabilityChart } from './svg.ts'
+import { stopEarlyLine, stopEarlyOf } from '../core/sequential/verdict.ts'
+import { thresholdLabel } from '../core/threshold-metrics.ts'
+
 
 export { chanceByCriterion, eceFromBins, expectedLetterShares, readExtras, reliabilityBins } from './rederive.ts'
 export type { Range, ReliabilityBin, ReportExtras } from './rederive.ts'
@@ -121,6 +124,7 @@ function headlineCards(run: ReportRun): string {
   const card = (metric: string, name: string, value: string, extra: string, warn = false) =>
     `<div class="card${warn ? ' warn' : ''}" data-metric="${metric}"><dt>${name}</dt><dd><span class="value">${value}</span>${extra}</dd></div>`
   const majority = x.majorityBaseline
+  const stop = stopEarlyOf(r)
   const failedRaw = (r as unknown as { failed?: unknown }).failed
   const failed = isFiniteNumber(failedRaw) ? failedRaw : 0
   const cards = [
@@ -156,8 +160,9 @@ function headlineCards(run: ReportRun): string {
       'decisions',
       String(r.n),
       (m.unlabelledSkipped > 0 ? `<span class="note">${m.unlabelledSkipped} unlabelled skipped</span>` : '') +
-        (failed > 0 ? `<span class="note">${failed} failed to score; metrics are over the ${r.n} scored</span>` : ''),
-      failed > 0,
+        (failed > 0 ? `<span class="note">${failed} failed to score; metrics are over the ${r.n} scored</span>` : '') +
+        (stop?.stopped ? `<span class="note">stopped early: ${stop.total - stop.scored} of ${stop.total} not scored; every figure is from the scored sample</span>` : ''),
+      failed > 0 || stop?.stopped === true,
     ),
     card('debias', 'debias', escapeXml(String(m.debias)), `<span class="note">${m.orderingsScored} ordering${m.orderingsScored === 1 ? '' : 's'} per decision</span>`),
   ]
@@ -167,7 +172,9 @@ function headlineCards(run: ReportRun): string {
     for (const [name, value] of Object.entries(metrics))
       if (isFiniteNumber(value)) cards.push(card('custom', escapeXml(name), Number.isInteger(value) ? String(value) : value.toFixed(3), ''))
   const overall = x.verdicts.overall ? `<p class="verdict overall">${escapeXml(x.verdicts.overall)}</p>` : ''
-  return `<dl class="headline">${cards.join('')}</dl>${overall}`
+  const stopLine = stop ? stopEarlyLine(r, thresholdLabel) : undefined
+  const stopped = stopLine ? `<p class="verdict stop-early">${stop!.stopped ? 'Stopped early: ' : ''}${escapeXml(stopLine)}</p>` : ''
+  return `<dl class="headline">${cards.join('')}</dl>${stopped}${overall}`
 }
 
 function lettersBlock(run: ReportRun, records: readonly DecisionRecord[] | null, id: string, max: number): string {

@@ -7,6 +7,8 @@ import { eceNote } from '../core/ece-note.ts'
 import { robustnessLines } from './terminal-robustness.ts'
 import { escapeControl } from '../core/escape.ts'
 import type { EvalResult } from '../core/result.ts'
+import { stopEarlyLine, stopEarlyOf } from '../core/sequential/verdict.ts'
+import { thresholdLabel } from '../core/threshold-metrics.ts'
 
 /** Options for {@link render}. */
 export interface RenderOptions {
@@ -56,9 +58,15 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
   const ci = (interval: { lower: number; upper: number } | null | undefined) =>
     interval ? `  ${c.dim(`[${(interval.lower * 100).toFixed(1)}, ${(interval.upper * 100).toFixed(1)}]`)}` : ''
   const verdict = (v: Verdict | null | undefined) => (v?.message ? '   ' + c.yellow(v.message) : '')
+  const stop = stopEarlyOf(result)
+  // A run that stopped early says so before any number, and that the numbers are from the scored sample.
+  const sample = stop?.stopped ? c.yellow(`   (stopped early: ${stop.total - stop.scored} of ${stop.total} not scored; every figure below is from the scored sample)`) : ''
+  const stopLine = stopEarlyLine(result, thresholdLabel)
   const lines = [
     `${label('model')}${escapeControl(modelLine(m))}`,
-    `${label('decisions')}${result.n}${skipped}`,
+    `${label('decisions')}${result.n}${sample}${skipped}`,
+    ...(stopLine ? [`${label(stop!.stopped ? 'stopped early' : 'stop early')}${stop!.stopped ? c.bold(stopLine) : c.dim(stopLine)}`] : []),
+    ...(typeof m.stopEarlyOff === 'string' ? [`${label('stop early')}${c.dim(`off this run: ${escapeControl(m.stopEarlyOff)}`)}`] : []),
     ...failureLines(result, c),
     `${label('debias')}${m.debias}   ${m.orderingsScored} ordering${m.orderingsScored === 1 ? '' : 's'} scored`,
     ...(m.cache ? [`${label('cache')}${formatCacheCounts(m.cache)}`] : []),

@@ -8,6 +8,8 @@
 import { escapeControl } from '../core/escape.ts'
 import { compareWithBaseline, type BaselineFile, type BaselineGateOptions, type BaselineOutcome } from './baseline.ts'
 import { percent } from './format.ts'
+import { compareSequentially } from './baseline-sequential.ts'
+import type { StopEarlyResult } from '../core/sequential/result.ts'
 
 /** The circumstances of one gate. */
 export interface BaselineCircumstances {
@@ -21,6 +23,8 @@ export interface BaselineCircumstances {
   readonly gate: BaselineGateOptions
   /** Why this run never writes a baseline (the merge), said when none is stored; `undefined`: it may write. */
   readonly neverWrites?: string
+  /** A run that stopped early: it is compared sequentially and never writes a baseline. */
+  readonly partial?: StopEarlyResult | undefined
 }
 
 /** What the gate concluded, and the baseline to write when it writes one. */
@@ -49,7 +53,11 @@ export function decideBaseline(suite: string, stored: BaselineFile | undefined, 
   const orderConsistency = current.orderConsistency
   const oc = percent(orderConsistency ?? 0)
   const writes = c.neverWrites === undefined
+  const { partial } = c
+  // Never a baseline from a partial run (describeDecisions scores everything when one would be written).
+  const notFromPartial = `baseline ${file} was not written: the run stopped early (${partial?.scored} of ${partial?.total} decisions scored), and a baseline must come from the whole set; run without stopEarly`
   if (mode === 'all' && writes) {
+    if (partial) return { outcome: { status: 'missing', file, pass: false, message: notFromPartial, orderConsistency } }
     if (ci) return { outcome: { status: 'not-written-in-ci', file, pass: false, message: `baseline ${file} was not refreshed: ${NOT_UNDER_CI}`, orderConsistency } }
     return { outcome: { status: 'updated', file, pass: true, message: `baseline ${file} refreshed (vitest -u): order consistency ${oc}`, orderConsistency }, write: current }
   }
@@ -59,6 +67,7 @@ export function decideBaseline(suite: string, stored: BaselineFile | undefined, 
       const why = ci ? NOT_UNDER_CI : 'this run does not write baselines (update mode none, e.g. `--update=none`). Run the evals without it (or with `vitest -u`) to record it, review it and commit it.'
       return { outcome: { status: 'missing', file, pass: false, message: `no baseline at ${file}, and ${why}`, orderConsistency } }
     }
+    if (partial) return { outcome: { status: 'missing', file, pass: false, message: notFromPartial, orderConsistency } }
     return { outcome: { status: 'written', file, pass: true, message: `baseline ${file} written: order consistency ${oc}; commit it`, orderConsistency }, write: current }
   }
   // Two suite names with one slug share a file: never compare a suite with another's baseline.
@@ -74,5 +83,5 @@ export function decideBaseline(suite: string, stored: BaselineFile | undefined, 
         orderConsistency,
       },
     }
-  return { outcome: { file, ...compareWithBaseline(stored, current, gate) } }
+  return { outcome: { file, ...(partial ? compareSequentially(stored, current, gate, partial) : compareWithBaseline(stored, current, gate)) } }
 }

@@ -58,7 +58,7 @@ export async function runBaselineGate(suite: string, result: EvalResult, { path,
   const current = baselineFromResult(suite, result)
   // Under `-u` the stored file is not read: a refresh replaces it whatever it holds.
   const stored = mode === 'all' ? undefined : await readBaseline(path)
-  const { outcome, write } = decideBaseline(suite, stored, current, { file, mode, ci, gate })
+  const { outcome, write } = decideBaseline(suite, stored, current, { file, mode, ci, gate, partial: result.stopEarly?.stopped ? result.stopEarly : undefined })
   if (write) await writeBaseline(path, write)
   return outcome
 }

@@ -127,6 +127,10 @@ export interface BaselineOutcome {
   alpha?: number
   /** What this set can detect at all. */
   power?: PowerCheck
+  /** A run that stopped early: the sequential McNemar e-value that order consistency regressed (regressed at ≥ 1/alpha). */
+  eValue?: number
+  /** The same for circular accuracy. */
+  strictEValue?: number
 }
 
 /** The baseline path of a suite: `<dir>/<slug(suite)>.json`. */

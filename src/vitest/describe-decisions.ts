@@ -45,6 +45,8 @@ import { progressEmitter } from './progress.ts'
 import { failureRateProblem } from './failure-rate.ts'
 import { callbackUnderShards, checkDeclared, deferredTest, SuitePart } from './decision-shard-part.ts'
 import { resolveReducer } from '../core/reducers.ts'
+import { resolveStopEarly, type StopEarlyOptions } from '../core/sequential/options.ts'
+import { existsSync } from 'node:fs'
 
 /** Default scoring timeout of a suite: 10 minutes (inference is slow; Vitest's 10 s hook default is not for this). */
 export const DEFAULT_SCORING_TIMEOUT_MS = 10 * 60_000
@@ -151,6 +153,14 @@ export interface DescribeDecisionsOptions {
    * Default: unset (Vitest's file sharding; the suite scores all its decisions in one shard).
    */
   shard?: 'decisions'
+  /**
+   * Score in a seeded random order and stop once every threshold is decided by anytime-valid
+   * bounds, or one has failed (docs/stopping-early.md): `true` or `{ alpha?, batch?, minDecisions? }`;
+   * `false` turns a plugin default off. A run that could write a baseline or a snapshot
+   * (`vitest -u`, a missing baseline, an assertions callback outside CI) scores everything.
+   * Default: the plugin's `stopEarly`, else off.
+   */
+  stopEarly?: boolean | StopEarlyOptions
 }
 
 /** The callback of {@link describeDecisions}, run as its own test (`suite > assertions`). */
@@ -178,6 +188,8 @@ export { thresholdTestName }
 export function describeDecisions(name: string, suiteOptions: DescribeDecisionsOptions, fn?: DecisionsCallback): void {
   // The plugin's suite defaults (read at collection time) fill what the suite leaves unset.
   const options = withSuiteDefaults(suiteOptions, scepticContext()?.defaults)
+  // A plugin-wide stopEarly does not reach a suite that splits its decisions over shards (the suite's own is refused).
+  if (suiteOptions.shard === 'decisions' && suiteOptions.stopEarly === undefined) delete options.stopEarly
   checkOptions(name, options)
   // The threshold tests use the matchers; register them even without the plugin's setup file.
   expect.extend(scepticMatchers)
@@ -206,7 +218,9 @@ export function describeDecisions(name: string, suiteOptions: DescribeDecisionsO
       if (part) suiteMeta.shard = { index: part.spec.index, count: part.spec.count, maxFailureRate: options.maxFailureRate ?? 0, statistics: options.statistics }
       try {
         if (part) checkDeclared(name, suite.file?.filepath)
-        const scored = await scoreWithTimeout(name, options, debias, timeout, scepticContext(), part)
+        const context = scepticContext()
+        const full = options.stopEarly ? fullRunReason(name, options, fn !== undefined, context) : undefined
+        const scored = await scoreWithTimeout(name, options, debias, timeout, context, part, full)
         if (part) suiteMeta.shard!.part = part.written
         if (scored) {
           result = scored
@@ -241,16 +255,19 @@ export function describeDecisions(name: string, suiteOptions: DescribeDecisionsO
         const verdict = evaluateThreshold(measured, key, threshold)
         writeMeta(task.meta, { suite: name, check: key, bound: threshold, value: verdict.value, result: summarise(measured) })
         // Annotations are what Vitest's junit reporter writes as <property> elements.
-        await annotate(`${formatValue(verdict.value)} (bound ${formatThreshold(threshold, String)})`, `sceptic:${key}`)
-        // Lower bounds on the headline metrics keep their matchers' messages (letters picked, worst criterion).
+        await annotate(`${formatValue(verdict.value)} (bound ${formatThreshold(threshold, String)})${verdict.sequential ? `; ${verdict.sequential}` : ''}`, `sceptic:${key}`)
+        // Lower bounds on the headline metrics keep their matchers' messages (letters picked, worst criterion),
+        // except in a run that stopped early, which the anytime-valid bounds decide.
         const assertion = expect(measured)
-        if (typeof threshold === 'number' && key === 'balancedAccuracy') assertion.toHaveBalancedAccuracy({ atLeast: threshold })
-        else if (typeof threshold === 'number' && key === 'orderConsistency') assertion.toHaveOrderConsistency({ atLeast: threshold })
-        else if (typeof threshold === 'number' && key === 'perCriterion') assertion.toHavePerCriterionBalancedAccuracy({ atLeast: threshold })
+        const stopped = measured.stopEarly?.stopped === true
+        if (!stopped && typeof threshold === 'number' && key === 'balancedAccuracy') assertion.toHaveBalancedAccuracy({ atLeast: threshold })
+        else if (!stopped && typeof threshold === 'number' && key === 'orderConsistency') assertion.toHaveOrderConsistency({ atLeast: threshold })
+        else if (!stopped && typeof threshold === 'number' && key === 'perCriterion') assertion.toHavePerCriterionBalancedAccuracy({ atLeast: threshold })
         if (!verdict.pass)
           expect.fail(
             `expected ${customKeys.includes(key) ? 'custom metric ' : ''}${thresholdTestName(key, threshold)}: ${verdict.reason}` +
-              (key === 'accuracy' ? ` (chance ${formatValue(measured.manifest.chance)})` : ''),
+              (key === 'accuracy' ? ` (chance ${formatValue(measured.manifest.chance)})` : '') +
+              (verdict.sequential && verdict.sequential !== verdict.reason ? `; ${verdict.sequential}` : ''),
           )
       })
     }
@@ -329,6 +346,17 @@ function checkOptions(name: string, options: DescribeDecisionsOptions): void {
     throw new ConfigError(`describeDecisions("${name}"): shard: 'decisions' cannot be combined with custom \`metrics\` (functions cannot travel to the merged run)`)
   if (options.shard === 'decisions' && debias === 'pride')
     throw new ConfigError(`describeDecisions("${name}"): shard: 'decisions' cannot be used with debias "pride" (its prior is estimated from a sample of the whole set); use "cyclic"`)
+  if (options.shard === 'decisions' && options.stopEarly)
+    throw new ConfigError(`describeDecisions("${name}"): shard: 'decisions' cannot be combined with stopEarly (a shard that stops on its own part would not merge into the full set's verdict); use one or the other`)
+  if (options.stopEarly !== undefined && options.stopEarly !== false && options.stopEarly !== true && (typeof options.stopEarly !== 'object' || options.stopEarly === null))
+    throw new ConfigError(`describeDecisions("${name}"): stopEarly must be true, false or { alpha?, batch?, minDecisions? }, got ${JSON.stringify(options.stopEarly)}`)
+  if (options.stopEarly) {
+    try {
+      resolveStopEarly(options.stopEarly, 1)
+    } catch (error) {
+      throw new ConfigError(`describeDecisions("${name}"): ${(error as Error).message}`)
+    }
+  }
   checkGateSettings(`describeDecisions("${name}")`, options)
   if (options.timeout !== undefined && !(options.timeout > 0))
     throw new ConfigError(`describeDecisions("${name}"): timeout must be a positive number of milliseconds`)
@@ -346,6 +374,7 @@ async function scoreWithTimeout(
   timeout: number,
   context: ScepticContext | undefined,
   part?: SuitePart,
+  fullRun?: string,
 ): Promise<EvalResult | undefined> {
   let decisions: Decision[]
   try {
@@ -391,7 +420,12 @@ async function scoreWithTimeout(
     debias,
     seed: options.seed ?? 0,
     scorerDescription: scorer,
-    manifest: part ? withScorerManifest({ ...handle.manifest, ...options.manifest, shard: `${part.spec.index}/${part.spec.count}` }, handle.score) : manifest,
+    manifest: part
+      ? withScorerManifest({ ...handle.manifest, ...options.manifest, shard: `${part.spec.index}/${part.spec.count}` }, handle.score)
+      : fullRun
+        ? { ...manifest, stopEarlyOff: fullRun }
+        : manifest,
+    ...(options.stopEarly && !fullRun && !part ? { thresholds: definedThresholds(options.thresholds ?? {}), stopEarly: options.stopEarly } : {}),
     ...(options.chunkSize !== undefined ? { chunkSize: options.chunkSize } : {}),
     ...(options.template ? { template: options.template } : {}),
     ...(options.epochs !== undefined ? { epochs: options.epochs } : {}),
@@ -420,6 +454,25 @@ async function scoreWithTimeout(
   } finally {
     limit.clear()
   }
+}
+
+/**
+ * Why a suite with `stopEarly` must score every decision this run, or undefined when it
+ * may stop: a partial run must never write a baseline or a snapshot.
+ */
+function fullRunReason(name: string, options: DescribeDecisionsOptions, hasCallback: boolean, context: ScepticContext | undefined): string | undefined {
+  const mode = updateMode(context?.update)
+  if (mode === 'all') return 'every decision scored: vitest -u writes baselines and snapshots, which must come from the whole set'
+  if (mode === 'none') return undefined
+  if (hasCallback) return 'every decision scored: the assertions callback may write a new snapshot, which must come from the whole set (under CI, where none is written, the suite stops early)'
+  const dir = options.baseline === false ? undefined : baselineDir(options.baseline, context)
+  if (dir !== undefined && !existsSync(baselineLocation(dir, name, context).path)) return 'every decision scored: the baseline is missing and is written from this run'
+  return undefined
+}
+
+/** The thresholds given, without `undefined` entries. */
+function definedThresholds(thresholds: Thresholds): Record<string, NonNullable<Thresholds[string]>> {
+  return Object.fromEntries(Object.entries(thresholds).filter(([, threshold]) => threshold !== undefined)) as Record<string, NonNullable<Thresholds[string]>>
 }
 
 /**

@@ -27,7 +27,7 @@ import { withDecisionShards } from './decision-shard-sequencer.ts'
 
 /**
  * Options of {@link sceptic}. The suite defaults (`debias`, `average`, `prideFraction`,
- * `statistics`, `chunkSize`, `epochs`, `reducer`, `timeout`, `maxFailureRate`) apply to
+ * `statistics`, `chunkSize`, `epochs`, `reducer`, `timeout`, `maxFailureRate`, `stopEarly`) apply to
  * every `describeDecisions` suite that leaves them unset (docs/vitest.md#suite-defaults-on-the-plugin).
  */
 export interface ScepticPluginOptions extends SuiteDefaults {

@@ -34,6 +34,13 @@ export const SuiteDefaultsSchema = z.strictObject({
   timeout: z.number().positive().finite().optional(),
   /** Largest share of labelled decisions allowed to fail scoring, in [0, 1]. */
   maxFailureRate: z.number().min(0).max(1).optional(),
+  /** Stop scoring once every threshold is decided anytime-valid: `true`, `false` or `{ alpha?, batch?, minDecisions? }`. */
+  stopEarly: z
+    .union([
+      z.boolean(),
+      z.strictObject({ alpha: z.number().gt(0).lt(1).optional(), batch: z.number().int().min(1).optional(), minDecisions: z.number().int().min(0).optional() }),
+    ])
+    .optional(),
 })
 
 /** See {@link SuiteDefaultsSchema}. */

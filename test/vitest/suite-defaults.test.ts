@@ -9,7 +9,7 @@ import { checkGateSettings } from '../../src/vitest/gate-settings.ts'
 
 describe('suiteDefaultsFrom', () => {
   test('picks the suite defaults out of the plugin options and leaves the rest', () => {
-    expect(SUITE_DEFAULT_KEYS).toEqual(['debias', 'average', 'prideFraction', 'statistics', 'chunkSize', 'epochs', 'reducer', 'timeout', 'maxFailureRate'])
+    expect(SUITE_DEFAULT_KEYS).toEqual(['debias', 'average', 'prideFraction', 'statistics', 'chunkSize', 'epochs', 'reducer', 'timeout', 'maxFailureRate', 'stopEarly'])
     expect(suiteDefaultsFrom({ baseline: 'b', debias: 'pride', prideFraction: 0.5, reducer: 'pass_at_2', epochs: 2, statistics: { resamples: 10 }, maxFailureRate: 0 })).toEqual({
       debias: 'pride',
       prideFraction: 0.5,

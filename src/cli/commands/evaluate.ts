@@ -27,9 +27,10 @@ import { modelInputFiles } from '../../scorers/onnx/model-dir.ts'
 import { MODEL_FLAGS, modelOptionsFromFlags, type ModelFlagOptions } from '../model-flags.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 import { cliProgress } from '../progress.ts'
+import { parseThresholdFlags, thresholdReport } from '../thresholds.ts'
 
 const USAGE =
-  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--pride-fraction F] [--batch-size N] [--workers N] [--dtype NAME] [--chat-template [--system TEXT] [--chat-template-kwargs JSON]] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--no-statistics] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--cache-verify N] [--json-out FILE] [--records-out FILE] [--timeout SECONDS] [--shard i/n]'
+  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--pride-fraction F] [--batch-size N] [--workers N] [--dtype NAME] [--chat-template [--system TEXT] [--chat-template-kwargs JSON]] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--no-statistics] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--cache-verify N] [--json-out FILE] [--records-out FILE] [--timeout SECONDS] [--shard i/n] [--threshold KEY=VALUE ...] [--stop-early [--alpha A]]'
 
 /** A scorer the CLI loaded, with what to call when done. */
 interface LoadedScorer {
@@ -61,6 +62,9 @@ const OPTIONS = {
   'records-out': { type: 'string', value: 'FILE', description: 'write one record per decision as JSONL' },
   timeout: { type: 'string', value: 'SECONDS', description: 'bound the whole run; past it in-flight work is cancelled and the run exits 4 (no bound by default)' },
   shard: { type: 'string', value: 'I/N', description: 'score only part I of N (split by group_id, else id); needs --records-out; join parts with sceptic merge' },
+  threshold: { type: 'string', multiple: true, value: 'KEY=VALUE', description: 'gate on a metric: accuracy=0.7 (lower bound), slotSensitivityGap=..0.1 (upper), preferenceFairness=-0.05..0.05; exit 1 when one fails' },
+  'stop-early': { type: 'boolean', description: 'score in a seeded random order and stop once every --threshold is decided by anytime-valid bounds (or one fails)' },
+  alpha: { type: 'string', value: 'A', description: 'with --stop-early: level of the anytime-valid bounds, in (0, 1)', default: '0.05' },
 } satisfies OptionTable
 
 export const evaluateCommand: Command = {
@@ -85,6 +89,17 @@ export const evaluateCommand: Command = {
     if (debias !== 'pride' && argv.some((arg) => /^--pride-fraction(=|$)/.test(arg))) throw new UsageError('--pride-fraction needs --debias pride: only pride scores a sample under every rotation')
     const modelOptions = modelOptionsFromFlags(raw, values.model !== undefined)
 
+    const thresholds = parseThresholdFlags(raw.threshold as string[] | undefined)
+    const stopEarly = raw['stop-early'] === true
+    // The parser fills in the default, so ask the command line whether the user gave it.
+    if (!stopEarly && argv.some((arg) => /^--alpha(=|$)/.test(arg))) throw new UsageError('--alpha needs --stop-early: it is the level of the anytime-valid bounds')
+    if (stopEarly && Object.keys(thresholds).length === 0) throw new UsageError('--stop-early needs at least one --threshold KEY=VALUE: the thresholds are what the run decides')
+    const alpha = stopEarly ? Number(values.alpha) : undefined
+    if (alpha !== undefined && !(alpha > 0 && alpha < 1)) throw new UsageError(`--alpha must be a number in (0, 1), got "${values.alpha}"`)
+    if (Object.keys(thresholds).length > 0 && !stopEarly && values.shard !== undefined)
+      throw new UsageError('--threshold cannot be combined with --shard: a part is not the whole set; gate the merged result')
+    if (stopEarly && values.shard !== undefined)
+      throw new ConfigError('--stop-early cannot be combined with --shard: a part that stops on its own decisions would not merge into a full run; score the whole set with --stop-early, or shard without it')
     const timeoutSeconds = seconds(values.timeout, 'timeout')
     const data = positionals[0]!
     const shard = values.shard !== undefined ? parseShard(values.shard) : undefined
@@ -159,6 +174,8 @@ export const evaluateCommand: Command = {
               storePrompts: raw['store-prompts'] === true,
               ...(prideFraction !== undefined ? { prideFraction } : {}),
               ...(raw['no-statistics'] === true ? { statistics: false } : {}),
+              ...(Object.keys(thresholds).length > 0 ? { thresholds } : {}),
+              ...(stopEarly ? { stopEarly: { alpha: alpha! } } : {}),
               ...(signal ? { signal } : {}),
               onProgress: (p) => {
                 scored = p.scored
@@ -196,6 +213,12 @@ export const evaluateCommand: Command = {
         })),
       )
       if (shard) process.stderr.write(`shard ${shard.index}/${shard.count}: ${total} of ${all.filter(isLabelled).length} labelled decisions scored; merge every part with \`sceptic merge\`\n`)
+      if (Object.keys(thresholds).length > 0) {
+        // Gating outside Vitest: the same verdicts as the threshold tests, exit 1 when one fails.
+        const report = thresholdReport(result, thresholds)
+        process.stdout.write(['', 'thresholds:', ...report.lines.map((line) => `  ${line}`), ''].join('\n'))
+        if (!report.pass) return 1
+      }
     } finally {
       progress.done()
       limit?.clear()

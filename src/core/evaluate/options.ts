@@ -7,6 +7,8 @@ import { buildPrompt } from '../prompt.ts'
 import { resolveReducer, type Reducer, type ReducerLike } from '../reducers.ts'
 import type { CustomMetric } from '../sample-score.ts'
 import { EVALUATE_RENAMES, refuseRenamedOptions } from '../renamed-options.ts'
+import type { StopEarlyOptions } from '../sequential/options.ts'
+import type { Threshold } from '../verdict.ts'
 
 /** Default share of decisions `pride` samples to estimate the slot prior: 0.05 (PriDe's α). */
 export const DEFAULT_PRIDE_FRACTION = 0.05
@@ -88,6 +90,17 @@ export interface EvaluateOptions {
    * artifacts stay small and do not copy possibly sensitive evidence.
    */
   storePrompts?: boolean
+  /**
+   * Thresholds on the result, by the keys `describeDecisions` takes (a number is a lower
+   * bound; `{ min?, max? }`). Recorded in `manifest.thresholds`; with `stopEarly` they
+   * are what the run decides.
+   */
+  thresholds?: Readonly<Record<string, Threshold>>
+  /**
+   * Score in a seeded random order and stop once every threshold is decided (or one has
+   * failed) by anytime-valid bounds (docs/stopping-early.md). `true` takes the defaults.
+   */
+  stopEarly?: true | StopEarlyOptions
 }
 
 /** The options every stage reads, with their defaults applied and checked. */

@@ -81,9 +81,9 @@ export function planEvaluation(decisions: readonly Decision[], settings: Setting
 /**
  * The plan's requests in chunks of whole decisions (a scorer sees all orderings and
  * epochs of a decision together), at most `chunkSize` requests unless one decision needs
- * more; a chunk never mixes pride-sampled and other rows.
+ * more, and at most `maxRows` decisions; a chunk never mixes pride-sampled and other rows.
  */
-export function* chunks(plan: Plan, epochs: number, chunkSize: number): Generator<Chunk> {
+export function* chunks(plan: Plan, epochs: number, chunkSize: number, maxRows = Infinity): Generator<Chunk> {
   const { rowOrder, orderings: sets, sampled } = plan
   const perRow = (r: number) => sets[r]!.length * epochs
   const inSample = (index: number) => sampled?.has(rowOrder[index]!) ?? false
@@ -91,11 +91,12 @@ export function* chunks(plan: Plan, epochs: number, chunkSize: number): Generato
   while (next < rowOrder.length) {
     const jobs: Job[] = []
     const phase = inSample(next)
+    const first = next
     do {
       const row = rowOrder[next]!
       for (let o = 0; o < sets[row]!.length; o++) for (let epoch = 0; epoch < epochs; epoch++) jobs.push({ row, o, epoch })
       next++
-    } while (next < rowOrder.length && inSample(next) === phase && jobs.length + perRow(rowOrder[next]!) <= chunkSize)
+    } while (next < rowOrder.length && next - first < maxRows && inSample(next) === phase && jobs.length + perRow(rowOrder[next]!) <= chunkSize)
     yield { jobs, inSample: phase, rowsDone: next }
   }
 }

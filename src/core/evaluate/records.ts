@@ -4,7 +4,7 @@
  * (a `--records-out` line) and, for custom metrics, its frozen sample score.
  */
 import { hash } from 'node:crypto'
-import { reorderCriterion } from '../decisions.ts'
+import { reorderCriterion, type LabelledDecision } from '../decisions.ts'
 import { dict } from '../dict.ts'
 import { isConsistent } from '../metrics.ts'
 import type { DecisionRecord } from '../record.ts'
@@ -38,17 +38,17 @@ export interface Outcomes {
 /** Shared empty flag list (frozen: records of unflagged decisions never carry it). */
 const NO_FLAGS: readonly string[] = Object.freeze([])
 
-/** Final predictions and records of every decision that did not fail. */
+/** Final predictions and records of every decision that did not fail (of the rows in `only`, when given). */
 export function decisionOutcomes(
   plan: Plan,
   aggregate: Aggregate,
   settings: Pick<Settings, 'average' | 'epochs' | 'reducer' | 'template'>,
-  options: { storePrompts?: boolean | undefined; withSamples: boolean },
+  options: { storePrompts?: boolean | undefined; withSamples: boolean; only?: ReadonlySet<number> | undefined },
 ): Outcomes {
   const { average, epochs, reducer, template } = settings
   const { offsets, totals, epochTotals, failures, flags, picks, pickedLetters } = aggregate
   const out: Outcomes = { scoredRows: [], gold: [], predictions: [], probabilities: [], goldIndex: [], confidences: [], hits: [], records: [], samples: [], valueSum: 0 }
-  plan.rows.forEach((row, r) => {
+  const visit = (row: LabelledDecision, r: number) => {
     if (failures.has(r)) return
     const ids = row.criterion.options.map((option) => option.id)
     const slice = totals.subarray(offsets[r]!, offsets[r + 1]!)
@@ -104,7 +104,10 @@ export function decisionOutcomes(
           flags: rowFlags,
         }),
       )
-  })
+  }
+  // `only`: those rows, in input order (the looks of a run that may stop early read each batch once).
+  if (options.only) for (const r of [...options.only].sort((a, b) => a - b)) visit(plan.rows[r]!, r)
+  else plan.rows.forEach(visit)
   return out
 }
 

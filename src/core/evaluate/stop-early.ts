@@ -1,0 +1,92 @@
+/**
+ * The optional stage of a run that may stop early (docs/stopping-early.md): decisions in
+ * a seeded random order, a look after every batch at anytime-valid bounds built from the
+ * evaluator's own outcomes, and what the result then says (`stopEarly`, `notScored`).
+ */
+import { mulberry32 } from '../decisions.ts'
+import { ConfigError } from '../errors.ts'
+import { isConsistent } from '../metrics.ts'
+import type { EvalResult } from '../result.ts'
+import { lookStops, SequentialMonitor, type Look } from '../sequential/monitor.ts'
+import { resolveStopEarly, type StopEarlyOptions, type StopEarlySettings } from '../sequential/options.ts'
+import type { Threshold } from '../verdict.ts'
+import type { Aggregate } from './aggregate.ts'
+import type { Settings } from './options.ts'
+import type { Job, Plan } from './plan.ts'
+import { decisionOutcomes } from './records.ts'
+
+/** The running state of a run that may stop early. */
+export class EarlyStop {
+  /** The plan with its rows in the seeded random order. */
+  readonly plan: Plan
+  readonly settings: StopEarlySettings
+  /** Rows sent to the scorer so far (failed ones included). */
+  readonly processed = new Set<number>()
+  private readonly monitor: SequentialMonitor
+  private last: Look | undefined
+  private stoppedEarly = false
+
+  constructor(
+    plan: Plan,
+    private readonly evaluation: Settings,
+    option: true | StopEarlyOptions,
+    thresholds: Readonly<Record<string, Threshold>>,
+  ) {
+    // pride estimates its prior from a sample of the whole set, held back before anything else is aggregated.
+    if (evaluation.debias === 'pride') throw new ConfigError('stopEarly cannot be used with debias "pride" (its prior needs a sample of the whole set first); use "cyclic"')
+    this.settings = resolveStopEarly(option, plan.rows.length)
+    this.plan = { ...plan, rowOrder: shuffled(plan.rowOrder, evaluation.seed) }
+    this.monitor = new SequentialMonitor(
+      thresholds,
+      this.settings.alpha,
+      plan.rows.map((row) => ({ criterion: row.criterion.key, gold: row.answer_id })),
+    )
+  }
+
+  /** Count a chunk that was just aggregated; true when the run should stop before the next one. */
+  look(jobs: readonly Job[], aggregate: Aggregate): boolean {
+    const fresh = new Set(jobs.map((job) => job.row))
+    for (const r of fresh) this.processed.add(r)
+    // The evaluator's own final outcomes (its hit, its tie rule) for the new rows.
+    const outcomes = decisionOutcomes(this.plan, aggregate, this.evaluation, { withSamples: false, only: fresh })
+    outcomes.scoredRows.forEach((r, i) => {
+      const row = this.plan.rows[r]!
+      const orderings = this.plan.orderings[r]!
+      // Circular accuracy's rule: the gold option picked under every ordering (the evaluator's own per-ordering picks).
+      const circular = orderings.length > 1 ? aggregate.picks[r]!.every((id) => id === outcomes.gold[i]) : null
+      this.monitor.observe({ criterion: row.criterion.key, gold: row.answer_id, hit: outcomes.hits[i]!, consistent: orderings.length > 1 ? isConsistent(aggregate.picks[r]!) : null, circular })
+    })
+    if (this.processed.size < this.settings.minDecisions) return false
+    this.last = this.monitor.look()
+    this.stoppedEarly = lookStops(this.last) && this.processed.size < this.plan.rows.length
+    return this.stoppedEarly
+  }
+
+  /** The result as a run that may stop early reports it: requests actually made, `notScored`, `stopEarly`. */
+  finish(result: EvalResult, requestsMade: number): EvalResult {
+    const look = this.last ?? this.monitor.look()
+    const total = this.plan.rows.length
+    result.manifest.forwardPasses = requestsMade
+    result.manifest.notScored = total - this.processed.size
+    result.stopEarly = {
+      alpha: this.settings.alpha,
+      scored: this.processed.size,
+      total,
+      stopped: this.stoppedEarly,
+      verdicts: look.verdicts,
+      bounds: look.bounds,
+    }
+    return result
+  }
+}
+
+/** A seeded Fisher–Yates shuffle (data sorted by category must not bias the running estimate). */
+export function shuffled(order: readonly number[], seed: number): number[] {
+  const out = [...order]
+  const random = mulberry32((seed ^ 0x5eed) >>> 0)
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1))
+    ;[out[i], out[j]] = [out[j]!, out[i]!]
+  }
+  return out
+}

@@ -1,0 +1,54 @@
+/** The `stopEarly` option of an evaluation, its defaults and checks, and what a result says about it. */
+import { ConfigError } from '../errors.ts'
+import { THRESHOLD_METRICS } from '../threshold-metrics.ts'
+import { assertThreshold, type Threshold } from '../verdict.ts'
+
+/** Default level of the anytime-valid bounds. */
+export const DEFAULT_STOP_ALPHA = 0.05
+
+/** Most decisions scored between two looks by default. */
+export const MAX_DEFAULT_BATCH = 64
+
+/** How a run may stop early (`stopEarly: true` takes every default). */
+export interface StopEarlyOptions {
+  /** Level of the anytime-valid bounds, in (0, 1): a wrong verdict at any stop has chance at most `alpha` per threshold. Default 0.05. */
+  alpha?: number
+  /** Decisions scored between two looks. Default: a fiftieth of the labelled decisions, between 8 and 64. */
+  batch?: number
+  /** No verdict before this many decisions are scored. Default 0 (the bounds are valid from the first look). */
+  minDecisions?: number
+}
+
+/** `stopEarly` with its defaults applied. */
+export interface StopEarlySettings {
+  readonly alpha: number
+  readonly batch: number
+  readonly minDecisions: number
+}
+
+/** Apply the defaults to `stopEarly` for a run of `total` labelled decisions; a bad value is a ConfigError. */
+export function resolveStopEarly(option: true | StopEarlyOptions, total: number): StopEarlySettings {
+  const given: StopEarlyOptions = option === true ? {} : option
+  if (typeof given !== 'object' || given === null) throw new ConfigError(`stopEarly must be true or { alpha?, batch?, minDecisions? }, got ${String(option)}`)
+  for (const key of Object.keys(given))
+    if (!['alpha', 'batch', 'minDecisions'].includes(key)) throw new ConfigError(`stopEarly: unknown option "${key}"; use alpha, batch or minDecisions`)
+  const { alpha = DEFAULT_STOP_ALPHA, batch = Math.min(MAX_DEFAULT_BATCH, Math.max(8, Math.ceil(total / 50))), minDecisions = 0 } = given
+  if (!(typeof alpha === 'number' && alpha > 0 && alpha < 1)) throw new ConfigError(`stopEarly.alpha must be in (0, 1), got ${String(alpha)}`)
+  if (!(Number.isInteger(batch) && batch >= 1)) throw new ConfigError(`stopEarly.batch must be an integer ≥ 1, got ${String(batch)}`)
+  if (!(Number.isInteger(minDecisions) && minDecisions >= 0)) throw new ConfigError(`stopEarly.minDecisions must be an integer ≥ 0, got ${String(minDecisions)}`)
+  return { alpha, batch, minDecisions }
+}
+
+/** Check the thresholds of `evaluateWithScorer`: a built-in key within its range, or one of the run's custom metrics. */
+export function checkThresholds(thresholds: Readonly<Record<string, unknown>>, customMetrics: readonly string[]): Record<string, Threshold> {
+  const out: Record<string, Threshold> = {}
+  for (const [key, threshold] of Object.entries(thresholds)) {
+    if (threshold === undefined) continue
+    const builtin = THRESHOLD_METRICS.get(key)
+    if (!builtin && !customMetrics.includes(key))
+      throw new ConfigError(`evaluateWithScorer: unknown threshold "${key}"; use ${[...THRESHOLD_METRICS.keys()].join(', ')}, or the name of a custom metric`)
+    assertThreshold('evaluateWithScorer', key, threshold, builtin?.range)
+    out[key] = threshold
+  }
+  return out
+}

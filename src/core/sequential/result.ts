@@ -1,0 +1,19 @@
+/** What a result says about a run that could stop early. */
+import type { RateBounds } from './confidence-sequence.ts'
+import type { SequentialVerdict } from './monitor.ts'
+
+/** What a run that could stop early says about it (`result.stopEarly`). */
+export interface StopEarlyResult {
+  /** Level of the bounds. */
+  alpha: number
+  /** Labelled decisions scored (failed ones included) before the run ended. */
+  scored: number
+  /** Labelled decisions in the run. */
+  total: number
+  /** Whether the run ended before every decision was scored. */
+  stopped: boolean
+  /** Each threshold's sequential verdict at the last look; `undecided` ones were decided by the full set (or not at all, when the run stopped). */
+  verdicts: Record<string, SequentialVerdict>
+  /** Each per-decision-rate threshold's anytime-valid bounds at the last look. */
+  bounds: Record<string, RateBounds>
+}

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, evaluateWithScorer, type ScoreFn } from '../../../src/core/index.ts'
+import { bernoulliConfidenceSequence } from '../../../src/core/sequential/confidence-sequence.ts'
+import { bernoulliReader, bernoulliSet } from '../../helpers/bernoulli-set.ts'
+
+/** The reader, counting the decisions it was asked about. */
+function counting(): { score: ScoreFn; seen: Set<string> } {
+  const seen = new Set<string>()
+  return { seen, score: (requests, context) => (requests.forEach((r) => seen.add(r.state + r.criterion.key)), bernoulliReader(requests, context)) }
+}
+
+describe('evaluateWithScorer with stopEarly', () => {
+  it('stops a clear pass early, says so, and counts every row', async () => {
+    const data = [...bernoulliSet(1000, 0.9, 1), { id: 'u', state: 'o0 right steady', criterion: { key: 'even', options: [{ id: 'o0', text: 'a' }, { id: 'o1', text: 'b' }] } }]
+    const requests: number[] = []
+    const result = await evaluateWithScorer(data, (r, c) => (requests.push(r.length), bernoulliReader(r, c)), { thresholds: { accuracy: 0.7, orderConsistency: 0.8 }, stopEarly: true, onWarning: () => {} })
+    const s = result.stopEarly!
+    expect(s).toMatchObject({ alpha: 0.05, total: 1000, stopped: true, verdicts: { accuracy: 'pass', orderConsistency: 'pass' } })
+    expect(s.scored).toBeLessThan(500)
+    // The batch is at most 64 decisions: every scorer call held at most 64 · 4 requests.
+    expect(Math.max(...requests)).toBeLessThanOrEqual(64 * 4)
+    expect(requests.reduce((a, b) => a + b, 0)).toBe(s.scored * 4)
+    expect(result.manifest.forwardPasses).toBe(s.scored * 4)
+    // Rows read = scored + failed + unlabelled + notScored; records only for the scored decisions.
+    expect(result.n + result.failed + result.manifest.unlabelledSkipped + result.manifest.notScored!).toBe(data.length)
+    expect(result.records).toHaveLength(result.n)
+    expect(result.n).toBe(s.scored)
+    // Records stay in input order.
+    const ids = result.records.map((r) => Number(r.id.slice(1)))
+    expect(ids).toEqual([...ids].sort((a, b) => data.findIndex((d) => d.id === `d${a}`) - data.findIndex((d) => d.id === `d${b}`)))
+    // The bounds are the confidence sequence of the scored hits.
+    const hits = result.records.filter((r) => r.prediction === r.gold).length
+    const cs = bernoulliConfidenceSequence(hits, result.n, 0.05)
+    expect(s.bounds.accuracy!.lower).toBeGreaterThanOrEqual(cs.lower - 1e-12)
+    expect(s.bounds.accuracy!.lower).toBeGreaterThanOrEqual(0.7)
+    expect(result.manifest.thresholds).toEqual({ accuracy: 0.7, orderConsistency: 0.8 })
+  })
+
+  it('a file sorted wrong-first does not fool it: the order is a seeded shuffle', async () => {
+    // 60% right overall, all wrong ones first: in file order the first look would fail a 0.5 bound.
+    const data = bernoulliSet(600, 0.6, 2)
+    const a = await evaluateWithScorer(data, bernoulliReader, { thresholds: { accuracy: 0.5 }, stopEarly: { batch: 16 }, statistics: false })
+    const b = await evaluateWithScorer(data, bernoulliReader, { thresholds: { accuracy: 0.5 }, stopEarly: { batch: 16 }, statistics: false })
+    expect(a.stopEarly!.verdicts.accuracy).not.toBe('fail')
+    expect(a.records.map((r) => r.id)).toEqual(b.records.map((r) => r.id))
+    const c = await evaluateWithScorer(data, bernoulliReader, { thresholds: { accuracy: 0.5 }, stopEarly: { batch: 16 }, statistics: false, seed: 5 })
+    expect(c.records.map((r) => r.id)).not.toEqual(a.records.map((r) => r.id))
+  })
+
+  it('stops on the first failed threshold, leaving the others undecided', async () => {
+    const data = bernoulliSet(1000, 0.5, 3)
+    const result = await evaluateWithScorer(data, bernoulliReader, { thresholds: { balancedAccuracy: 0.7, orderConsistency: 0.5, slotSensitivityGap: { max: 0.5 } }, stopEarly: true, statistics: false })
+    expect(result.stopEarly).toMatchObject({ stopped: true, verdicts: { balancedAccuracy: 'fail', slotSensitivityGap: 'undecided' } })
+    expect(result.stopEarly!.bounds.balancedAccuracy!.upper).toBeLessThan(0.7)
+    expect(result.stopEarly!.bounds.slotSensitivityGap).toBeUndefined()
+    expect(result.stopEarly!.scored).toBeLessThan(400)
+  })
+
+  it('a threshold at the true rate stays undecided and every decision is scored', async () => {
+    const { score, seen } = counting()
+    const data = bernoulliSet(300, 0.7, 4)
+    const result = await evaluateWithScorer(data, score, { thresholds: { accuracy: 0.7 }, stopEarly: { alpha: 0.01 }, statistics: false })
+    expect(result.stopEarly).toMatchObject({ stopped: false, scored: 300, total: 300, verdicts: { accuracy: 'undecided' } })
+    expect(result.manifest.notScored).toBe(0)
+    expect(result.n).toBe(300)
+    expect(seen.size).toBeGreaterThan(0)
+  })
+
+  it('minDecisions holds the first verdict back; no thresholds means no stop', async () => {
+    const data = bernoulliSet(400, 0.95, 5)
+    const held = await evaluateWithScorer(data, bernoulliReader, { thresholds: { accuracy: 0.5 }, stopEarly: { batch: 10, minDecisions: 200 }, statistics: false })
+    expect(held.stopEarly!.scored).toBe(200)
+    const none = await evaluateWithScorer(data, bernoulliReader, { stopEarly: true, statistics: false })
+    expect(none.stopEarly).toMatchObject({ stopped: false, scored: 400, verdicts: {}, bounds: {} })
+    const without = await evaluateWithScorer(data, bernoulliReader, { thresholds: { accuracy: 0.5 }, statistics: false })
+    expect(without.stopEarly).toBeUndefined()
+    expect(without.manifest.notScored).toBeUndefined()
+  })
+
+  it('circular accuracy and the worst criterion are decided early too', async () => {
+    const result = await evaluateWithScorer(bernoulliSet(2000, 0.95, 8), bernoulliReader, { thresholds: { circularAccuracy: 0.6, perCriterion: 0.6 }, stopEarly: true, statistics: false })
+    expect(result.stopEarly).toMatchObject({ stopped: true, verdicts: { circularAccuracy: 'pass', perCriterion: 'pass' } })
+    expect(result.stopEarly!.bounds.perCriterion!.lower).toBeGreaterThanOrEqual(0.6)
+    expect(result.stopEarly!.scored).toBeLessThan(1000)
+  })
+
+  it('with one ordering order consistency is never decided early (nothing could move a pick)', async () => {
+    const result = await evaluateWithScorer(bernoulliSet(300, 0.95, 7), bernoulliReader, { thresholds: { orderConsistency: 0.5 }, stopEarly: true, debias: 'none', statistics: false })
+    expect(result.stopEarly).toMatchObject({ stopped: false, scored: 300, verdicts: { orderConsistency: 'undecided' }, bounds: { orderConsistency: { lower: 0, upper: 1 } } })
+  })
+
+  it('refuses bad settings with a ConfigError', async () => {
+    const data = bernoulliSet(20, 0.9, 6)
+    const run = (options: object) => evaluateWithScorer(data, bernoulliReader, { thresholds: { accuracy: 0.5 }, ...options })
+    await expect(run({ stopEarly: { alpha: 1 } })).rejects.toThrow(ConfigError)
+    await expect(run({ stopEarly: { batch: 0 } })).rejects.toThrow(/batch/)
+    await expect(run({ stopEarly: { minDecisions: -1 } })).rejects.toThrow(/minDecisions/)
+    await expect(run({ stopEarly: { alfa: 0.1 } })).rejects.toThrow(/unknown option "alfa"/)
+    await expect(run({ stopEarly: true, debias: 'pride' })).rejects.toThrow(/pride/)
+    await expect(run({ stopEarly: true, thresholds: { acuracy: 0.5 } })).rejects.toThrow(/unknown threshold "acuracy"/)
+    await expect(run({ stopEarly: true, thresholds: { accuracy: 1.5 } })).rejects.toThrow(ConfigError)
+  })
+})
+
+describe('early stopping, simulated (seeded)', () => {
+  it.each(['accuracy', 'balancedAccuracy'])('%s: at a true rate 0.02 below the bound, passes early in at most α + 3σ of 200 runs', async (key) => {
+    const alpha = 0.05
+    const runs = 200
+    let passed = 0
+    let scored = 0
+    for (let run = 0; run < runs; run++) {
+      const result = await evaluateWithScorer(bernoulliSet(400, 0.68, 100 + run), bernoulliReader, {
+        thresholds: { [key]: 0.7 },
+        stopEarly: { alpha },
+        statistics: false,
+        debias: 'none',
+        seed: run,
+      })
+      if (result.stopEarly!.verdicts[key] === 'pass') passed++
+      scored += result.stopEarly!.scored / 400
+    }
+    expect(passed / runs).toBeLessThanOrEqual(alpha + 3 * Math.sqrt((alpha * (1 - alpha)) / runs))
+    expect(scored / runs).toBeGreaterThan(0.5) // close to the bound, most of the set is needed
+  }, 20_000)
+})
