@@ -156,9 +156,9 @@ describe('pairwise primacy and recency never count a tie', () => {
 
 describe('several epochs', () => {
   it('a tied epoch is a wrong epoch', async () => {
-    // Epoch 0 flat, epoch 1 answers gold: one of two epochs right.
-    const scorer: ScoreFn = (requests) => requests.map((r) => (r.epoch === 0 ? [1, 1] : r.criterion.options.map((o) => (o.id === 'o1' ? 3 : 1))))
-    const result = await evaluateWithScorer([decision(2, 1)], scorer, { debias: 'cyclic', epochs: 2, statistics: false })
+    // Epoch 0 flat (first-maximum-wins credited it: gold is listed first), epoch 1 answers gold: one of two right.
+    const scorer: ScoreFn = (requests) => requests.map((r) => (r.epoch === 0 ? [1, 1] : r.criterion.options.map((o) => (o.id === 'o0' ? 3 : 1))))
+    const result = await evaluateWithScorer([decision(2, 0)], scorer, { debias: 'cyclic', epochs: 2, statistics: false })
     expect(result.records[0]!.epochValues).toEqual([0, 1])
   })
 })
