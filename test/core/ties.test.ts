@@ -154,6 +154,25 @@ describe('pairwise primacy and recency never count a tie', () => {
   })
 })
 
+describe('a decision that fails after a tied ordering', () => {
+  it('takes its split letters back: the histogram covers scored decisions only', async () => {
+    // "bad": its identity ordering is a flat tie, its next ordering fails. "good" picks A uniquely
+    // under every rotation (so its totals tie: the one tied decision).
+    const scorer: FallibleScoreFn = (requests) =>
+      requests.map((r) =>
+        r.state === 'bad'
+          ? r.criterion.options[0]!.id === 'o0'
+            ? [1, 1, 1]
+            : { failure: 'timeout', message: 'took too long' }
+          : [3, 1, 1],
+      )
+    const result = await evaluateWithScorer([decision(3, 0, { state: 'bad' }), decision(3, 0, { state: 'good' })], scorer, { debias: 'cyclic', statistics: false })
+    expect(result.failed).toBe(1)
+    expect(result.letterDistribution).toEqual({ A: 1, B: 0, C: 0 })
+    expect(result.manifest.tied).toEqual({ decisions: 1, picks: 0 })
+  })
+})
+
 describe('several epochs', () => {
   it('a tied epoch is a wrong epoch', async () => {
     // Epoch 0 flat (first-maximum-wins credited it: gold is listed first), epoch 1 answers gold: one of two right.

@@ -33,7 +33,7 @@ export class Aggregate {
   readonly picks: (string | null)[][]
   /** Letter picked under each ordering, per row; `null` where tied. */
   readonly pickedLetters: (string | null)[][]
-  /** Picks per slot letter over the scored decisions (A first); a tied pick counts 1/t on each of its t slots. */
+  /** Picks per slot letter over the scored decisions (A first); after {@link finish}, a tied pick counts 1/t on each of its t slots. */
   readonly letterCounts: number[]
   /** The tied slots of each tied pick: row → (index into its picks → slots, ascending). Sparse: most rows have none. */
   readonly tiedPicks = new Map<number, Map<number, readonly number[]>>()
@@ -127,12 +127,11 @@ export class Aggregate {
         this.pickedLetters[r]!.push(LETTERS[best]!)
         this.letterCounts[best]!++
       } else {
-        // A tie is no answer: no option id, and the letter count split evenly over the tied slots.
+        // A tie is no answer: no option id; its letter count is split over the tied slots in finish().
         const tied = this.tiedPicks.get(r) ?? this.tiedPicks.set(r, new Map()).get(r)!
         tied.set(this.picks[r]!.length, slots)
         this.picks[r]!.push(null)
         this.pickedLetters[r]!.push(null)
-        for (const slot of slots) this.letterCounts[slot]! += 1 / slots.length
       }
     }
   }
@@ -168,12 +167,10 @@ export class Aggregate {
       const first = failures.values().next().value!
       throw new ScorerError(`every decision failed to score (${reasons}); the first: ${first.message}`)
     }
-    for (const r of failures.keys()) {
-      this.pickedLetters[r]!.forEach((letter, i) => {
-        if (letter !== null) this.letterCounts[LETTERS.indexOf(letter as (typeof LETTERS)[number])]!--
-        else for (const slot of this.tiedPicks.get(r)!.get(i)!) this.letterCounts[slot]! -= 1 / this.tiedPicks.get(r)!.get(i)!.length
-      })
-    }
+    for (const r of failures.keys())
+      for (const letter of this.pickedLetters[r]!) if (letter !== null) this.letterCounts[LETTERS.indexOf(letter as (typeof LETTERS)[number])]!--
+    // Split tied picks last, over scored decisions only: adding and taking back fractions would leave float residue.
+    for (const [r, tied] of this.tiedPicks) if (!failures.has(r)) for (const slots of tied.values()) for (const slot of slots) this.letterCounts[slot]! += 1 / slots.length
   }
 }
 
