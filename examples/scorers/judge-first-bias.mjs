@@ -4,7 +4,8 @@
 // somewhere on the grade scale (0 = excellent … 4 = unacceptable). On top of that it has
 // a mild first-slot preference, as fixed-order judges are known to have: a fixed bonus
 // for whichever grade is listed as A. Clear answers keep their grade however the grades
-// are ordered; an answer between two grades gets whichever of the two is listed first.
+// are ordered; an answer between two grades leans to the nearer one, and the other wins
+// whenever it is listed first.
 // `sceptic evaluate … --debias cyclic` exposes exactly those verdicts.
 /** @typedef {import('vitest-sceptic').ScoreRequest} ScoreRequest */
 
@@ -59,8 +60,9 @@ export function gradeEstimate(state) {
   if (!rubric) return 2 // a question it has no key for: the middle of the scale
   const facts = rubric.facts.filter((words) => words.some((word) => answer.includes(word))).length
   const errors = rubric.errors.filter((phrase) => answer.includes(phrase)).length
-  const hedged = HEDGES.some((word) => answer.includes(word)) ? 0.5 : 0
-  const terse = answer.split(/\s+/).length < 8 ? 0.5 : 0
+  // Short of half a grade, so a borderline answer is never an exact tie (a tie is no answer).
+  const hedged = HEDGES.some((word) => answer.includes(word)) ? 0.4 : 0
+  const terse = answer.split(/\s+/).length < 8 ? 0.4 : 0
   return Math.min(4, Math.max(0, 3 - facts + errors + hedged + terse))
 }
 

@@ -5,7 +5,7 @@
  * Poisson-binomial count of hits of a uniform guesser, each decision hit with
  * probability 1/options (dynamic programming over decisions).
  */
-export function aboveChanceP(records: readonly { gold: string; prediction: string; probabilities: Record<string, number> }[]): number {
+export function aboveChanceP(records: readonly { gold: string; prediction: string | null; probabilities: Record<string, number> }[]): number {
   let dist = new Float64Array(records.length + 1)
   dist[0] = 1
   let hits = 0

@@ -217,7 +217,8 @@ export function computeStatistics(
   const deff = clusters ? designEffect(hits.map(Number), clusters) : 1
   const mdd = minimumDetectableDifference(n, { accuracy: centre, designEffect: deff })
 
-  const confidences = records.map((r) => own(r.probabilities, r.prediction) ?? 0)
+  // A tie's confidence is the tied maximum, as the evaluator's ECE reads it.
+  const confidences = records.map((r) => (r.prediction === null ? topProbability(r.probabilities) : (own(r.probabilities, r.prediction) ?? 0)))
   const ece = expectedCalibrationError(confidences, hits) ?? 0
   const eceRule = eceReliability(ece, confidences, { seed, simulations: 500 })
 
@@ -277,4 +278,11 @@ function classCounts(classOf: Int32Array, hit: Uint8Array, classes: number): [nu
 /** `[62.0, 79.8]`: an interval's bounds in percent, one decimal. */
 export function formatInterval(interval: Pick<Interval, 'lower' | 'upper'>): string {
   return `[${(interval.lower * 100).toFixed(1)}, ${(interval.upper * 100).toFixed(1)}]`
+}
+
+/** The largest probability of a record. */
+function topProbability(probabilities: Readonly<Record<string, number>>): number {
+  let top = 0
+  for (const p of Object.values(probabilities)) if (p > top) top = p
+  return top
 }

@@ -17,6 +17,7 @@ export const COMPUTED_MANIFEST_KEYS: readonly string[] = Object.freeze([
   'failed',
   'failedByReason',
   'flagged',
+  'tied',
   'epochs',
   'reducer',
   'fingerprint',

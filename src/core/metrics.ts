@@ -6,8 +6,8 @@ import { dict } from './dict.ts'
  * write them, and none of them knows about orderings or scorers.
  */
 
-/** Share of predictions equal to gold. `accuracy([], [])` is 0. */
-export function accuracy(gold: readonly string[], predictions: readonly string[]): number {
+/** Share of predictions equal to gold (a `null` prediction, a tie, is wrong). `accuracy([], [])` is 0. */
+export function accuracy(gold: readonly string[], predictions: readonly (string | null)[]): number {
   if (gold.length === 0) return 0
   let hits = 0
   for (let i = 0; i < gold.length; i++) if (gold[i] === predictions[i]) hits++
@@ -15,7 +15,7 @@ export function accuracy(gold: readonly string[], predictions: readonly string[]
 }
 
 /** Recall of each class present in gold: `#(gold = c ∧ pred = c) / #(gold = c)`. */
-export function recallByClass(gold: readonly string[], predictions: readonly string[]): Map<string, number> {
+export function recallByClass(gold: readonly string[], predictions: readonly (string | null)[]): Map<string, number> {
   const seen = new Map<string, [hits: number, total: number]>()
   for (let i = 0; i < gold.length; i++) {
     const counts = seen.get(gold[i]!) ?? [0, 0]
@@ -31,7 +31,7 @@ export function recallByClass(gold: readonly string[], predictions: readonly str
  * `balanced_accuracy_score`, unadjusted). A constant predictor scores exactly 1/K
  * for K classes present in gold, whatever the class balance.
  */
-export function balancedAccuracy(gold: readonly string[], predictions: readonly string[]): number {
+export function balancedAccuracy(gold: readonly string[], predictions: readonly (string | null)[]): number {
   const recalls = [...recallByClass(gold, predictions).values()]
   return recalls.length === 0 ? 0 : mean(recalls)
 }
@@ -43,7 +43,7 @@ export function balancedAccuracy(gold: readonly string[], predictions: readonly 
  */
 export function meanGroupBalancedAccuracy(
   gold: readonly string[],
-  predictions: readonly string[],
+  predictions: readonly (string | null)[],
   groups: readonly string[],
 ): number {
   const perGroup = balancedAccuracyByGroup(gold, predictions, groups)
@@ -54,10 +54,10 @@ export function meanGroupBalancedAccuracy(
 /** Balanced accuracy within each group, keyed by group (keys sorted). */
 export function balancedAccuracyByGroup(
   gold: readonly string[],
-  predictions: readonly string[],
+  predictions: readonly (string | null)[],
   groups: readonly string[],
 ): Record<string, number> {
-  const byGroup = new Map<string, [string[], string[]]>()
+  const byGroup = new Map<string, [string[], (string | null)[]]>()
   groups.forEach((group, i) => {
     const entry = byGroup.get(group) ?? [[], []]
     entry[0].push(gold[i]!)
@@ -82,16 +82,16 @@ export function chanceAccuracy(optionCounts: readonly number[]): number {
  * is the same under every ordering scored. `null` when no decision was scored under
  * more than one ordering, since then nothing could expose a position prior.
  */
-export function orderConsistency(picks: readonly (readonly string[])[]): number | null {
+export function orderConsistency(picks: readonly (readonly (string | null)[])[]): number | null {
   if (picks.length === 0 || picks.every((p) => p.length <= 1)) return null
   let consistent = 0
   for (const p of picks) if (isConsistent(p)) consistent++
   return consistent / picks.length
 }
 
-/** Whether every pick equals the first. */
-export function isConsistent(picks: readonly string[]): boolean {
-  return picks.every((pick) => pick === picks[0])
+/** Whether every pick equals the first; a tied pick (`null`, no answer) is never consistent. */
+export function isConsistent(picks: readonly (string | null)[]): boolean {
+  return picks.every((pick) => pick !== null && pick === picks[0])
 }
 
 /**

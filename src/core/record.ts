@@ -17,14 +17,19 @@ export const DecisionRecordSchema = z.object({
   criterion: text,
   /** Gold option id. */
   gold: text,
-  /** Final predicted option id (argmax of the averaged probabilities, first maximum wins). */
-  prediction: text,
+  /**
+   * Final predicted option id (the maximum of the averaged probabilities); `null` when the
+   * maximum is tied (options within a relative 1e-12): a tie is no answer and counts as wrong.
+   */
+  prediction: text.nullable(),
+  /** The tied option ids, in the criterion's option order; present only when `prediction` is `null`. */
+  tied: texts.optional(),
   /** Final probability per option id, renormalised to sum to 1. */
   probabilities: dictSchema(z.number({ error: 'must be a number' })).refine((p) => Object.keys(p).length > 0, 'must be a non-empty object of numbers'),
-  /** Option id picked under each ordering, in ordering order. */
-  picks: texts,
-  /** Letter (slot) picked under each ordering. */
-  letters: texts,
+  /** Option id picked under each ordering, in ordering order; `null` where that ordering's maximum is tied. */
+  picks: z.array(text.nullable(), { error: 'must be an array of strings or nulls' }),
+  /** Letter (slot) picked under each ordering; `null` where tied. */
+  letters: z.array(text.nullable(), { error: 'must be an array of strings or nulls' }),
   /** First 16 hex digits of sha256 of the prompt as presented in the first ordering. */
   promptHash: text.optional(),
   /** That prompt's text; only with `storePrompts: true`. */

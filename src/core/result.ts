@@ -61,6 +61,12 @@ export interface Manifest {
   failedByReason: Record<string, number>
   /** Scored decisions by flag the scorer raised (e.g. `missing_logprobs`). */
   flagged: Record<string, number>
+  /**
+   * Ties, which are no answer: `decisions` whose final maximum is tied (counted wrong) and
+   * per-ordering `picks` that are tied (their letter split over the tied letters). Absent
+   * in results written before ties were counted.
+   */
+  tied?: { decisions: number; picks: number }
   /** Times each (decision, ordering) was scored. */
   epochs: number
   /** Name of the epoch reducer (`mean`, `pass_at_2`, `at_least_3_ge_0.6`, …); `--reducer` and `reducer` accept it back. */

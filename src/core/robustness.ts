@@ -16,8 +16,10 @@ export interface PanelDecision {
   goldIndex: number
   /** The orderings scored: slot `i` of ordering `o` showed original option `orderings[o][i]`. */
   orderings: readonly Ordering[]
-  /** Picked slot under each ordering (argmax, first maximum wins). */
+  /** Picked slot under each ordering; −1 where the ordering's maximum is tied (no answer, never a hit). */
   picked: readonly number[]
+  /** The tied slots of each tied pick, by ordering index: its letter count is split evenly over them. */
+  tiedPicks?: ReadonlyMap<number, readonly number[]>
   /** Slots that move under reordering (not pinned), ascending. */
   movable: readonly number[]
   /** Picked slot per epoch under each ordering; only with more than one epoch. */
@@ -90,16 +92,24 @@ export function panelDecision(
   criterion: Criterion,
   goldIndex: number,
   orderings: readonly Ordering[],
-  letters: readonly string[],
+  letters: readonly (string | null)[],
   epochPicks?: readonly (readonly number[])[],
+  tiedPicks?: ReadonlyMap<number, readonly number[]>,
 ): PanelDecision {
   return {
     goldIndex,
     orderings,
-    picked: letters.map((letter) => LETTERS.indexOf(letter as (typeof LETTERS)[number])),
+    picked: letters.map((letter) => (letter === null ? -1 : LETTERS.indexOf(letter as (typeof LETTERS)[number]))),
     movable: movableSlots(criterion),
     ...(epochPicks ? { epochPicks } : {}),
+    ...(tiedPicks ? { tiedPicks } : {}),
   }
+}
+
+/** The slots one ordering's pick counts on, each with its share: the picked slot, or every tied slot at 1/t. */
+function pickShares(d: PanelDecision, o: number): readonly number[] {
+  const pick = d.picked[o]!
+  return pick >= 0 ? [pick] : (d.tiedPicks?.get(o) ?? [])
 }
 
 /**
@@ -143,7 +153,8 @@ export function robustnessPanel(
       pairsScored++
       goldShown[goldSlot]!++
       if (hit) goldHit[goldSlot]!++
-      pickedAt[pick]!++
+      const slots = pickShares(d, o)
+      for (const slot of slots) pickedAt[slot]! += 1 / slots.length
     })
     if (all) strict++
   }
@@ -177,11 +188,17 @@ export function robustnessPanel(
  */
 function contribute(d: PanelDecision, observed: Float64Array, expected: Float64Array): void {
   const m = d.movable.length
-  for (const pick of d.picked) {
-    if (!d.movable.includes(pick)) continue
-    observed[pick]!++
-    for (const slot of d.movable) expected[slot]! += 1 / m
-  }
+  d.picked.forEach((_, o) => {
+    // A tied pick counts 1/t on each tied slot, like the letters picked.
+    const slots = pickShares(d, o)
+    let share = 0
+    for (const slot of slots)
+      if (d.movable.includes(slot)) {
+        observed[slot]! += 1 / slots.length
+        share += 1 / slots.length
+      }
+    if (share > 0) for (const slot of d.movable) expected[slot]! += share / m
+  })
 }
 
 function chiSquareOf(observed: Float64Array, expected: Float64Array): { chiSquare: number; df: number; n: number } | null {

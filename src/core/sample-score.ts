@@ -14,8 +14,8 @@ export interface SampleScore {
   readonly criterion: string
   /** Gold option id. */
   readonly gold: string
-  /** Final predicted option id. */
-  readonly prediction: string
+  /** Final predicted option id; `null` when the maximum is tied (no answer, counted wrong). */
+  readonly prediction: string | null
   /**
    * The reduced score, a float in [0, 1]: the epoch reducer applied to the per-epoch
    * correctness. With one epoch and the default reducer it is 1 (right) or 0 (wrong).
@@ -24,7 +24,7 @@ export interface SampleScore {
   readonly value: number
   /** Per-epoch correctness (1 or 0) before reduction, one per epoch. */
   readonly epochValues: readonly number[]
-  /** Probability of the final prediction, in [0, 1]. */
+  /** Probability of the final prediction (of the tied maximum when tied), in [0, 1]. */
   readonly confidence: number
   /** Final probability per option id (sums to 1). */
   readonly probabilities: Readonly<Record<string, number>>

@@ -126,7 +126,7 @@ const RSTD_NOTES = {
   'all-wrong': 'every recall is 0 (nothing answered right), so 0 here says nothing about letter bias',
 } as const
 
-/** `failed` and `flagged` lines: how many decisions did not count, and why. Nothing when none. */
+/** `failed`, `flagged` and `tied` lines: how many decisions did not count, and why. Nothing when none. */
 function failureLines(result: EvalResult, c: ReturnType<typeof pc.createColors>): string[] {
   const m = result.manifest
   const lines: string[] = []
@@ -139,6 +139,13 @@ function failureLines(result: EvalResult, c: ReturnType<typeof pc.createColors>)
     lines.push(`${label('failed')}${c.red(String(result.failed))}   (${summary(m.failedByReason ?? {})}; metrics are over the ${result.n} scored)`)
   const flagged = Object.values(m.flagged ?? {}).reduce((a, b) => a + b, 0)
   if (flagged > 0) lines.push(`${label('flagged')}${c.yellow(String(flagged))}   (${summary(m.flagged)})`)
+  const tied = m.tied
+  if (tied && (tied.decisions > 0 || tied.picks > 0))
+    lines.push(
+      `${label('tied')}${c.yellow(String(tied.decisions))}   ${c.dim(
+        `decision${tied.decisions === 1 ? '' : 's'} with no single answer (counted wrong); ${tied.picks} tied pick${tied.picks === 1 ? '' : 's'} (letter split evenly)`,
+      )}`,
+    )
   return lines
 }
 

@@ -106,7 +106,8 @@ describe('sceptic evaluate', () => {
     const module = join(dir, 'sampler.mjs')
     // Epochs 0 and 2 answer slot A (o0), epoch 1 the first other option (o1). The file's
     // golds are o1, o1, o2: under max the values are 1, 1, 0, so the score is 2/3.
-    await writeFile(module, "export default (requests) => requests.map((r) => r.criterion.options.map((o, i) => (i === 0) === (r.epoch !== 1) ? 1 : 0))\n")
+    // (Epoch 1 used to score o1 and o2 alike and lean on first-maximum-wins; a tie is no answer now.)
+    await writeFile(module, "export default (requests) => requests.map((r) => r.criterion.options.map((o, i) => (i === (r.epoch === 1 ? 1 : 0) ? 1 : 0)))\n")
     const json = join(dir, 'epochs.json')
     const { code, stdout } = await sceptic(['evaluate', 'test/data/good/bom-crlf-blank.jsonl', '--scorer', module, '--debias', 'none', '--epochs', '3', '--reducer', 'max', '--json-out', json])
     expect(code).toBe(0)

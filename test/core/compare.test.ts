@@ -160,7 +160,8 @@ describe('compareResults on two real evaluations', () => {
     const c = compareResults(base, tuned, { labels: ['first-slot', 'reader'] })
     expect(c.fingerprint.a).toBe(c.fingerprint.b)
     expect(c.table.onlyA).toBe(0)
-    expect(c.table.onlyB).toBe(20) // the always-A scorer ties and the tie goes to option x: right on 10 of 30
+    expect(c.table.onlyB).toBe(30) // the always-A scorer ties every decision, and a tie is no answer: right on none
+    expect(c.table.bothRight).toBe(0)
     expect(c.mcnemar.pTwoSided).toBeLessThan(1e-5)
     expect(c.orderConsistency).toMatchObject({ a: 0, b: 1, decisions: 30 })
     expect(c.balancedAccuracy.interval.lower).toBeGreaterThan(0)

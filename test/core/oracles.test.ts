@@ -27,12 +27,13 @@ describe('always-first scorer under cyclic, 3 options (O3)', () => {
     expect(result.brier).toBeCloseTo(2 / 3, 12)
     for (const record of result.records) {
       for (const p of Object.values(record.probabilities)) expect(p).toBeCloseTo(1 / 3, 12)
-      // The averaged vector ties exactly; the first option id wins (docs/design.md#contracts).
-      expect(record.prediction).toBe('o0')
+      // The averaged vector ties exactly: a tie is no answer (docs/design.md#ties).
+      expect(record.prediction).toBeNull()
+      expect(record.tied).toEqual(['o0', 'o1', 'o2'])
     }
-    // Accuracy = share of gold answers that are the first option; ECE = |acc − 1/3|.
-    expect(result.accuracy).toBe(1 / 4)
-    expect(result.ece).toBeCloseTo(Math.abs(1 / 4 - 1 / 3), 12)
+    // Nothing answered, nothing credited; ECE = |0 − 1/3|.
+    expect(result.accuracy).toBe(0)
+    expect(result.ece).toBeCloseTo(1 / 3, 12)
     expect(result.manifest.orderingsScored).toBe(3)
     expect(result.manifest.forwardPasses).toBe(12)
   })

@@ -75,10 +75,11 @@ describe('render', () => {
       [
         'model              alwaysFirst (ScoreFn)',
         'decisions          2   (1 unlabelled skipped)',
+        // Both averaged vectors tie: a tie is no answer, so neither is credited.
+        'tied               2   decisions with no single answer (counted wrong); 0 tied picks (letter split evenly)',
         'debias             cyclic   3 orderings scored',
-        // Both averaged vectors tie; the first option id wins: "a" (right) and "yes" (wrong).
-        'accuracy           50.0%   (chance 41.7%)',
-        'balanced accuracy  50.0%',
+        'accuracy           0.0%   (chance 41.7%)',
+        'balanced accuracy  0.0%',
         'order consistency  0.0%   same answer under every ordering',
         // Without statistics only the size rule applies (the HTML page says the same).
         `ece                ${result.ece!.toFixed(3)}   unreliable at n = 2 (< 300): read the Brier score`,
@@ -99,7 +100,7 @@ describe('render', () => {
         'letters picked     A:100%  B:0%  C:0%',
         '',
         'per criterion (balanced accuracy):',
-        '  queue                1.000',
+        '  queue                0.000',
         '  refund               0.000',
       ].join('\n'),
     )
@@ -111,7 +112,9 @@ describe('render', () => {
     const rows = Array.from({ length: 30 }, (_, i) => decision(3, i % 3))
     const result = await evaluateWithScorer(rows, alwaysFirst, { debias: 'cyclic', ...quiet })
     const text = render(result, { color: false })
-    expect(text).toMatch(/^balanced accuracy  33\.3%  \[[\d.]+, [\d.]+\]   not better than chance$/m)
+    // Every decision ties (a tie is no answer): nothing is credited.
+    expect(text).toMatch(/^balanced accuracy  0\.0%  \[[\d.]+, [\d.]+\]   not better than chance$/m)
+    expect(text).toMatch(/^tied {15}30   decisions with no single answer/m)
     // 0 of 30 consistent: Clopper–Pearson upper 1 − 0.025^(1/30) = 0.116, not a collapsed [0.0, 0.0].
     expect(text).toMatch(/^order consistency  0\.0%  \[0\.0, 11\.6\]   same answer under every ordering   not better than a random guesser$/m)
     expect(text).toMatch(/^ece {16}[\d.]+   unreliable at n = 30/m)

@@ -8,7 +8,7 @@ import { ScorerError } from '../errors.ts'
 import { LOG_FLOOR } from '../orderings.ts'
 import type { ScoreFailure } from '../score.ts'
 import { summariseFailures } from '../failure-summary.ts'
-import { argmaxFirst } from './argmax.ts'
+import { maximalSlots } from './argmax.ts'
 import type { Settings } from './options.ts'
 import type { Plan } from './plan.ts'
 import { divideOut } from './priors.ts'
@@ -29,13 +29,20 @@ export class Aggregate {
   readonly totals: Float64Array
   /** The same per epoch (`offsets[r]·epochs + e·k`), only when there is more than one epoch to tell apart. */
   readonly epochTotals: Float64Array | undefined
-  /** Option id picked under each ordering, per row. */
-  readonly picks: string[][]
-  /** Letter picked under each ordering, per row. */
-  readonly pickedLetters: string[][]
-  /** Picks per slot letter over the scored decisions (A first). */
+  /** Option id picked under each ordering, per row; `null` where the ordering's pick is tied (no answer). */
+  readonly picks: (string | null)[][]
+  /** Letter picked under each ordering, per row; `null` where tied. */
+  readonly pickedLetters: (string | null)[][]
+  /** Picks per slot letter over the scored decisions (A first); after {@link finish}, a tied pick counts 1/t on each of its t slots. */
   readonly letterCounts: number[]
-  /** Picked slot per (row, ordering, epoch), for the panel's repetition stability; only with several epochs. */
+  /** The tied slots of each tied pick: row → (index into its picks → slots, ascending). Sparse: most rows have none. */
+  readonly tiedPicks = new Map<number, Map<number, readonly number[]>>()
+  /**
+   * Stated picks per row, counted per (epoch, original option index) at `e·k + i`: the model's
+   * own choice, which breaks a tie of the totals when it names one option most often.
+   */
+  readonly statedVotes = new Map<number, Float64Array>()
+  /** Picked slot per (row, ordering, epoch), for the panel's repetition stability (−1: tied); only with several epochs. */
   readonly epochPicks: number[][][] | undefined
   /** Each failed row's first failure. */
   readonly failures = new Map<number, ScoreFailure>()
@@ -95,7 +102,7 @@ export class Aggregate {
             ? divideOut(Array.from(scored.vectors[start + e]!), prior)
             : Array.from(scored.vectors[start + e]!, (v) => v / scored.sums[start + e]!)
           for (let slot = 0; slot < width; slot++) sum[slot]! += vector[slot]! / epochs
-          if (epochPicks) (epochPicks[r]![job.o] ??= []).push(scored.picks?.[start + e] ?? argmaxFirst(vector))
+          if (epochPicks) (epochPicks[r]![job.o] ??= []).push(scored.picks?.[start + e] ?? uniqueMaximum(vector))
           if (epochTotals) {
             const base = offsets[r]! * epochs + e * width
             for (let slot = 0; slot < width; slot++)
@@ -112,12 +119,40 @@ export class Aggregate {
       if (average === 'log')
         for (let slot = 0; slot < width; slot++) totals[base + ordering[slot]!]! += Math.log(Math.max(avg[slot]! * weight, LOG_FLOOR)) / sets[r]!.length
       else for (let slot = 0; slot < width; slot++) totals[base + ordering[slot]!]! += avg[slot]! * share
-      const slots = (scored.picks ? orderingPick(scored.picks, start, epochs) : undefined) ?? [argmaxFirst(avg)]
-      const best = slots[0]!
-      this.picks[r]!.push(this.plan.rows[r]!.criterion.options[ordering[best]!]!.id)
-      this.pickedLetters[r]!.push(LETTERS[best]!)
-      this.letterCounts[best]!++
+      if (scored.picks) this.countStated(r, ordering, scored.picks, start)
+      const slots = (scored.picks ? orderingPick(scored.picks, start, epochs) : undefined) ?? maximalSlots(avg)
+      if (slots.length === 1) {
+        const best = slots[0]!
+        this.picks[r]!.push(this.plan.rows[r]!.criterion.options[ordering[best]!]!.id)
+        this.pickedLetters[r]!.push(LETTERS[best]!)
+        this.letterCounts[best]!++
+      } else {
+        // A tie is no answer: no option id; its letter count is split over the tied slots in finish().
+        const tied = this.tiedPicks.get(r) ?? this.tiedPicks.set(r, new Map()).get(r)!
+        tied.set(this.picks[r]!.length, slots)
+        this.picks[r]!.push(null)
+        this.pickedLetters[r]!.push(null)
+      }
     }
+  }
+
+  /** Count the stated picks of one ordering's epochs, by original option index. */
+  private countStated(r: number, ordering: readonly number[], stated: readonly (number | undefined)[], start: number): void {
+    const { epochs } = this.settings
+    const k = ordering.length
+    for (let e = 0; e < epochs; e++) {
+      const pick = stated[start + e]
+      if (pick === undefined) continue
+      const votes = this.statedVotes.get(r) ?? this.statedVotes.set(r, new Float64Array(epochs * k)).get(r)!
+      votes[e * k + ordering[pick]!]!++
+    }
+  }
+
+  /** Tied picks over the scored decisions (after {@link finish}: failed decisions left out). */
+  tiedPickCount(): number {
+    let count = 0
+    for (const [r, tied] of this.tiedPicks) if (!this.failures.has(r)) count += tied.size
+    return count
   }
 
   /**
@@ -132,7 +167,10 @@ export class Aggregate {
       const first = failures.values().next().value!
       throw new ScorerError(`every decision failed to score (${reasons}); the first: ${first.message}`)
     }
-    for (const r of failures.keys()) for (const letter of this.pickedLetters[r]!) this.letterCounts[LETTERS.indexOf(letter)]!--
+    for (const r of failures.keys())
+      for (const letter of this.pickedLetters[r]!) if (letter !== null) this.letterCounts[LETTERS.indexOf(letter as (typeof LETTERS)[number])]!--
+    // Split tied picks last, over scored decisions only: adding and taking back fractions would leave float residue.
+    for (const [r, tied] of this.tiedPicks) if (!failures.has(r)) for (const slots of tied.values()) for (const slot of slots) this.letterCounts[slot]! += 1 / slots.length
   }
 }
 
@@ -152,4 +190,10 @@ export function orderingPick(stated: readonly (number | undefined)[], start: num
   let most = 0
   for (const count of votes.values()) if (count > most) most = count
   return [...votes].filter(([, count]) => count === most).map(([slot]) => slot).sort((a, b) => a - b)
+}
+
+/** The one maximal slot of `values`, or −1 when the maximum is tied. */
+function uniqueMaximum(values: ArrayLike<number>): number {
+  const slots = maximalSlots(values)
+  return slots.length === 1 ? slots[0]! : -1
 }

@@ -59,7 +59,7 @@ export function assembleResult(
   const { rows, sampled } = plan
   const { debias, epochs, seed, average, reducer, prideFraction } = settings
   const { scoredRows, gold, predictions, probabilities, goldIndex, confidences, hits, records, samples, valueSum } = outcomes
-  const { picks, pickedLetters, epochPicks, letterCounts } = aggregate
+  const { picks, pickedLetters, epochPicks, letterCounts, tiedPicks } = aggregate
 
   const failureList: DecisionFailure[] = [...aggregate.failures].sort(([a], [b]) => a - b).map(([r, failure]) => ({
     id: decisionId(rows[r]!, r),
@@ -71,7 +71,7 @@ export function assembleResult(
   const calibrationMeasured = !(NO_DISTRIBUTION in flaggedCounts)
 
   const scoredDecisions = scoredRows.map((r) => rows[r]!)
-  const panelInput = scoredRows.map((r, i) => panelDecision(rows[r]!.criterion, goldIndex[i]!, plan.orderings[r]!, pickedLetters[r]!, epochPicks?.[r]))
+  const panelInput = scoredRows.map((r, i) => panelDecision(rows[r]!.criterion, goldIndex[i]!, plan.orderings[r]!, pickedLetters[r]!, epochPicks?.[r], tiedPicks.get(r)))
   // Cramér's V's interval is a bootstrap: skipped, like the others, with `statistics: false`.
   const panel = robustnessPanel(panelInput, { seed, ...(options.statistics === false ? { resamples: 0 } : {}) })
   const widest = Math.max(...scoredDecisions.map((row) => row.criterion.options.length))
@@ -84,6 +84,7 @@ export function assembleResult(
     failed: failureList.length,
     failedByReason: countBy(failureList.map((f) => f.reason)),
     flagged: flaggedCounts,
+    tied: { decisions: outcomes.tiedDecisions, picks: aggregate.tiedPickCount() },
     epochs,
     reducer: reducer.name,
     fingerprint: fingerprint(rows),

@@ -1,7 +1,8 @@
 /**
- * Stage 4a of an evaluation: each scored decision's final prediction (the first maximum
- * of its per-id totals, original option order, within a tie tolerance), its record
- * (a `--records-out` line) and, for custom metrics, its frozen sample score.
+ * Stage 4a of an evaluation: each scored decision's final prediction (the maximum of its
+ * per-id totals; a tie within the tolerance is no answer unless the scorer's stated picks
+ * name one of the tied options most often), its record (a `--records-out` line) and, for
+ * custom metrics, its frozen sample score.
  */
 import { hash } from 'node:crypto'
 import { reorderCriterion, type LabelledDecision } from '../decisions.ts'
@@ -10,7 +11,7 @@ import { isConsistent } from '../metrics.ts'
 import type { DecisionRecord } from '../record.ts'
 import { freezeScore, type SampleScore } from '../sample-score.ts'
 import type { Aggregate } from './aggregate.ts'
-import { argmaxFirst, normalise, softmax, TIE_TOLERANCE } from './argmax.ts'
+import { maximalSlots, normalise, softmax } from './argmax.ts'
 import type { Settings } from './options.ts'
 import { decisionId } from '../decision-id.ts'
 import type { Plan } from './plan.ts'
@@ -20,14 +21,17 @@ export interface Outcomes {
   /** Indices into `plan.rows`. */
   scoredRows: number[]
   gold: string[]
-  predictions: string[]
+  /** The predicted option id; `null` for a tie (no answer). */
+  predictions: (string | null)[]
   /** Final probability per option, original option order. */
   probabilities: number[][]
   /** Index of the gold option in the original order. */
   goldIndex: number[]
-  /** Probability of the prediction. */
+  /** Probability of the prediction (of the tied maximum for a tie). */
   confidences: number[]
   hits: boolean[]
+  /** Decisions whose final prediction is tied (no answer). */
+  tiedDecisions: number
   records: DecisionRecord[]
   /** Frozen sample scores, only when custom metrics will read them. */
   samples: SampleScore[]
@@ -46,36 +50,56 @@ export function decisionOutcomes(
   options: { storePrompts?: boolean | undefined; withSamples: boolean; only?: ReadonlySet<number> | undefined },
 ): Outcomes {
   const { average, epochs, reducer, template } = settings
-  const { offsets, totals, epochTotals, failures, flags, picks, pickedLetters } = aggregate
-  const out: Outcomes = { scoredRows: [], gold: [], predictions: [], probabilities: [], goldIndex: [], confidences: [], hits: [], records: [], samples: [], valueSum: 0 }
+  const { offsets, totals, epochTotals, failures, flags, picks, pickedLetters, statedVotes } = aggregate
+  const out: Outcomes = {
+    scoredRows: [],
+    gold: [],
+    predictions: [],
+    probabilities: [],
+    goldIndex: [],
+    confidences: [],
+    hits: [],
+    tiedDecisions: 0,
+    records: [],
+    samples: [],
+    valueSum: 0,
+  }
   const visit = (row: LabelledDecision, r: number) => {
     if (failures.has(r)) return
     const ids = row.criterion.options.map((option) => option.id)
+    const k = ids.length
     const slice = totals.subarray(offsets[r]!, offsets[r + 1]!)
     const p = average === 'log' ? softmax(slice) : normalise(slice)
-    const best = argmaxFirst(p, TIE_TOLERANCE)
-    const hit = ids[best] === row.answer_id
-    // Correctness per epoch, from each epoch's own debiased average; one epoch is the final hit.
+    const votes = statedVotes.get(r)
+    const tied = maximalSlots(p)
+    const best = finalPick(tied, votes && summedVotes(votes, epochs, k))
+    const prediction = best === undefined ? null : ids[best]!
+    const hit = prediction !== null && prediction === row.answer_id
+    // Correctness per epoch, from each epoch's own debiased average (a tie is wrong); one epoch is the final hit.
     const epochValues = epochTotals
       ? Array.from({ length: epochs }, (_, e) => {
-          const base = offsets[r]! * epochs + e * ids.length
-          return ids[argmaxFirst(epochTotals.subarray(base, base + ids.length), TIE_TOLERANCE)] === row.answer_id ? 1 : 0
+          const base = offsets[r]! * epochs + e * k
+          const pick = finalPick(maximalSlots(epochTotals.subarray(base, base + k)), votes?.subarray(e * k, (e + 1) * k))
+          return pick !== undefined && ids[pick] === row.answer_id ? 1 : 0
         })
       : [hit ? 1 : 0]
     const rowFlagSet = flags.get(r)
     const rowFlags: readonly string[] = rowFlagSet ? [...rowFlagSet].sort() : NO_FLAGS
     out.scoredRows.push(r)
     out.gold.push(row.answer_id)
-    out.predictions.push(ids[best]!)
+    const confidence = p[best ?? tied[0]!]!
+    out.predictions.push(prediction)
     out.probabilities.push(p)
     out.goldIndex.push(ids.indexOf(row.answer_id))
-    out.confidences.push(p[best]!)
+    out.confidences.push(confidence)
     out.hits.push(hit)
+    if (prediction === null) out.tiedDecisions++
     const record: DecisionRecord = {
       id: decisionId(row, r),
       criterion: row.criterion.key,
       gold: row.answer_id,
-      prediction: ids[best]!,
+      prediction,
+      ...(prediction === null ? { tied: tied.map((slot) => ids[slot]!) } : {}),
       probabilities: byId(ids, p),
       picks: picks[r]!,
       letters: pickedLetters[r]!,
@@ -98,7 +122,7 @@ export function decisionOutcomes(
           prediction: record.prediction,
           value,
           epochValues,
-          confidence: p[best]!,
+          confidence,
           probabilities: dict(Object.entries(record.probabilities)),
           consistent: plan.orderings[r]!.length > 1 ? isConsistent(picks[r]!) : null,
           flags: rowFlags,
@@ -108,6 +132,33 @@ export function decisionOutcomes(
   // `only`: those rows, in input order (the looks of a run that may stop early read each batch once).
   if (options.only) for (const r of [...options.only].sort((a, b) => a - b)) visit(plan.rows[r]!, r)
   else plan.rows.forEach(visit)
+  return out
+}
+
+/**
+ * The final pick among the maximal options `tied`: the one option, or for a tie the tied
+ * option the scorer's stated picks (`votes`, per option) name most often, when exactly one
+ * does; else `undefined`, no answer. The data file's order never decides.
+ */
+export function finalPick(tied: readonly number[], votes: ArrayLike<number> | undefined): number | undefined {
+  if (tied.length === 1) return tied[0]
+  if (!votes) return undefined
+  let best: number | undefined
+  let most = 0
+  let unique = false
+  for (const slot of tied) {
+    const count = votes[slot]!
+    if (count > most) [best, most, unique] = [slot, count, true]
+    else if (count === most) unique = false
+  }
+  return unique ? best : undefined
+}
+
+/** Stated picks per option summed over the epochs (`votes[e·k + i]`). */
+function summedVotes(votes: Float64Array, epochs: number, k: number): Float64Array {
+  if (epochs === 1) return votes
+  const out = new Float64Array(k)
+  for (let e = 0; e < epochs; e++) for (let i = 0; i < k; i++) out[i]! += votes[e * k + i]!
   return out
 }
 

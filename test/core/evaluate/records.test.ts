@@ -22,16 +22,18 @@ function run(vector: number[], answers: number[], options = {}) {
 }
 
 describe('records and assemble stages', () => {
-  it('a tie in the totals goes to the first option in the original order', () => {
+  it('a tie in the totals is no answer: prediction null, the tied ids listed, never a hit', () => {
     const { plan, aggregate, settings } = run([0.6, 0.3, 0.1], [2, 0])
     const outcomes = decisionOutcomes(plan, aggregate, settings, { withSamples: true })
-    expect(outcomes.predictions).toEqual(['o0', 'o0'])
-    expect(outcomes.hits).toEqual([false, true])
-    expect(outcomes.records[0]).toMatchObject({ id: 'd0', gold: 'o2', prediction: 'o0', picks: ['o0', 'o1', 'o2'], letters: ['A', 'A', 'A'] })
+    expect(outcomes.predictions).toEqual([null, null])
+    expect(outcomes.hits).toEqual([false, false])
+    expect(outcomes.tiedDecisions).toBe(2)
+    expect(outcomes.records[0]).toMatchObject({ id: 'd0', gold: 'o2', prediction: null, tied: ['o0', 'o1', 'o2'], picks: ['o0', 'o1', 'o2'], letters: ['A', 'A', 'A'] })
     expect(outcomes.records[0]!.promptHash).toMatch(/^[0-9a-f]{16}$/)
     expect(outcomes.records[0]!.prompt).toBeUndefined()
     expect(outcomes.samples.map((s) => s.consistent)).toEqual([false, false])
-    expect(outcomes.valueSum).toBe(1)
+    expect(outcomes.samples.map((s) => s.prediction)).toEqual([null, null])
+    expect(outcomes.valueSum).toBe(0)
   })
 
   it('promptHash is the first 16 hex digits of the sha256 of the first presentation\'s prompt, UTF-8', () => {
