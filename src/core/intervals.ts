@@ -273,8 +273,3 @@ function classCounts(classOf: Int32Array, hit: Uint8Array, classes: number): [nu
   }
   return counts
 }
-
-/** `[62.0, 79.8]`: an interval's bounds in percent, one decimal. */
-export function formatInterval(interval: Pick<Interval, 'lower' | 'upper'>): string {
-  return `[${(interval.lower * 100).toFixed(1)}, ${(interval.upper * 100).toFixed(1)}]`
-}
