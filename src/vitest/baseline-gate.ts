@@ -18,6 +18,7 @@ import {
   type BaselineOutcome,
 } from './baseline.ts'
 import { escapeControl } from '../core/escape.ts'
+import { notWrittenHint } from './missing-record.ts'
 import { percent } from './format.ts'
 
 /** Where the gate runs and what it may do. */
@@ -65,9 +66,7 @@ export function oneOrderingOutcome(file: string): BaselineOutcome {
 export async function runBaselineGate(suite: string, result: EvalResult, { path, file, mode, ci, gate }: BaselineGateContext): Promise<BaselineOutcome> {
   const current = baselineFromResult(suite, result)
   const oc = percent(result.orderConsistency ?? 0)
-  const notUnderCI =
-    'baselines are never written under CI (CI is set), not even with `vitest -u`: a baseline written by the run it gates checks nothing. ' +
-    'Run the evals locally (with `vitest -u` to refresh), review the file and commit it.'
+  const notUnderCI = notWrittenHint('baseline', true)
   if (mode === 'all') {
     if (ci) return { status: 'not-written-in-ci', file, pass: false, message: `baseline ${file} was not refreshed: ${notUnderCI}`, orderConsistency: result.orderConsistency }
     await writeBaseline(path, current)
@@ -76,7 +75,7 @@ export async function runBaselineGate(suite: string, result: EvalResult, { path,
   const stored = await readBaseline(path)
   if (!stored) {
     if (mode === 'none' || ci) {
-      const why = ci ? notUnderCI : 'this run does not write baselines (update mode none, e.g. `--update=none`). Run the evals without it (or with `vitest -u`) to record it, review it and commit it.'
+      const why = notWrittenHint('baseline', ci)
       return { status: 'missing', file, pass: false, message: `no baseline at ${file}, and ${why}`, orderConsistency: result.orderConsistency }
     }
     await writeBaseline(path, current)
