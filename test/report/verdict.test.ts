@@ -131,6 +131,24 @@ describe('the comparison verdict', () => {
     expect(text).not.toMatch(/no difference/)
   })
 
+  it('the two-run HTML page opens with the comparison verdict; each run keeps its own below', () => {
+    const base = records(30, () => true)
+    const tuned = records(30, (i) => i >= 14)
+    const json = (rs: DecisionRecord[]) =>
+      ({ accuracy: 1, balancedAccuracy: 1, orderConsistency: rs.filter((r) => r.picks[0] === r.picks[1]).length / rs.length, perCriterion: { c: 1 }, letterDistribution: { A: 0.5, B: 0.5 }, ece: null, brier: null, n: rs.length, manifest: { debias: 'cyclic', orderingsScored: 2, chance: 0.5, unlabelledSkipped: 0 } }) as unknown as EvalResultJson
+    const paired = renderHtmlReport([{ result: json(base), records: base }, { result: json(tuned), records: tuned }])
+    const page = /<p id="verdict" class="verdict-line (\w+)"[^>]*>([^<]*)<\/p>/.exec(paired)
+    expect(page?.[1]).toBe('fail')
+    expect(page?.[2]).toBe('B is worse than A: order consistency −46.7 pp (exact p = 0.000122), decisions answered by position +46.7 pp (exact p = 0.000122)')
+    expect(paired.match(/class="verdict-line /g)).toHaveLength(3)
+    expect(paired).not.toMatch(/No difference in hits/)
+    const bare = renderHtmlReport([{ result: json(base) }, { result: json(tuned) }])
+    // Without records to pair, both runs' verdicts (letters split evenly: no single slot to blame).
+    expect(/<p id="verdict"[^>]*>([^<]*)<\/p>/.exec(bare)?.[1]).toBe(
+      'A: reads the evidence: 100% balanced accuracy, 100% order consistency; B: answers change with the order shown: order consistency 53%, balanced accuracy 100%',
+    )
+  })
+
   it('every significant change is named, better ones apart from worse ones', () => {
     const base = records(40, () => true)
     // tuned: 20 more wrong (accuracy down) but all consistent.
