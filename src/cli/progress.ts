@@ -1,6 +1,6 @@
 /** The CLI's progress line on stderr while a run scores. */
 import type { EvaluateProgress } from '../core/evaluate.ts'
-import { formatProgress, PROGRESS_INTERVAL_MS } from '../vitest/progress.ts'
+import { PROGRESS_INTERVAL_MS, progressLine } from '../report/format.ts'
 
 /** Where progress goes: stderr, or a stand-in with the same shape in tests. */
 export interface ProgressStream {
@@ -42,7 +42,7 @@ export function cliProgress(
       const t = now()
       if (!enabled || scored >= total || t - last < interval) return
       last = t
-      const line = formatProgress({ suite: label, scored, total, elapsedMs: t - started })
+      const line = progressLine({ suite: label, scored, total, elapsedMs: t - started })
       stream.write(tty ? `\r\x1b[2K${line}` : `${line}\n`)
       shown = true
     },

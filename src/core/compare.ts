@@ -53,6 +53,16 @@ export interface PairedTable {
   neither: number
 }
 
+/** A yes/no property of each decision (consistent? answered by position?) on both sides: shares, B − A, the paired table and its exact McNemar test. */
+export interface PairedShare {
+  decisions: number
+  a: number
+  b: number
+  difference: number
+  table: PairedTable
+  mcnemar: McNemarResult
+}
+
 /** What {@link compareResults} returns. Differences are always B − A. */
 export interface Comparison {
   /** Labels of the two sides. */
@@ -74,14 +84,14 @@ export interface Comparison {
    * sides, its change, the paired table of "consistent?" and its exact McNemar test.
    * `null` when no decision qualifies.
    */
-  orderConsistency: {
-    decisions: number
-    a: number
-    b: number
-    difference: number
-    table: PairedTable
-    mcnemar: McNemarResult
-  } | null
+  orderConsistency: PairedShare | null
+  /**
+   * Decisions answered by position: the same letter picked under every ordering while
+   * the option there changed (so the pick followed the slot, not the option), over the
+   * same decisions as `orderConsistency`, with its paired table and exact McNemar test.
+   * `null` when no decision was scored under several orderings on both sides.
+   */
+  answeredByPosition: PairedShare | null
   /** Smallest accuracy difference this many pairs detects (80% power, α = 0.05, ρ = 0.5; Miller 2024 Eq. 10). */
   minimumDetectableDifference: number
   /** Seed, replicates and level of the bootstrap. */
@@ -157,20 +167,10 @@ export function compareResults(a: Comparable, b: Comparable, options: CompareOpt
 
   const multi = pairedA.map((r, i) => i).filter((i) => pairedA[i]!.picks.length > 1 && pairedB[i]!.picks.length > 1)
   let orderConsistency: Comparison['orderConsistency'] = null
+  let answeredByPosition: Comparison['answeredByPosition'] = null
   if (multi.length > 0) {
-    const ca = multi.map((i) => isConsistent(pairedA[i]!.picks))
-    const cb = multi.map((i) => isConsistent(pairedB[i]!.picks))
-    const ocTable = pairedTable(ca, cb)
-    const ocA = ca.filter(Boolean).length / multi.length
-    const ocB = cb.filter(Boolean).length / multi.length
-    orderConsistency = {
-      decisions: multi.length,
-      a: ocA,
-      b: ocB,
-      difference: ocB - ocA,
-      table: ocTable,
-      mcnemar: mcnemarExact(ocTable.onlyA, ocTable.onlyB),
-    }
+    orderConsistency = pairedShare(multi.map((i) => isConsistent(pairedA[i]!.picks)), multi.map((i) => isConsistent(pairedB[i]!.picks)))
+    answeredByPosition = pairedShare(multi.map((i) => byPosition(pairedA[i]!)), multi.map((i) => byPosition(pairedB[i]!)))
   }
 
   const accA = (table.bothRight + table.onlyA) / n
@@ -184,6 +184,7 @@ export function compareResults(a: Comparable, b: Comparable, options: CompareOpt
     accuracy: { a: accA, b: accB, difference: accB - accA },
     balancedAccuracy: { a: baA, b: baB, difference: baB - baA, interval },
     orderConsistency,
+    answeredByPosition,
     minimumDetectableDifference: minimumDetectableDifference(n, { accuracy: Math.min(0.95, Math.max(0.05, (accA + accB) / 2)) }),
     settings: { seed, resamples, level },
   }
@@ -191,6 +192,19 @@ export function compareResults(a: Comparable, b: Comparable, options: CompareOpt
 
 function hit(record: DecisionRecord): boolean {
   return record.prediction === record.gold
+}
+
+function pairedShare(a: readonly boolean[], b: readonly boolean[]): PairedShare {
+  const table = pairedTable(a, b)
+  const shareA = a.filter(Boolean).length / a.length
+  const shareB = b.filter(Boolean).length / b.length
+  return { decisions: a.length, a: shareA, b: shareB, difference: shareB - shareA, table, mcnemar: mcnemarExact(table.onlyA, table.onlyB) }
+}
+
+/** One letter under every ordering while the option picked changed: the pick followed the slot. */
+function byPosition(record: DecisionRecord): boolean {
+  const letters = record.letters
+  return letters.length > 1 && letters.every((letter) => letter === letters[0]) && !isConsistent(record.picks)
 }
 
 function pairedTable(a: readonly boolean[], b: readonly boolean[]): PairedTable {

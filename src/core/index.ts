@@ -78,7 +78,8 @@ export type {
   MillerPowerInput,
   MinimumDetectableDifferenceOptions,
 } from './stats.ts'
-export { formatInterval, computeStatistics } from './intervals.ts'
+export { computeStatistics } from './intervals.ts'
+export { formatInterval } from '../report/format.ts'
 export type { Statistics, StatisticsOptions, Verdict } from './intervals.ts'
 export { compareResults, recordsFingerprint } from './compare.ts'
 export { renderComparison } from '../report/terminal-comparison.ts'

@@ -275,11 +275,6 @@ function classCounts(classOf: Int32Array, hit: Uint8Array, classes: number): [nu
   return counts
 }
 
-/** `[62.0, 79.8]`: an interval's bounds in percent, one decimal. */
-export function formatInterval(interval: Pick<Interval, 'lower' | 'upper'>): string {
-  return `[${(interval.lower * 100).toFixed(1)}, ${(interval.upper * 100).toFixed(1)}]`
-}
-
 /** The largest probability of a record. */
 function topProbability(probabilities: Readonly<Record<string, number>>): number {
   let top = 0

@@ -66,7 +66,7 @@ export function parseComparable(text: string, file: string): Comparable {
   if (isPlainObject(whole) && !('gold' in whole)) {
     if (!Array.isArray(whole.records))
       throw new DataError(
-        `has no "records" array (a --json-out report leaves them out). Compare the per-decision records instead: run \`sceptic evaluate ... --records-out FILE.jsonl\` for each side and compare those files.`,
+        `has no "records" array (a --json-out report leaves them out). Write the per-decision records beside it (\`sceptic evaluate ... --json-out X.json --records-out X.records.jsonl\`), or compare the records files themselves.`,
         { file },
       )
     const result = check(EvalResultSchema, whole, file, '; expected a whole EvalResult as JSON (with records) or a --records-out file')

@@ -7,7 +7,8 @@
 import type { EvalResultJson } from '../core/result.ts'
 import { evaluateThresholds, isBuiltinThreshold, thresholdLabel, THRESHOLD_METRICS } from '../core/threshold-metrics.ts'
 import { stopEarlyLine, stopEarlyOf } from '../core/sequential/verdict.ts'
-import { formatP } from './terminal-robustness.ts'
+import { formatP, lettersLine, percent } from './format.ts'
+import { runVerdict, type VerdictSeverity } from './run-verdict.ts'
 import { checkMark, describeTests, summariseTests, testOutcome, type SuiteTest } from './suite-tests.ts'
 import { formatThreshold, thresholdTestName, type Threshold, type ThresholdVerdict } from '../core/verdict.ts'
 
@@ -35,7 +36,10 @@ export interface GitHubSuite {
   tests?: readonly SuiteTest[]
 }
 
-const pct = (value: number | null | undefined) => (value === null || value === undefined ? 'n/a' : `${(value * 100).toFixed(1)}%`)
+const pct = (value: number | null | undefined) => percent(value)
+
+/** The summary's sign for a verdict's severity. */
+const SEVERITY_SIGN: Readonly<Record<VerdictSeverity, string>> = { fail: '🔴', warn: '🟠', pass: '🟢', unknown: '⚪' }
 
 /** One threshold check as the summary shows it: the core verdict plus the threshold as written. */
 export interface ThresholdCheck extends ThresholdVerdict {
@@ -86,6 +90,8 @@ export function githubSummary(suites: readonly GitHubSuite[]): string {
     }
     const r = suite.result
     if (!r) continue
+    const verdict = runVerdict(r)
+    out.push(`${SEVERITY_SIGN[verdict.severity]} **${escapeMarkdown(verdict.sentence)}**`, '')
     out.push('| metric | value | bound | |', '| --- | --- | --- | --- |')
     const bound = (key: string) => checks.find((c) => c.key === key)
     const shown = new Set<string>()
@@ -105,11 +111,11 @@ export function githubSummary(suites: readonly GitHubSuite[]): string {
     }
     if (r.slotSensitivityGap != null || bound('slotSensitivityGap'))
       row('slot sensitivity gap', `${pct(r.slotSensitivityGap)} (position-blind 0)`, 'slotSensitivityGap')
-    if (r.slotBias) row('slot bias', `χ² ${r.slotBias.chiSquare.toFixed(1)}, df ${r.slotBias.df}, p ${formatP(r.slotBias.p)}, V ${r.slotBias.cramersV.toFixed(2)}`, bound('cramersV') ? 'cramersV' : undefined)
+    if (r.slotBias) row('slot bias', `χ² ${r.slotBias.chiSquare.toFixed(1)}, df ${r.slotBias.df}, ${formatP(r.slotBias.p)}, V ${r.slotBias.cramersV.toFixed(2)}`, bound('cramersV') ? 'cramersV' : undefined)
     if (r.pairwise || bound('positionConsistency')) row(thresholdLabel('positionConsistency'), `${pct(r.pairwise?.positionConsistency)}${r.pairwise ? ` of ${r.pairwise.pairs}` : ''}`, 'positionConsistency')
     if (r.pairwise || bound('preferenceFairness')) row(thresholdLabel('preferenceFairness'), `${show('preferenceFairness', r.pairwise?.preferenceFairness)} (fair 0)`, 'preferenceFairness')
     if (bound('perCriterion')) row(thresholdLabel('perCriterion'), pct(bound('perCriterion')!.value), 'perCriterion')
-    row('letters picked', Object.entries(r.letterDistribution).map(([l, v]) => `${l} ${Math.round(v * 100)}%`).join(' · '))
+    row('letters picked', lettersLine(r.letterDistribution, ' · '))
     const stop = stopEarlyOf(r)
     row(
       'decisions',
@@ -143,7 +149,7 @@ export function githubAnnotations(suites: readonly GitHubSuite[]): string[] {
         error(
           `${suite.suite} > ${thresholdTestName(check.key, check.threshold)}`,
           failureText(check) +
-            (suite.result ? `; letters picked ${Object.entries(suite.result.letterDistribution).map(([l, v]) => `${l}:${Math.round(v * 100)}%`).join(' ')}` : ''),
+            (suite.result ? `; letters picked ${lettersLine(suite.result.letterDistribution, ' ')}` : ''),
         )
     if (suite.baseline && !suite.baseline.pass) error(`${suite.suite} > order consistency vs baseline`, suite.baseline.message)
   }

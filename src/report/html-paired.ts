@@ -2,7 +2,8 @@
 import { compareResults, type Comparison } from '../core/compare.ts'
 import { DataError } from '../core/errors.ts'
 import type { ReportRun } from './run-files.ts'
-import { pValue, signed, signedInt, signedPp } from './html-format.ts'
+import { formatP, signed, signedInt, signedPp } from './html-format.ts'
+import { comparisonVerdict, type RunVerdict } from './run-verdict.ts'
 import { escapeXml, percent } from './svg.ts'
 
 export function headlineComparison(runs: readonly ReportRun[], labels: readonly string[]): string {
@@ -34,22 +35,28 @@ export function headlineComparison(runs: readonly ReportRun[], labels: readonly 
   )
 }
 
-/** The paired comparison, or a sentence on why there is none. */
-export function pairedSection(runs: readonly ReportRun[], labels: readonly string[]): string {
-  const open = `<section class="paired" aria-labelledby="paired-h"><h2 id="paired-h">Paired comparison</h2>`
+/** The paired comparison of two runs, or why there is none (an HTML sentence). */
+export type Pairing = { comparison: Comparison } | { absent: string }
+
+/** Pair two runs by their records, once per page. */
+export function pairRuns(runs: readonly ReportRun[]): Pairing {
   const [ra, rb] = [runs[0]!, runs[1]!]
   if (!ra.records?.length || !rb.records?.length) {
     const missing = [!ra.records?.length ? 'A' : '', !rb.records?.length ? 'B' : ''].filter(Boolean).join(' and ')
-    return `${open}<p class="absent">A paired test needs the records of both runs; ${missing} ${missing.length > 1 ? 'have' : 'has'} none (<code>--records-out</code>).</p></section>`
+    return { absent: `<p class="absent">A paired test needs the records of both runs; ${missing} ${missing.length > 1 ? 'have' : 'has'} none (<code>--records-out</code>).</p>` }
   }
-  let comparison: Comparison
   try {
-    comparison = compareResults({ records: ra.records, manifest: ra.result.manifest }, { records: rb.records, manifest: rb.result.manifest }, { labels: ['A', 'B'] })
+    return { comparison: compareResults({ records: ra.records, manifest: ra.result.manifest }, { records: rb.records, manifest: rb.result.manifest }, { labels: ['A', 'B'] }) }
   } catch (error) {
     if (!(error instanceof DataError)) throw error
-    return `${open}<p class="absent warn-text">No paired comparison: ${escapeXml(error.message)}</p></section>`
+    return { absent: `<p class="absent warn-text">No paired comparison: ${escapeXml(error.message)}</p>` }
   }
-  return `${open}${pairedBody(comparison, labels)}</section>`
+}
+
+/** The paired comparison, or a sentence on why there is none. */
+export function pairedSection(pairing: Pairing, labels: readonly string[]): string {
+  const open = `<section class="paired" aria-labelledby="paired-h"><h2 id="paired-h">Paired comparison</h2>`
+  return 'absent' in pairing ? `${open}${pairing.absent}</section>` : `${open}${pairedBody(pairing.comparison, labels)}</section>`
 }
 
 export function pairedBody(c: Comparison, labels: readonly string[]): string {
@@ -63,24 +70,27 @@ export function pairedBody(c: Comparison, labels: readonly string[]): string {
     `<tr><th scope="row">A wrong</th><td data-cell="onlyB">only B <b>${t.onlyB}</b></td><td data-cell="neither">neither <b>${t.neither}</b></td></tr>` +
     `</tbody></table>`
   const oc = c.orderConsistency
-  const significant = m.pTwoSided < 0.05
-  const verdict =
-    m.discordant === 0
-      ? 'No difference in hits: every decision was answered equally right or wrong by both.'
-      : significant
-        ? `${c.accuracy.difference > 0 ? 'B' : 'A'} gets more decisions right (exact McNemar p = ${pValue(m.pTwoSided)}).`
-        : `No significant difference in hits (p = ${pValue(m.pTwoSided)}); at ${c.n} decisions only changes of about ${(c.minimumDetectableDifference * 100).toFixed(1)} pp or more are reliably detectable.`
+  const pos = c.answeredByPosition
   const facts = [
     `<dt>A</dt><dd>${escapeXml(labels[0]!)}</dd>`,
     `<dt>B</dt><dd>${escapeXml(labels[1]!)}</dd>`,
-    `<dt>McNemar (exact)</dt><dd data-value="mcnemar">p = <b>${pValue(m.pTwoSided)}</b> two-sided · mid-p ${pValue(m.pMid)} · ${m.discordant} discordant pair${m.discordant === 1 ? '' : 's'}</dd>`,
+    `<dt>McNemar (exact)</dt><dd data-value="mcnemar"><b>${formatP(m.pTwoSided)}</b> two-sided · ${formatP(m.pMid, 'mid-p')} · ${m.discordant} discordant pair${m.discordant === 1 ? '' : 's'}</dd>`,
     `<dt>accuracy</dt><dd>A ${percent(c.accuracy.a)} · B ${percent(c.accuracy.b)} · Δ ${signedPp(c.accuracy.difference)}</dd>`,
     `<dt>balanced accuracy</dt><dd>A ${percent(ba.a)} · B ${percent(ba.b)} · Δ ${signedPp(ba.difference)} ` +
       `<span class="interval">${Math.round(ba.interval.level * 100)}% paired bootstrap [${signed(ba.interval.lower * 100, 1)}, ${signed(ba.interval.upper * 100, 1)}] pp</span></dd>`,
     oc === null
       ? `<dt>order consistency</dt><dd>n/a: no decision was scored under several orderings on both sides</dd>`
-      : `<dt>order consistency</dt><dd>A ${percent(oc.a)} · B ${percent(oc.b)} · Δ ${signedPp(oc.difference)} · exact p = ${pValue(oc.mcnemar.pTwoSided)} ` +
+      : `<dt>order consistency</dt><dd>A ${percent(oc.a)} · B ${percent(oc.b)} · Δ ${signedPp(oc.difference)} · exact ${formatP(oc.mcnemar.pTwoSided)} ` +
         `<span class="note">(${oc.table.onlyB} became consistent, ${oc.table.onlyA} stopped, over ${oc.decisions} decisions)</span></dd>`,
+    pos === null
+      ? ''
+      : `<dt>answered by position</dt><dd>A ${percent(pos.a)} · B ${percent(pos.b)} · Δ ${signedPp(pos.difference)} · exact ${formatP(pos.mcnemar.pTwoSided)} ` +
+        `<span class="note">(the same letter under every ordering, a different option each time)</span></dd>`,
   ]
-  return `<div class="paired-grid">${table}<dl class="facts">${facts.join('')}</dl></div><p class="verdict overall">${escapeXml(verdict)}</p>`
+  return `<div class="paired-grid">${table}<dl class="facts">${facts.join('')}</dl></div><p class="verdict overall">${escapeXml(comparisonVerdict(c).sentence)}</p>`
+}
+
+/** A verdict as the page shows it: a coloured line; `id="verdict"` on the page's own. */
+export function verdictElement(verdict: RunVerdict, pageVerdict: boolean): string {
+  return `<p${pageVerdict ? ' id="verdict"' : ''} class="verdict-line ${verdict.severity}" data-severity="${verdict.severity}">${escapeXml(verdict.sentence)}</p>`
 }

@@ -6,7 +6,7 @@
  * panel existed (no block then).
  */
 import type { EvalResultJson } from '../core/result.ts'
-import { formatP } from './terminal-robustness.ts'
+import { formatP } from './format.ts'
 import { columnChart, escapeXml, niceMax, percent } from './svg.ts'
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value)
@@ -35,7 +35,7 @@ export function robustnessBlock(r: EvalResultJson, id: string): string {
   if (bias && isNumber(bias.chiSquare) && isNumber(bias.p) && isNumber(bias.cramersV))
     rows.push([
       'slot bias',
-      `χ² ${bias.chiSquare.toFixed(1)}, df ${bias.df}, p ${formatP(bias.p)}`,
+      `χ² ${bias.chiSquare.toFixed(1)}, df ${bias.df}, ${formatP(bias.p)}`,
       `Cramér's V ${bias.cramersV.toFixed(2)}${Array.isArray(bias.cramersVInterval) ? ` [${bias.cramersVInterval.map((v) => (isNumber(v) ? v.toFixed(2) : '?')).join(', ')}]` : ''}; at accuracy outside 60–95% a non-significant test is weak evidence`,
     ])
   if (isNumber(r.ckld)) rows.push(['CKLD', r.ckld.toFixed(3), 'KL(gold letters ‖ picked letters); 0 when picks follow gold'])

@@ -37,6 +37,12 @@ table.bins{font-size:12px}tr.empty td{color:var(--muted)}
 .paired-table td{text-align:center;min-width:110px;padding:10px}
 .facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 12px;margin:0}.facts dt{font-weight:600}.facts dd{margin:0}
 .verdict.overall{font-size:15px}
+.verdict-line{margin:10px 0 14px;padding:10px 14px;border-radius:8px;border-left:6px solid;font-size:17px;font-weight:650}
+.verdict-line.fail{background:#fdecea;border-color:#c62828;color:#8e1c1c}
+.verdict-line.warn{background:#fff4e0;border-color:#d08000;color:#7a4a00}
+.verdict-line.pass{background:#e8f5e9;border-color:#2e7d32;color:#1b5e20}
+.verdict-line.unknown{background:var(--card);border-color:var(--muted);color:var(--muted)}
+.run .verdict-line{font-size:15px}
 details{margin-top:6px;font-size:13px}
 footer{margin-top:32px;border-top:1px solid var(--line);padding-top:8px;font-size:13px}
 @media print{main{max-width:none}details{display:none}}

@@ -13,7 +13,9 @@ import { own } from '../core/dict.ts'
 import { ECE_MIN_ROWS } from '../core/stats.ts'
 import type { DecisionRecord, EvalResultJson } from '../core/result.ts'
 import { isFiniteNumber, isObject, sortedLetters } from './html-format.ts'
-import { headlineComparison, pairedSection } from './html-paired.ts'
+import { formatInterval } from './format.ts'
+import { headlineComparison, pairedSection, pairRuns, verdictElement } from './html-paired.ts'
+import { comparisonVerdict, runVerdict, type RunVerdict } from './run-verdict.ts'
 import { robustnessBlock } from './html-robustness.ts'
 import { CSS } from './html-style.ts'
 import type { ReportRun } from './run-files.ts'
@@ -54,15 +56,17 @@ export function renderHtmlReport(runs: ReportRun | readonly ReportRun[], options
       return [...letters.map((l) => run.result.letterDistribution[l] ?? 0), ...Object.values(expectedLetterShares(letters, run.records))]
     }),
   )
-  const sections = list.map((run, i) => runSection(run, { tag: tags[i]!, label: labels[i]!, index: i, letterMax }))
+  const sections = list.map((run, i) => runSection(run, { tag: tags[i]!, label: labels[i]!, index: i, letterMax, verdict: list.length === 2 }))
+  const pairing = list.length === 2 ? pairRuns(list) : null
   const body = [
     `<header><h1>${escapeXml(title)}</h1>`,
     `<p class="sub">${list.length === 2 ? `${escapeXml(labels[0]!)} <span class="vs">vs</span> ${escapeXml(labels[1]!)}` : escapeXml(labels[0]!)}` +
       (options.generatedAt ? ` · generated ${escapeXml(options.generatedAt)}` : '') +
       `</p></header>`,
+    verdictElement(pageVerdict(list, pairing), true),
     list.length === 2 ? headlineComparison(list, labels) : '',
     `<div class="runs runs-${list.length}">${sections.join('')}</div>`,
-    list.length === 2 ? pairedSection(list, labels) : '',
+    pairing ? pairedSection(pairing, labels) : '',
     `<footer><p>How to read each number, and when not to trust it: <code>docs/reading-the-report.md</code>. ` +
       `This page is self-contained: no script, no network.</p></footer>`,
   ]
@@ -85,6 +89,22 @@ interface SectionContext {
   label: string
   index: number
   letterMax: number
+  /** Whether the run shows its own verdict (two runs: the page's verdict is the comparison's). */
+  verdict: boolean
+}
+
+const SEVERITY_ORDER = ['fail', 'warn', 'unknown', 'pass'] as const
+
+/**
+ * The page's verdict: the run's own; for two runs the paired comparison's, or, without
+ * records to pair, both runs' verdicts, coloured by the worse.
+ */
+function pageVerdict(list: readonly ReportRun[], pairing: ReturnType<typeof pairRuns> | null): RunVerdict {
+  if (list.length === 1) return runVerdict(list[0]!.result)
+  if (pairing && 'comparison' in pairing) return comparisonVerdict(pairing.comparison)
+  const [a, b] = list.map((run) => runVerdict(run.result)) as [RunVerdict, RunVerdict]
+  const severity = SEVERITY_ORDER.find((s) => a.severity === s || b.severity === s)!
+  return { severity, sentence: `A: ${a.sentence}; B: ${b.sentence}` }
 }
 
 function runSection(run: ReportRun, ctx: SectionContext): string {
@@ -104,6 +124,7 @@ function runSection(run: ReportRun, ctx: SectionContext): string {
     `<section class="run" id="${id}" aria-labelledby="${id}-h" data-run="${ctx.index}">`,
     `<h2 id="${id}-h">${heading}</h2>`,
     `<p class="meta">${meta.join(' · ')}</p>`,
+    ctx.verdict ? verdictElement(runVerdict(result), false) : '',
     headlineCards(run),
     lettersBlock(run, records, id, ctx.letterMax),
     robustnessBlock(run.result, id),
@@ -118,8 +139,12 @@ function headlineCards(run: ReportRun): string {
   const m = r.manifest
   const x = readExtras(r)
   const levelText = x.intervals.level === null ? LEVEL_DEFAULT_TEXT : `${Math.round(x.intervals.level * 100)}% interval`
-  const interval = (range: Range | null) =>
-    range ? `<span class="interval">${levelText} [${(range[0] * 100).toFixed(1)}, ${(range[1] * 100).toFixed(1)}]</span>` : ''
+  // The method travels with a statistics Interval object; a fallback names itself.
+  const methods = (r as unknown as { statistics?: { intervals?: Record<string, { method?: unknown } | undefined> } }).statistics?.intervals ?? {}
+  const interval = (range: Range | null, key: string) => {
+    const method = isObject(methods[key]) && typeof methods[key]!.method === 'string' ? (methods[key]!.method as string) : undefined
+    return range ? `<span class="interval">${levelText} ${escapeXml(formatInterval({ lower: range[0], upper: range[1], method }))}</span>` : ''
+  }
   const verdict = (key: string) => (x.verdicts[key] ? `<span class="verdict">${escapeXml(x.verdicts[key]!)}</span>` : '')
   const card = (metric: string, name: string, value: string, extra: string, warn = false) =>
     `<div class="card${warn ? ' warn' : ''}" data-metric="${metric}"><dt>${name}</dt><dd><span class="value">${value}</span>${extra}</dd></div>`
@@ -132,7 +157,7 @@ function headlineCards(run: ReportRun): string {
       'balancedAccuracy',
       'balanced accuracy',
       percent(r.balancedAccuracy),
-      interval(x.intervals.balancedAccuracy) +
+      interval(x.intervals.balancedAccuracy, 'balancedAccuracy') +
         (majority?.balancedAccuracy != null ? `<span class="note">majority baseline ${percent(majority.balancedAccuracy)}</span>` : '') +
         verdict('balancedAccuracy'),
     ),
@@ -142,7 +167,7 @@ function headlineCards(run: ReportRun): string {
           'orderConsistency',
           'order consistency',
           percent(r.orderConsistency),
-          interval(x.intervals.orderConsistency) + '<span class="note">same answer under every ordering</span>' + verdict('orderConsistency'),
+          interval(x.intervals.orderConsistency, 'orderConsistency') + '<span class="note">same answer under every ordering</span>' + verdict('orderConsistency'),
           r.orderConsistency < 0.5,
         ),
     card(
@@ -150,7 +175,7 @@ function headlineCards(run: ReportRun): string {
       'accuracy',
       percent(r.accuracy),
       `<span class="note">chance ${percent(m.chance)}${majority?.accuracy != null ? ` · majority baseline ${percent(majority.accuracy)}` : ''}</span>` +
-        interval(x.intervals.accuracy) +
+        interval(x.intervals.accuracy, 'accuracy') +
         verdict('accuracy'),
     ),
     card('ece', 'ECE', r.ece === null ? 'n/a' : r.ece.toFixed(3), eceCardNote(r)),

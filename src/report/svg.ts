@@ -12,10 +12,9 @@ export function escapeXml(text: string): string {
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
 
-/** `42.0%`: a share in percent, one decimal (as the text report prints it). */
-export function percent(value: number, digits = 1): string {
-  return `${(value * 100).toFixed(digits)}%`
-}
+import { percent } from './format.ts'
+
+export { percent }
 
 /** SVG coordinates are written with at most two decimals: shorter files, same picture. */
 const fmt = (value: number) => String(Math.round(value * 100) / 100)

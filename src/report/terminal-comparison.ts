@@ -6,7 +6,9 @@
 import pc from 'picocolors'
 import type { Comparison } from '../core/compare.ts'
 import { escapeControl } from '../core/escape.ts'
-import { colorEnabled } from './terminal.ts'
+import { detectableChange, formatP, percent, signedPoints, signedPointsInterval } from './format.ts'
+import { comparisonVerdict } from './run-verdict.ts'
+import { colorEnabled, paint } from './terminal.ts'
 
 /** Options for {@link renderComparison}. */
 export interface RenderComparisonOptions {
@@ -14,16 +16,12 @@ export interface RenderComparisonOptions {
   color?: boolean
 }
 
-const pct = (value: number) => `${(value * 100).toFixed(1)}%`
-const pp = (value: number) => `${value >= 0 ? '+' : '−'}${Math.abs(value * 100).toFixed(1)} pp`
-const pValue = (p: number) => (p >= 0.001 ? p.toFixed(4).replace(/0+$/, '').replace(/\.$/, '.0') : p.toExponential(2))
+const pct = (value: number) => percent(value)
+const pp = (value: number) => signedPoints(value)
 const label = (text: string) => text.padEnd(19)
-const signed = (value: number) => `${value > 0 ? '+' : value < 0 ? '−' : ''}${Math.abs(value * 100).toFixed(1)}`
-/** `[−5.0, +22.1] pp`: a difference's interval in percentage points. */
-const signedInterval = (interval: { lower: number; upper: number }) => `[${signed(interval.lower)}, ${signed(interval.upper)}] pp`
 
 /**
- * The comparison as a text block: the paired table, the exact McNemar p (two-sided and
+ * The comparison as a text block: its verdict (every significant paired change), the paired table, the exact McNemar p (two-sided and
  * mid-p), accuracy and balanced accuracy with the paired bootstrap interval of the
  * change, order consistency with its exact test, and a one-line verdict beside the
  * minimum detectable difference.
@@ -36,7 +34,9 @@ export function renderComparison(comparison: Comparison, options: RenderComparis
   const width = B.length + ' wrong'.length + 3
   const rowWidth = Math.max(19, A.length + ' wrong'.length + 2)
   const cell = (value: number | string) => String(value).padStart(width)
+  const headline = comparisonVerdict(comparison)
   const lines = [
+    `${label('verdict')}${paint(headline.severity, c)(c.bold(escapeControl(headline.sentence)))}`,
     `${label('compare')}${A}  vs  ${B}`,
     `${label('decisions')}${comparison.n} paired   ${c.dim(`(records fingerprint ${comparison.fingerprint.records})`)}`,
     '',
@@ -45,11 +45,11 @@ export function renderComparison(comparison: Comparison, options: RenderComparis
     `${`${A} wrong`.padEnd(rowWidth)}${cell(t.onlyB)}${cell(t.neither)}`,
     '',
     `${label('both right')}${t.bothRight}   only ${A} ${t.onlyA}   only ${B} ${t.onlyB}   neither ${t.neither}`,
-    `${label('McNemar (exact)')}p = ${pValue(m.pTwoSided)} two-sided   mid-p = ${pValue(m.pMid)}   ` +
+    `${label('McNemar (exact)')}${formatP(m.pTwoSided)} two-sided   ${formatP(m.pMid, 'mid-p')}   ` +
       c.dim(`(${m.discordant} discordant pair${m.discordant === 1 ? '' : 's'})`),
     `${label('accuracy')}${A} ${pct(comparison.accuracy.a)}   ${B} ${pct(comparison.accuracy.b)}   Δ ${pp(comparison.accuracy.difference)}`,
     `${label('balanced accuracy')}${A} ${pct(comparison.balancedAccuracy.a)}   ${B} ${pct(comparison.balancedAccuracy.b)}   ` +
-      `Δ ${pp(comparison.balancedAccuracy.difference)}  ${signedInterval(comparison.balancedAccuracy.interval)}  ` +
+      `Δ ${pp(comparison.balancedAccuracy.difference)}  ${signedPointsInterval(comparison.balancedAccuracy.interval)}  ` +
       c.dim(`(paired bootstrap, ${comparison.balancedAccuracy.interval.resamples} resamples of ${comparison.balancedAccuracy.interval.unit}, seed ${comparison.settings.seed})`),
   ]
   const oc = comparison.orderConsistency
@@ -58,21 +58,20 @@ export function renderComparison(comparison: Comparison, options: RenderComparis
   } else {
     lines.push(
       `${label('order consistency')}${A} ${pct(oc.a)}   ${B} ${pct(oc.b)}   Δ ${pp(oc.difference)}   ` +
-        `exact p = ${pValue(oc.mcnemar.pTwoSided)}   ` +
+        `exact ${formatP(oc.mcnemar.pTwoSided)}   ` +
         c.dim(`(${oc.table.onlyB} became consistent, ${oc.table.onlyA} stopped; over ${oc.decisions} decisions)`),
     )
   }
+  const pos = comparison.answeredByPosition
+  if (pos)
+    lines.push(
+      `${label('by position')}${A} ${pct(pos.a)}   ${B} ${pct(pos.b)}   Δ ${pp(pos.difference)}   exact ${formatP(pos.mcnemar.pTwoSided)}   ` +
+        c.dim('(same letter under every ordering, a different option each time)'),
+    )
   const mdd = comparison.minimumDetectableDifference
-  const significant = m.pTwoSided < 0.05
-  const baExcludesZero = comparison.balancedAccuracy.interval.lower > 0 || comparison.balancedAccuracy.interval.upper < 0
-  let verdict: string
-  if (m.discordant === 0 && comparison.balancedAccuracy.difference === 0)
-    verdict = 'no difference: every decision was answered equally right or wrong by both'
-  else if (significant)
-    verdict = `${comparison.accuracy.difference > 0 ? B : A} gets more decisions right (exact McNemar p = ${pValue(m.pTwoSided)})`
-  else
-    verdict = `no significant difference in hits (p = ${pValue(m.pTwoSided)}); at ${comparison.n} decisions only changes of about ${pp(mdd).slice(1)} or more are reliably detectable`
-  if (!significant && baExcludesZero) verdict += '; the balanced-accuracy interval excludes 0, but the exact test on hits does not agree'
-  lines.push('', `${label('verdict')}${significant ? c.bold(verdict) : verdict}`)
+  lines.push(
+    `${label('detectable change')}${detectableChange(mdd, comparison.n)}   ` +
+      c.dim(`smallest accuracy change ${comparison.n} paired decisions detect (80% power, α = 0.05)`),
+  )
   return lines.join('\n')
 }

@@ -5,19 +5,15 @@
  */
 import type pc from 'picocolors'
 import type { EvalResultJson } from '../core/result.ts'
+import { formatP, percent, points } from './format.ts'
 
 type Colors = ReturnType<typeof pc.createColors>
 
 /** Accuracy band outside which a non-significant slot-bias test is weak evidence ("Position Bias is Hidden Behind Ceiling Effects", 2026). */
 export const SLOT_TEST_INFORMATIVE_BAND: readonly [number, number] = [0.6, 0.95]
 
-const pct = (value: number) => `${(value * 100).toFixed(1)}%`
+const pct = (value: number) => percent(value)
 const label = (text: string) => `  ${text.padEnd(17)}`
-
-/** A p-value as the report prints it: `< 0.001` below a thousandth, else three decimals. */
-export function formatP(p: number): string {
-  return p < 0.001 ? '< 0.001' : `= ${p.toFixed(3)}`
-}
 
 /**
  * The block's lines (none when no decision was scored under more than one ordering).
@@ -35,12 +31,12 @@ export function robustnessLines(result: EvalResultJson, c: Colors, mark: (key: s
   if (result.accuracyByGoldSlot) {
     const slots = Object.entries(result.accuracyByGoldSlot)
       .filter((entry): entry is [string, number] => entry[1] !== null)
-      .map(([letter, value]) => `${letter}:${Math.round(value * 100)}%`)
+      .map(([letter, value]) => `${letter}:${percent(value, 0)}`)
       .join('  ')
     lines.push(`${label('gold at slot')}${slots}`)
   }
   if (result.slotSensitivityGap !== null) {
-    const gap = `${(result.slotSensitivityGap * 100).toFixed(1)} pp`
+    const gap = points(result.slotSensitivityGap)
     lines.push(`${label('slot gap')}${result.slotSensitivityGap > 0.1 ? c.yellow(gap) : gap}${mark('slotSensitivityGap')}   ${c.dim('max − min of the above; a position-blind reader 0')}`)
   }
   const bias = result.slotBias
@@ -49,7 +45,7 @@ export function robustnessLines(result: EvalResultJson, c: Colors, mark: (key: s
     const weak =
       bias.p >= 0.05 && result.orderingAccuracy !== null && (result.orderingAccuracy < SLOT_TEST_INFORMATIVE_BAND[0] || result.orderingAccuracy > SLOT_TEST_INFORMATIVE_BAND[1])
     lines.push(
-      `${label('slot bias')}χ² ${bias.chiSquare.toFixed(1)}, df ${bias.df}, p ${formatP(bias.p)}, V ${bias.cramersV.toFixed(2)}${mark('cramersV')}${interval}` +
+      `${label('slot bias')}χ² ${bias.chiSquare.toFixed(1)}, df ${bias.df}, ${formatP(bias.p)}, V ${bias.cramersV.toFixed(2)}${mark('cramersV')}${interval}` +
         (weak ? '   ' + c.yellow(`accuracy outside 60–95%: a non-significant test is weak evidence`) : ''),
     )
   }

@@ -6,9 +6,11 @@ import type { Verdict } from '../core/intervals.ts'
 import { eceNote } from '../core/ece-note.ts'
 import { robustnessLines } from './terminal-robustness.ts'
 import { escapeControl } from '../core/escape.ts'
-import type { EvalResult } from '../core/result.ts'
+import type { EvalResult, EvalResultJson } from '../core/result.ts'
 import { stopEarlyLine, stopEarlyOf } from '../core/sequential/verdict.ts'
 import { thresholdLabel } from '../core/threshold-metrics.ts'
+import { detectableChange, formatInterval, lettersLine, percent } from './format.ts'
+import { runVerdict, type VerdictSeverity } from './run-verdict.ts'
 
 /** Options for {@link render}. */
 export interface RenderOptions {
@@ -33,8 +35,7 @@ export function colorEnabled(stream: { isTTY?: boolean } = process.stdout): bool
   return stream.isTTY === true && env.TERM !== 'dumb'
 }
 
-const pct = (value: number) => `${(value * 100).toFixed(1)}%`
-const pct0 = (value: number) => `${Math.round(value * 100)}%`
+const pct = (value: number) => percent(value)
 const label = (text: string) => text.padEnd(19)
 
 /**
@@ -55,14 +56,14 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
   // value (and its threshold mark), and the verdict when the interval does not clear chance
   // or the majority baseline.
   const st = result.statistics
-  const ci = (interval: { lower: number; upper: number } | null | undefined) =>
-    interval ? `  ${c.dim(`[${(interval.lower * 100).toFixed(1)}, ${(interval.upper * 100).toFixed(1)}]`)}` : ''
+  const ci = (interval: { lower: number; upper: number; method?: string } | null | undefined) => (interval ? `  ${c.dim(formatInterval(interval))}` : '')
   const verdict = (v: Verdict | null | undefined) => (v?.message ? '   ' + c.yellow(v.message) : '')
   const stop = stopEarlyOf(result)
   // A run that stopped early says so before any number, and that the numbers are from the scored sample.
   const sample = stop?.stopped ? c.yellow(`   (stopped early: ${stop.total - stop.scored} of ${stop.total} not scored; every figure below is from the scored sample)`) : ''
   const stopLine = stopEarlyLine(result, thresholdLabel)
   const lines = [
+    verdictLine(result, c),
     `${label('model')}${escapeControl(modelLine(m))}`,
     `${label('decisions')}${result.n}${sample}${skipped}`,
     ...(stopLine ? [`${label(stop!.stopped ? 'stopped early' : 'stop early')}${stop!.stopped ? c.bold(stopLine) : c.dim(stopLine)}`] : []),
@@ -99,17 +100,13 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
     const base = st.majorityBaseline
     lines.push(
       `${label('majority baseline')}${pct(base.accuracy)}${ci(base.interval)}   ${c.dim(`balanced ${pct(base.balancedAccuracy)}; always the most frequent answer per criterion`)}`,
-      `${label('detectable change')}±${(st.minimumDetectableDifference * 100).toFixed(1)} pp   ` +
+      `${label('detectable change')}${detectableChange(st.minimumDetectableDifference, result.n)}   ` +
         c.dim(`smallest accuracy change a paired comparison on ${result.n} decisions detects (80% power, α = 0.05)`),
     )
     if (st.rstd !== null) lines.push(`${label('rstd')}${st.rstd.toFixed(1)}   ${c.dim(RSTD_NOTES[st.rstdReading ?? 'ok'])}`)
   }
   lines.push(...robustnessLines(result, c, (key) => mark(key).replace(/^ {3}/, ' ')))
-  const letters = Object.entries(result.letterDistribution)
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([letter, share]) => `${letter}:${pct0(share)}`)
-    .join('  ')
-  lines.push(`${label('letters picked')}${letters}`)
+  lines.push(`${label('letters picked')}${lettersLine(result.letterDistribution)}`)
   for (const [name, value] of Object.entries(result.metrics ?? {})) lines.push(`${label(escapeControl(name))}${formatMetric(value)}`)
   const criteria = Object.keys(result.perCriterion).sort()
   if (criteria.length > 0) {
@@ -117,6 +114,17 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
     for (const key of criteria) lines.push(`  ${escapeControl(key).padEnd(20)} ${result.perCriterion[key]!.toFixed(3)}`)
   }
   return lines.join('\n')
+}
+
+/** The report's first line: the run's verdict, coloured by its severity. */
+export function verdictLine(result: EvalResultJson, c: ReturnType<typeof pc.createColors>): string {
+  const { severity, sentence } = runVerdict(result)
+  return `${label('verdict')}${paint(severity, c)(c.bold(escapeControl(sentence)))}`
+}
+
+/** The colour of a verdict's severity. */
+export function paint(severity: VerdictSeverity, c: ReturnType<typeof pc.createColors>): (text: string) => string {
+  return severity === 'fail' ? c.red : severity === 'warn' ? c.yellow : severity === 'pass' ? c.green : c.dim
 }
 
 /** What the RStd line says beside the number, by what RStd can say on this set. */

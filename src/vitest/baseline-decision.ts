@@ -8,6 +8,7 @@
 import { escapeControl } from '../core/escape.ts'
 import { compareWithBaseline, type BaselineFile, type BaselineGateOptions, type BaselineOutcome } from './baseline.ts'
 import { percent } from './format.ts'
+import { notWrittenHint } from './missing-record.ts'
 import { compareSequentially } from './baseline-sequential.ts'
 import type { StopEarlyResult } from '../core/sequential/result.ts'
 
@@ -33,19 +34,7 @@ export interface BaselineDecisionOutcome {
   readonly write?: BaselineFile
 }
 
-/**
- * The rule for every stored reference a run gates on (baselines, letter-distribution
- * snapshots): under CI nothing is written, not even with `-u`, because a reference written
- * by the run it gates checks nothing. `what` names them in the plural, `one` in the singular.
- */
-export function notWrittenUnderCI(what: string, one: string): string {
-  return (
-    `${what} are never written under CI (CI is set), not even with \`vitest -u\`: ${one} written by the run it gates checks nothing. ` +
-    'Run the evals locally (with `vitest -u` to refresh), review the file and commit it.'
-  )
-}
-
-const NOT_UNDER_CI = notWrittenUnderCI('baselines', 'a baseline')
+const NOT_UNDER_CI = notWrittenHint('baseline', true)
 
 /** Decide the gate of suite `suite`: `stored` is the baseline read (`undefined`: none; not read under `-u`), `current` this run's. */
 export function decideBaseline(suite: string, stored: BaselineFile | undefined, current: BaselineFile, c: BaselineCircumstances): BaselineDecisionOutcome {
@@ -64,7 +53,7 @@ export function decideBaseline(suite: string, stored: BaselineFile | undefined, 
   if (!stored) {
     if (!writes) return { outcome: { status: 'missing', file, pass: false, message: `no baseline at ${file}; ${c.neverWrites}`, orderConsistency } }
     if (mode === 'none' || ci) {
-      const why = ci ? NOT_UNDER_CI : 'this run does not write baselines (update mode none, e.g. `--update=none`). Run the evals without it (or with `vitest -u`) to record it, review it and commit it.'
+      const why = notWrittenHint('baseline', ci)
       return { outcome: { status: 'missing', file, pass: false, message: `no baseline at ${file}, and ${why}`, orderConsistency } }
     }
     if (partial) return { outcome: { status: 'missing', file, pass: false, message: notFromPartial, orderConsistency } }

@@ -17,6 +17,7 @@ import { z } from 'zod'
 import { DEBIAS_MODES, isConsistent, type EvalResult } from '../core/index.ts'
 import { dictSchema } from '../core/dict.ts'
 import { formatValue, percent, slug } from './format.ts'
+import { formatP } from '../report/format.ts'
 import { mcnemarRegression, powerCheck, type PowerCheck } from '../core/regression-gate.ts'
 import { parseJsonText } from '../core/json-text.ts'
 
@@ -311,11 +312,11 @@ export function compareWithBaseline(
     `${worse} decision${worse === 1 ? '' : 's'} newly inconsistent, ${better} newly consistent` +
     (unpaired.length ? ` (${paired} paired; ${unpaired.join(', ')} since the baseline, not paired)` : '') +
     (comparable < paired ? ` (${comparable} of ${paired} paired decisions were scored under several orderings; only they can change consistency)` : '') +
-    `, one-sided exact McNemar p = ${formatP(p)}`
+    `, one-sided exact McNemar ${formatP(p)}`
   const strictCounts =
     `circular accuracy ${percent(current.circularAccuracy ?? 0)} vs ${percent(baseline.circularAccuracy ?? 0)} at baseline: ` +
     `${strictWorse} decision${strictWorse === 1 ? '' : 's'} no longer right under every ordering, ${strictBetter} newly right, ` +
-    `one-sided exact McNemar p = ${formatP(strictP)}` +
+    `one-sided exact McNemar ${formatP(strictP)}` +
     (strictRegressed ? ` < alpha ${alpha}: circular accuracy regressed by more than chance allows` : '')
   let message: string
   if (p < alpha) message = `${counts} < alpha ${alpha}: order consistency regressed by more than chance allows`
@@ -323,7 +324,7 @@ export function compareWithBaseline(
   else if (!power.detectable)
     message =
       `${counts}: no significant drop, but this set is too small to detect a drop of ${percent(detectableDrop)} ` +
-      `(${power.decisionsForDrop} decision${power.decisionsForDrop === 1 ? '' : 's'}; even all of them flipping one way gives p = ${formatP(power.bestCaseP)} ≥ ${alpha}). ` +
+      `(${power.decisionsForDrop} decision${power.decisionsForDrop === 1 ? '' : 's'}; even all of them flipping one way gives ${formatP(power.bestCaseP)} ≥ ${alpha}). ` +
       `The smallest drop it can detect is ${power.minimumFlips} decisions (${percent(power.minimumDetectableDrop)})` +
       (baselineConsistent < power.minimumFlips ? `, and only ${baselineConsistent} were consistent at baseline` : '')
   else message = `${counts}: no significant drop (a drop of ${percent(detectableDrop)} would be detectable)`
@@ -385,11 +386,6 @@ export function pairDecisions(baseline: BaselineFile, current: BaselineFile) {
 
 function setup(baseline: Pick<BaselineFile, 'debias' | 'scorer'>): string {
   return `debias ${baseline.debias} and scorer "${baseline.scorer}"`
-}
-
-/** A p-value for humans: 3 significant digits, `< 0.0001` below that. */
-export function formatP(p: number): string {
-  return p < 1e-4 ? '< 0.0001' : p >= 0.9995 ? '1' : String(Number(p.toPrecision(3)))
 }
 
 /** `0.893 → 0.911` style summary of two values. */

@@ -11,6 +11,7 @@ import { cacheIdentityOf, withCache } from '../cache/with-cache.ts'
 import { isAbsolute, relative, resolve } from 'node:path'
 import type { TestContext } from 'vitest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { VERDICT_ANNOTATION, verdictNote, verdictOutputLine } from './verdict-note.ts'
 import {
   ConfigError,
   DEBIAS_MODES,
@@ -207,6 +208,15 @@ export function describeDecisions(name: string, suiteOptions: DescribeDecisionsO
     // The checks this suite declares, named as their tests are (complete before beforeAll runs).
     const checks: string[] = []
     const declare = (testName: string) => (checks.push(testName), testName)
+    // The verdict goes on the first of the suite's tests that runs, once.
+    let announced = false
+    const announce = async (annotate: (message: string, type?: string) => Promise<unknown>, measured: EvalResult) => {
+      if (announced) return
+      announced = true
+      const summary = summarise(measured)
+      await annotate(verdictNote(summary).message, VERDICT_ANNOTATION)
+      console.log(verdictOutputLine(name, summary))
+    }
 
     // Hook args must be `({}, suite)`: Vitest 4.1 parses the first parameter as a
     // fixture context and rejects anything but an object pattern (docs/design.md#vitest-mechanics-the-code-relies-on).
@@ -250,6 +260,7 @@ export function describeDecisions(name: string, suiteOptions: DescribeDecisionsO
       }
       test(declare(thresholdTestName(key, threshold)), async ({ task, annotate }) => {
         const measured = requireResult(result)
+        await announce(annotate, measured)
         checkFailureRate(name, measured, options.maxFailureRate ?? 0)
         // The one verdict the reporter, the HTML page and the job summary also use.
         const verdict = evaluateThreshold(measured, key, threshold)
@@ -280,6 +291,7 @@ export function describeDecisions(name: string, suiteOptions: DescribeDecisionsO
     else if (gateDir !== undefined) {
       test(declare(BASELINE_TEST_NAME), async ({ task, annotate }) => {
         const measured = requireResult(result)
+        await announce(annotate, measured)
         const context = scepticContext()
         const { path, file } = baselineLocation(gateDir, name, context)
         let outcome: BaselineOutcome
@@ -303,6 +315,7 @@ export function describeDecisions(name: string, suiteOptions: DescribeDecisionsO
     else if (fn) {
       test(declare(CALLBACK_TEST_NAME), async (context) => {
         const measured = requireResult(result)
+        await announce(context.annotate, measured)
         writeMeta(context.task.meta, { suite: name, check: 'callback', result: summarise(measured) })
         // The callback's assertions gate too: not on a silently smaller set (its snapshots are kept).
         await keepingSnapshotsOnFailure(() => {

@@ -5,6 +5,7 @@
 import type { EvalResult, EvalResultJson } from '../core/index.ts'
 import { worstCriterion } from '../core/threshold-metrics.ts'
 import { BOUND_EPSILON, formatBound, formatThreshold, meetsLowerBound, thresholdVerdict, type Threshold } from '../core/verdict.ts'
+import { lettersLine, metricValue, percent } from '../report/format.ts'
 
 /** Whether a measured value meets a lower bound (the core threshold verdict's rule). `null` never does. */
 export const meets = meetsLowerBound
@@ -16,29 +17,24 @@ export function formatValue(value: number | null | undefined): string {
   return typeof value === 'number' && Number.isFinite(value) ? value.toFixed(3) : 'n/a'
 }
 
-/** A share as a percentage with one decimal. */
-export function percent(value: number): string {
-  return `${(value * 100).toFixed(1)}%`
-}
+export { percent }
 
 /** The letters picked, `A:100% B:0% …`, in letter order: the evidence a position prior leaves. */
 export function formatLetters(distribution: Readonly<Record<string, number>> | undefined): string {
-  if (!distribution) return 'n/a'
-  return Object.keys(distribution)
-    .sort()
-    .map((letter) => `${letter}:${Math.round((distribution[letter] ?? 0) * 100)}%`)
-    .join(' ')
+  return lettersLine(distribution, ' ')
 }
 
 /**
  * The mark the report puts beside a thresholded metric (`✓ ≥ 0.70`, `✗ < 0.80`,
  * `✓ ≤ 0.10`, `✗ in [-0.05, 0.05]`), from the core threshold verdict: the rule the
- * threshold test itself uses.
+ * threshold test itself uses. Given the metric's `key`, the bound is written in the
+ * unit the report shows that metric in (`✓ ≥ 70.0%`, `✗ ≤ 35.0 pp`).
  */
-export function thresholdMark(value: number | null | undefined, threshold: Threshold): string {
+export function thresholdMark(value: number | null | undefined, threshold: Threshold, key?: string): string {
   const verdict = thresholdVerdict('value', threshold, value)
-  if (typeof threshold === 'number') return verdict.pass ? `✓ ≥ ${formatBound(threshold)}` : `✗ < ${formatBound(threshold)}`
-  return `${verdict.pass ? '✓' : '✗'} ${formatThreshold(threshold)}`
+  const bound = key === undefined ? formatBound : (n: number) => metricValue(key, n)
+  if (typeof threshold === 'number') return verdict.pass ? `✓ ≥ ${bound(threshold)}` : `✗ < ${bound(threshold)}`
+  return `${verdict.pass ? '✓' : '✗'} ${formatThreshold(threshold, bound)}`
 }
 
 /** The JSON-safe part of a result that goes into task meta: everything but the per-decision records. */

@@ -11,9 +11,9 @@ import { escapeControl } from '../core/escape.ts'
 import { aboveChanceP } from '../core/above-chance.ts'
 import { formatBound, formatLetters, formatValue, meets, worstCriterion } from './format.ts'
 import { DEFAULT_LETTER_TOLERANCE, letterDistributionAdapter, type LetterDistribution } from './snapshot.ts'
-import { notWrittenUnderCI } from './baseline-decision.ts'
 import { underCI } from './baseline-gate.ts'
 import { scepticContext } from './context.ts'
+import { notWrittenHint } from './missing-record.ts'
 
 /** A lower bound, as in `toHaveBalancedAccuracy({ atLeast: 0.7 })`. */
 export interface AtLeast {
@@ -212,10 +212,15 @@ export const toMatchLetterDistribution: Matcher = function (received, options: L
     if (state.currentTestName) state.snapshotState?.markSnapshotsAsCheckedForTest?.(state.currentTestName)
     return {
       pass: false,
-      message: () => `the letter-distribution snapshot was not refreshed: ${notWrittenUnderCI('letter-distribution snapshots', 'a snapshot')}`,
+      message: () => `the letter-distribution snapshot was not refreshed: ${notWrittenHint('snapshot', true, 'letter-distribution snapshots')}`,
     }
   }
-  return Snapshots.toMatchDomainSnapshot.call(this, letterDistributionAdapter(tolerance), distribution)
+  const outcome = Snapshots.toMatchDomainSnapshot.call(this, letterDistributionAdapter(tolerance), distribution) as ExpectationResult
+  // No stored snapshot and none written now (CI, --update=none): say so and how to fix it, not "mismatched".
+  if (outcome instanceof Promise || outcome.pass || outcome.expected !== undefined) return outcome
+  const key = /Snapshot `(.*)` mismatched/.exec(outcome.message())?.[1]
+  const name = key === undefined ? 'this test' : `"${key}"`
+  return { ...outcome, message: () => `no letter-distribution snapshot for ${name} in the test file's .snap file, and ${notWrittenHint('snapshot', underCI())}` }
 }
 
 function asDistribution(received: unknown): LetterDistribution {

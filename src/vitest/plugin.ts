@@ -12,6 +12,7 @@ import { configDefaults } from 'vitest/config'
 import type { Vitest } from 'vitest/node'
 import { parseCacheMode, parseCacheVerify, type CacheOptions } from '../cache/config.ts'
 import { ConfigError } from '../core/index.ts'
+import { atStartup } from './startup-error.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, type ScepticContext, type SharedModelOptions } from './context.ts'
 import { withEvalInclude } from './include.ts'
 import { checkSharedModels, checkVitestVersion, installedVitestVersion } from './preflight.ts'
@@ -86,11 +87,11 @@ const VM_POOLS = new Set(['vmThreads', 'vmForks'])
  */
 export function sceptic(options: ScepticPluginOptions = {}): Plugin {
   // Checked when the config is loaded: a bad default names the option before any test runs.
-  const defaults = suiteDefaultsFrom(options as Readonly<Record<string, unknown>>)
-  checkGateSettings('vitest-sceptic: sceptic()', options)
+  const defaults = atStartup(() => suiteDefaultsFrom(options as Readonly<Record<string, unknown>>))
+  atStartup(() => checkGateSettings('vitest-sceptic: sceptic()', options))
   return {
     name: PLUGIN_NAME,
-    config(userConfig) {
+    config: (userConfig) => atStartup(() => {
       const vitestVersion = installedVitestVersion()
       if (vitestVersion !== undefined) checkVitestVersion(vitestVersion)
       const test = (userConfig as { test?: { include?: unknown; pool?: unknown; projects?: unknown } }).test
@@ -103,8 +104,8 @@ export function sceptic(options: ScepticPluginOptions = {}): Plugin {
       const forceRerunTriggers = withRerunTriggers(triggers, options.baseline, configDefaults.forceRerunTriggers)
       ;(userConfig as { test?: Record<string, unknown> }).test = { ...test, include, forceRerunTriggers }
       return undefined
-    },
-    configureVitest({ vitest, project }) {
+    }),
+    configureVitest: ({ vitest, project }) => atStartup(() => {
       refuseVmPool(project.config.pool)
       const setup = setupFile()
       if (!project.config.setupFiles.includes(setup)) project.config.setupFiles.push(setup)
@@ -142,7 +143,7 @@ export function sceptic(options: ScepticPluginOptions = {}): Plugin {
       // report the merged run replaces.
       if (options.reporter !== false && !blob && !hasScepticReporter(vitest)) vitest.config.reporters.push(new ScepticReporter(typeof options.reporter === 'object' ? options.reporter : {}))
       if (context.progress) hideProgressFromOtherReporters(vitest)
-    },
+    }),
   }
 }
 

@@ -8,24 +8,15 @@
  * sceptic reporter prints them.
  */
 import type { EvaluateProgress } from '../core/index.ts'
+import { formatDuration, PROGRESS_INTERVAL_MS, progressLine, type ProgressFacts } from '../report/format.ts'
+
+export { formatDuration, PROGRESS_INTERVAL_MS }
 
 /** Marker at the start of a progress console line. */
 export const PROGRESS_MARKER = '[vitest-sceptic:progress] '
 
 /** One progress event, as sent from a worker. */
-export interface ProgressEvent {
-  /** Suite name. */
-  suite: string
-  /** Decisions fully scored. */
-  scored: number
-  /** Decisions to score. */
-  total: number
-  /** Milliseconds since scoring started. */
-  elapsedMs: number
-}
-
-/** Least time between two progress lines of one suite, in ms. */
-export const PROGRESS_INTERVAL_MS = 2000
+export interface ProgressEvent extends ProgressFacts {}
 
 /**
  * A worker-side `onProgress` callback that logs at most one marked line per
@@ -59,21 +50,8 @@ export function parseProgress(content: string): ProgressEvent | undefined {
   }
 }
 
-/** `support triage: 120/560 decisions scored · 41.3/s · ETA 11s`. */
-export function formatProgress({ suite, scored, total, elapsedMs }: ProgressEvent): string {
-  const rate = elapsedMs > 0 ? scored / (elapsedMs / 1000) : 0
-  const eta = rate > 0 ? (total - scored) / rate : Infinity
-  return `${suite}: ${scored}/${total} decisions scored · ${rate.toFixed(1)}/s · ETA ${formatDuration(eta)}`
-}
-
-/** Seconds as `42s`, `3m 05s` or `1h 02m`; `?` when unknown. */
-export function formatDuration(seconds: number): string {
-  if (!Number.isFinite(seconds)) return '?'
-  const s = Math.max(0, Math.round(seconds))
-  if (s < 60) return `${s}s`
-  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`
-  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`
-}
+/** `support triage: 120/560 decisions scored · 41.3/s · ETA 11s` (the one progress line). */
+export const formatProgress: (event: ProgressEvent) => string = progressLine
 
 /**
  * Whether this process talks to a person: stdout is a terminal and no CI variable is

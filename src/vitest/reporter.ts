@@ -190,7 +190,7 @@ export function renderSuite({ file, meta, tests }: SuiteReport, color: boolean):
   const marks: Record<string, string> = {}
   for (const [key, threshold] of Object.entries(t))
     if (threshold !== undefined && key !== 'perCriterion' && THRESHOLD_METRICS.has(key))
-      marks[key] = asTestEnded(thresholdMark(THRESHOLD_METRICS.get(key)!.read(result) ?? null, threshold), tests, thresholdTestName(key, threshold))
+      marks[key] = asTestEnded(thresholdMark(THRESHOLD_METRICS.get(key)!.read(result) ?? null, threshold, key), tests, thresholdTestName(key, threshold))
   // render() reads metrics and manifest only; meta carries no per-decision records.
   const lines = [heading, render({ ...result, records: [] } as EvalResult, { color, marks })]
   if (t.perCriterion !== undefined) {

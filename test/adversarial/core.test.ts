@@ -692,7 +692,7 @@ const wordingCases: Case[] = [
       // Each class: 0 of 6, Clopper–Pearson at 1 − 0.05/2, upper bound 1 − 0.0125^(1/6); the mean of the two.
       expect(interval.lower).toBe(0)
       expect(interval.upper).toBeCloseTo(1 - 0.0125 ** (1 / 6), 6)
-      expect(render(result, { color: false })).toMatch(/^balanced accuracy  0\.0%  \[0\.0, 51\.8\]   not better than chance$/m)
+      expect(render(result, { color: false })).toMatch(/^balanced accuracy  0\.0%  \[0\.0, 51\.8\] exact Clopper-Pearson per class, Bonferroni   not better than chance$/m)
     },
   },
   {

@@ -147,7 +147,7 @@ describe('sceptic evaluate with the score cache', () => {
     expect(env.code).toBe(2)
     const bare = await sceptic(['cache'])
     expect(bare.code).toBe(2)
-    expect(bare.stderr).toBe('sceptic: UsageError: Usage: sceptic cache (stats [DIR] | clear [DIR] [--model DIR])\n')
+    expect(bare.stderr).toBe('sceptic: UsageError: Usage: sceptic cache (stats [DIR] | clear [DIR] [--model DIR] [--scorer DESCRIPTION] [--older-than DAYS])\n')
     const keyless = join(dir, 'keyless.mjs')
     writeFileSync(keyless, 'export default (requests) => requests.map((r) => r.criterion.options.map(() => 1))\n')
     const cache = join(dir, 'keyless-cache')

@@ -34,17 +34,18 @@ describe('sceptic compare', () => {
     expect(stdout).toMatch(/^compare {12}first\.jsonl {2}vs {2}reader\.jsonl$/m)
     expect(stdout).toMatch(/^decisions {10}56 paired/m)
     expect(stdout).toMatch(/^first\.jsonl right\s+(\d+)\s+(\d+)$/m)
-    expect(stdout).toMatch(/^McNemar \(exact\) {4}p = [\d.e-]+ two-sided {3}mid-p = [\d.e-]+/m)
+    expect(stdout).toMatch(/^McNemar \(exact\) {4}p [=<] [\d.]+ two-sided {3}mid-p [=<] [\d.]+/m)
     expect(stdout).toMatch(/^balanced accuracy .*Δ \+[\d.]+ pp {2}\[\+[\d.]+, \+[\d.]+\] pp .*resamples of groups, seed 3\)$/m)
     expect(stdout).toMatch(/^order consistency  first\.jsonl 0\.0% {3}reader\.jsonl 100\.0%/m)
-    expect(stdout).toMatch(/^verdict {12}reader\.jsonl gets more decisions right/m)
+    // The verdict opens the block and names every significant paired change, not only hits.
+    expect(stdout.split('\n')[0]).toMatch(/^verdict {12}reader\.jsonl is better than first\.jsonl: accuracy \+[\d.]+ pp \(exact McNemar p < 0\.0001\), balanced accuracy \+[\d.]+ pp .*, order consistency \+100\.0 pp \(exact p < 0\.0001\), decisions answered by position −100\.0 pp/)
   })
 
   it('a file compared with itself: no difference, p = 1', async () => {
     const out = join(dir, 'self.json')
     const { code, stdout } = await sceptic(['compare', readerRecords, readerRecords, '--json-out', out])
     expect(code).toBe(0)
-    expect(stdout).toMatch(/p = 1\.0 two-sided {3}mid-p = 1\.0 {3}\(0 discordant pairs\)/)
+    expect(stdout).toMatch(/p = 1 two-sided {3}mid-p = 1 {3}\(0 discordant pairs\)/)
     expect(stdout).toMatch(/verdict {12}no difference/)
     const json = JSON.parse(await readFile(out, 'utf8'))
     expect(json.mcnemar.pTwoSided).toBe(1)

@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { evaluateWithScorer } from '../../src/core/evaluate.ts'
-import { formatInterval, computeStatistics } from '../../src/core/intervals.ts'
+import { computeStatistics } from '../../src/core/intervals.ts'
+import { formatInterval } from '../../src/report/format.ts'
 import { render } from '../../src/report/terminal.ts'
 import { resultToJson, type DecisionRecord } from '../../src/core/result.ts'
 import type { ScoreFn } from '../../src/core/score.ts'
@@ -177,8 +178,8 @@ describe('statistics on EvalResult and in the report', () => {
     expect(good).toMatch(/^accuracy {11}100\.0% {2}\[91\.2, 100\.0\] {3}\(chance 25\.0%\)$/m)
     // All right: the bootstrap would collapse to [100, 100]. Exact bounds instead: four classes of 10,
     // each recall's Clopper–Pearson lower bound at 1 − 0.05/4 is 0.00625^(1/10) = 0.602; 40/40 consistent: 0.025^(1/40) = 0.912.
-    expect(good).toMatch(/^balanced accuracy {2}100\.0% {2}\[60\.2, 100\.0\]$/m)
-    expect(good).toMatch(/^order consistency {2}100\.0% {2}\[91\.2, 100\.0\] {3}same answer under every ordering$/m)
+    expect(good).toMatch(/^balanced accuracy {2}100\.0% {2}\[60\.2, 100\.0\] exact Clopper-Pearson per class, Bonferroni$/m)
+    expect(good).toMatch(/^order consistency {2}100\.0% {2}\[91\.2, 100\.0\] exact Clopper-Pearson {3}same answer under every ordering$/m)
     expect(good).toMatch(/^ece {16}[\d.]+ {3}unreliable at n = 40 \(< 300; perfect calibration scores [\d.]+ here\): read the Brier score$/m)
     expect(good).toMatch(/^majority baseline  25\.0% {2}\[\d+\.\d, \d+\.\d\]/m)
     expect(good).toMatch(/^detectable change  ±\d+\.\d pp/m)
@@ -194,13 +195,13 @@ describe('statistics on EvalResult and in the report', () => {
 
   it('threshold marks stay right after the value, the interval after them', async () => {
     const result = await evaluateWithScorer(decisions, reader, { debias: 'cyclic' })
-    expect(render(result, { color: false, marks: { balancedAccuracy: '✓ ≥ 0.70' } })).toMatch(/^balanced accuracy  100\.0% {3}✓ ≥ 0\.70 {2}\[60\.2, 100\.0\]$/m)
+    expect(render(result, { color: false, marks: { balancedAccuracy: '✓ ≥ 0.70' } })).toMatch(/^balanced accuracy  100\.0% {3}✓ ≥ 0\.70 {2}\[60\.2, 100\.0\] exact Clopper-Pearson per class, Bonferroni$/m)
   })
 
   it('under pride the order-consistency interval is over the sampled decisions, and says so', async () => {
     const result = await evaluateWithScorer(decisions, reader, { debias: 'pride', prideFraction: 0.25 })
     expect(result.statistics!.orderConsistencyDecisions).toBe(10)
-    expect(render(result, { color: false })).toMatch(/^order consistency  100\.0% {2}\[69\.2, 100\.0\] {3}same answer under every ordering \(over the 10 sampled decisions\)$/m)
+    expect(render(result, { color: false })).toMatch(/^order consistency  100\.0% {2}\[69\.2, 100\.0\] exact Clopper-Pearson {3}same answer under every ordering \(over the 10 sampled decisions\)$/m)
   })
 
   it('a majority-only model gets "not better than the majority baseline"', async () => {

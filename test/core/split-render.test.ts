@@ -73,6 +73,8 @@ describe('render', () => {
     const text = render(result, { color: false })
     expect(text).toBe(
       [
+        // The verdict first: two decisions say nothing either way.
+        'verdict            too few decisions to tell: n = 2 (a verdict needs at least 10)',
         'model              alwaysFirst (ScoreFn)',
         'decisions          2   (1 unlabelled skipped)',
         // Both averaged vectors tie: a tie is no answer, so neither is credited.
@@ -92,7 +94,7 @@ describe('render', () => {
         '  gold at slot     A:100%  B:0%  C:0%',
         '  slot gap         100.0 pp   max − min of the above; a position-blind reader 0',
         // statistics: false skips the bootstrap, so V has no interval here.
-        '  slot bias        χ² 7.5, df 2, p = 0.024, V 0.87',
+        '  slot bias        χ² 7.5, df 2, p = 0.0235, V 0.87',
         `  ckld             ${result.ckld!.toFixed(3)}   KL(gold letters ‖ picked letters); 0 = picks follow gold`,
         // The two-option decision is a pair judged in both orders.
         '  pairs            1 judged in both orders: consistent 0.0%, primacy 1, recency 0',
@@ -112,11 +114,12 @@ describe('render', () => {
     const rows = Array.from({ length: 30 }, (_, i) => decision(3, i % 3))
     const result = await evaluateWithScorer(rows, alwaysFirst, { debias: 'cyclic', ...quiet })
     const text = render(result, { color: false })
-    // Every decision ties (a tie is no answer): nothing is credited.
-    expect(text).toMatch(/^balanced accuracy  0\.0%  \[[\d.]+, [\d.]+\]   not better than chance$/m)
+    // Every decision ties (a tie is no answer): nothing is credited; every class all wrong, so the
+    // bootstrap collapses and the fallback names its method.
+    expect(text).toMatch(/^balanced accuracy  0\.0%  \[[\d.]+, [\d.]+\] exact Clopper-Pearson per class, Bonferroni   not better than chance$/m)
     expect(text).toMatch(/^tied {15}30   decisions with no single answer/m)
     // 0 of 30 consistent: Clopper–Pearson upper 1 − 0.025^(1/30) = 0.116, not a collapsed [0.0, 0.0].
-    expect(text).toMatch(/^order consistency  0\.0%  \[0\.0, 11\.6\]   same answer under every ordering   not better than a random guesser$/m)
+    expect(text).toMatch(/^order consistency  0\.0%  \[0\.0, 11\.6\] exact Clopper-Pearson   same answer under every ordering   not better than a random guesser$/m)
     expect(text).toMatch(/^ece {16}[\d.]+   unreliable at n = 30/m)
     for (const line of ['majority baseline', 'detectable change', 'rstd']) expect(text).toMatch(new RegExp(`^${line} +`, 'm'))
   })

@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { accessSync, constants } from 'node:fs'
 import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { delimiter, join } from 'node:path'
+import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadDecisions } from '../../src/core/decisions.ts'
@@ -11,61 +9,12 @@ import { evaluateWithScorer } from '../../src/core/evaluate.ts'
 import { resultToJson } from '../../src/core/result.ts'
 import type { ScoreFn } from '../../src/core/score.ts'
 import { renderHtmlReport } from '../../src/report/html.ts'
+import { CHROMIUM, chromium } from '../helpers/chromium.ts'
 import { ROOT } from '../helpers/run.ts'
 
 // A real headless Chromium loads the generated report from a file:// URL and we check
 // that the charts rendered: present, non-zero boxes, bars as tall as their numbers say.
 // Not a pixel diff. CI installs Debian's `chromium` (.ci/run); elsewhere this skips.
-
-/** The first Chromium on PATH (or `$CHROMIUM`), or null. */
-function findChromium(): string | null {
-  const candidates = process.env.CHROMIUM ? [process.env.CHROMIUM] : []
-  for (const dir of (process.env.PATH ?? '').split(delimiter).filter(Boolean))
-    for (const name of ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable']) candidates.push(join(dir, name))
-  for (const path of candidates) {
-    try {
-      accessSync(path, constants.X_OK)
-      return path
-    } catch {
-      // not here
-    }
-  }
-  return null
-}
-
-const CHROMIUM = findChromium()
-const TIMEOUT_MS = 60_000
-
-/** Run Chromium headless with a hard time limit; the whole process group is killed on timeout. */
-function chromium(args: readonly string[], profile: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      CHROMIUM!,
-      ['--headless', '--disable-gpu', '--no-sandbox', '--no-first-run', '--hide-scrollbars', `--user-data-dir=${profile}`, ...args],
-      { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
-    )
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => (stdout += chunk))
-    child.stderr.on('data', (chunk) => (stderr += chunk))
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL')
-      } catch {
-        child.kill('SIGKILL')
-      }
-      reject(new Error(`chromium did not finish in ${TIMEOUT_MS} ms\n${stderr.slice(-2000)}`))
-    }, TIMEOUT_MS)
-    child.on('error', (error) => {
-      clearTimeout(timer)
-      reject(error)
-    })
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
-}
 
 // Runs on load, measures what was laid out, and writes it into the DOM for --dump-dom.
 const MEASURE = `addEventListener('load', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { formatInterval, computeStatistics } from '../../src/core/intervals.ts'
+import { computeStatistics } from '../../src/core/intervals.ts'
+import { formatInterval } from '../../src/report/format.ts'
 import { mcnemarExact } from '../../src/core/stats.ts'
 import { evaluateWithScorer } from '../../src/core/evaluate.ts'
 import { DataError } from '../../src/core/errors.ts'
@@ -281,7 +282,7 @@ describe('two runs', () => {
       { result: json(recordsB), records: recordsB },
     ])
     expect(mcnemarExact(0, 5).pTwoSided).toBe(0.0625)
-    expect(html).toContain('p = <b>0.0625</b> two-sided')
+    expect(html).toContain('<b>p = 0.0625</b> two-sided')
     expect(html).toMatch(/data-cell="onlyB">only B <b>5<\/b>/)
     expect(html).toMatch(/data-cell="bothRight">both right <b>3<\/b>/)
     expect(html).toMatch(/order consistency<\/dt><dd>n\/a/)

@@ -63,8 +63,8 @@ describe('vitest --shard i/2 --reporter=blob, then vitest --merge-reports', () =
     expect(merged.output).toMatch(/Tests\s+1 failed \| 3 passed \(4\)/)
     // The report is of the whole suites (20 decisions each), recomputed from the parts.
     expect(merged.output).toContain('SCEPTIC REPORT  2 suites')
-    expect(merged.output).toMatch(/simpson\s+evals\/split\.eval\.ts\n[^]*?decisions\s+20\n[^]*?balanced accuracy\s+70\.0%\s+✗ < 0\.80/)
-    expect(merged.output).toMatch(/all right\s+evals\/split\.eval\.ts\n[^]*?decisions\s+20\n[^]*?balanced accuracy\s+100\.0%\s+✓ ≥ 0\.90/)
+    expect(merged.output).toMatch(/simpson\s+evals\/split\.eval\.ts\n[^]*?decisions\s+20\n[^]*?balanced accuracy\s+70\.0%\s+✗ < 80\.0%/)
+    expect(merged.output).toMatch(/all right\s+evals\/split\.eval\.ts\n[^]*?decisions\s+20\n[^]*?balanced accuracy\s+100\.0%\s+✓ ≥ 90\.0%/)
   }, E2E_TIMEOUT)
 
   test('a merge with a missing shard fails every deferred check, naming the shard', async () => {

@@ -38,7 +38,7 @@ test('a configured baseline gate with one ordering fails by name; the report nev
   expect(output).toMatch(/callback fails {2}evals\/gates\.eval\.ts[\s\S]*?tests {14}✗ 1 passed; 1 failed: "assertions"/)
   expect(output).toMatch(/requests fail {2}evals\/gates\.eval\.ts[\s\S]*?tests {14}✗ 0 passed; 1 failed: "balancedAccuracy ≥ 0\.5"/)
   // The bound was met by the 19 that scored, but its test failed: the mark says so.
-  expect(output).toMatch(/requests fail {2}evals\/gates\.eval\.ts[\s\S]*?balanced accuracy {2}100\.0% {3}✗ ≥ 0\.50 test failed/)
+  expect(output).toMatch(/requests fail {2}evals\/gates\.eval\.ts[\s\S]*?balanced accuracy {2}100\.0% {3}✗ ≥ 50\.0% test failed/)
   expect(output).toMatch(/gated {2}evals\/gates\.eval\.ts[\s\S]*?baseline {11}✓ written/)
   expect(output).toMatch(/no checks {2}evals\/gates\.eval\.ts[\s\S]*?tests {14}⚠ none: the suite declares no threshold, baseline gate or callback, so nothing was checked/)
   // Half the decisions failed and the callback's assertion held on the other half: it passed before.
@@ -71,7 +71,7 @@ test('under CI, -u writes no baseline and fails; the job summary marks failed an
   const headings = markdown.slice(markdown.indexOf('## Sceptic report')).split('\n').filter((line) => line.startsWith('### '))
   expect(headings).toEqual(['### ❌ one ordering', '### ❌ gated', '### ❌ callback fails', '### ❌ requests fail', '### ⚠️ filtered', '### ❌ half failed, callback gate', '### ⚠️ no checks'])
   expect(markdown).toContain('| balanced accuracy | **100.0%** | ≥ 50.0% | ⚠️ not run |')
-  expect(output).toMatch(/balanced accuracy {2}100\.0% {3}⚠ ≥ 0\.50 not run/)
+  expect(output).toMatch(/balanced accuracy {2}100\.0% {3}⚠ ≥ 50\.0% not run/)
   expect(output).toMatch(/tests {14}⚠ 1 passed; 1 not run \(skipped or filtered out, so not checked\): "balancedAccuracy ≥ 0\.5"/)
 }, E2E_TIMEOUT)
 

@@ -37,7 +37,8 @@ test('plugin defaults reach the result; a suite option overrides each', async ()
   expect(sum(defaults.calls)).toBe(60)
   expect(Math.max(...defaults.calls)).toBeLessThanOrEqual(7)
   // maxFailureRate: 0.1 allows the 1 failed decision of 20.
-  expect(output).not.toContain('plugin defaults > balancedAccuracy')
+  expect(output).not.toContain('FAIL  evals/defaults.eval.ts > plugin defaults > balancedAccuracy')
+  expect(output).toMatch(/✓ balancedAccuracy ≥ 0\.5/)
 
   // The suite's own options win, each of them.
   const own = recorded('suite-overrides')

@@ -5,9 +5,10 @@ import { join } from 'node:path'
 import { describe, expect, expectTypeOf, test } from 'vitest'
 import { configDefaults } from 'vitest/config'
 import type { EvalResult } from '../../src/core/index.ts'
-import { baselineDecisions, baselineFromResult, compareWithBaseline, formatP, readBaseline, serialiseBaseline, type BaselineFile } from '../../src/vitest/baseline.ts'
+import { baselineDecisions, baselineFromResult, compareWithBaseline, readBaseline, serialiseBaseline, type BaselineFile } from '../../src/vitest/baseline.ts'
 import { underCI } from '../../src/vitest/baseline-gate.ts'
 import { formatBound, meets, slug, thresholdMark, worstCriterion } from '../../src/vitest/format.ts'
+import { formatP } from '../../src/report/format.ts'
 import { scorerHandle } from '../../src/vitest/describe-decisions.ts'
 import { aboveChanceP } from '../../src/core/above-chance.ts'
 import { scepticMatchers, type AtLeast } from '../../src/vitest/matchers.ts'
@@ -206,9 +207,9 @@ describe('baseline comparison', () => {
   })
 
   test('p-values for humans', () => {
-    expect(formatP(0.125)).toBe('0.125')
-    expect(formatP(1)).toBe('1')
-    expect(formatP(2 ** -20)).toBe('< 0.0001')
+    expect(formatP(0.125)).toBe('p = 0.125')
+    expect(formatP(1)).toBe('p = 1')
+    expect(formatP(2 ** -20)).toBe('p < 0.0001')
   })
 })
 
@@ -384,8 +385,8 @@ describe('helpers', () => {
       },
       false,
     )
-    expect(text).toMatch(/balanced accuracy\s+85\.0%.*✗ < 0\.90/)
-    expect(text).toMatch(/order consistency\s+100\.0%.*✓ ≥ 0\.50/)
+    expect(text).toMatch(/balanced accuracy\s+85\.0%.*✗ < 90\.0%/)
+    expect(text).toMatch(/order consistency\s+100\.0%.*✓ ≥ 50\.0%/)
     expect(text).toMatch(/every criterion\s+✗ < 0\.70\s+worst "refund" 0\.620/)
     expect(text).toMatch(/baseline\s+✓ pass\s+b\/x\.json\n  no significant drop/)
     expect(renderSuite({ file: 'f', meta: { schema: 1, suite: 'y', thresholds: {}, error: 'boom' } }, false)).toBe('y  f\nnot scored: boom')

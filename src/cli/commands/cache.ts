@@ -1,12 +1,13 @@
 /** `sceptic cache stats|clear`. */
 import { resolve } from 'node:path'
 import { cacheStats, clearCache } from '../../cache/admin.ts'
+import { clearSelected } from '../../cache/clear-selected.ts'
 import { resolveCache } from '../../cache/config.ts'
 import { parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'
 import { UsageError } from '../usage-error.ts'
 
-const USAGE = 'cache (stats [DIR] | clear [DIR] [--model DIR])'
+const USAGE = 'cache (stats [DIR] | clear [DIR] [--model DIR] [--scorer DESCRIPTION] [--older-than DAYS])'
 
 /** Thousands separated, locale-independent. */
 const n = (value: number) => value.toLocaleString('en-US')
@@ -22,6 +23,8 @@ function cacheDir(positional: string | undefined): string {
 /** Every option of `sceptic cache`: read by the parser, `--help` and "did you mean". */
 const OPTIONS = {
   model: { type: 'string', value: 'DIR', description: 'with clear: remove only the entries of this model directory' },
+  scorer: { type: 'string', value: 'DESCRIPTION', description: 'with clear: remove only the entries of this scorer (its description, as cache stats lists it)' },
+  'older-than': { type: 'string', value: 'DAYS', description: 'with clear: remove only entries last written more than DAYS days ago' },
 } satisfies OptionTable
 
 /** `sceptic cache stats|clear`: look after the score cache (docs/cache.md). */
@@ -35,7 +38,8 @@ export const cacheCommand: Command = {
     if (extra.length > 0 || (action !== 'stats' && action !== 'clear')) throw new UsageError(`Usage: sceptic ${USAGE}`)
     const dir = cacheDir(dirArg)
     if (action === 'stats') {
-      if (values.model !== undefined) throw new UsageError(`--model goes with clear. Usage: sceptic ${USAGE}`)
+      for (const flag of ['model', 'scorer', 'older-than'] as const)
+        if (values[flag] !== undefined) throw new UsageError(`--${flag} goes with clear. Usage: sceptic ${USAGE}`)
       const stats = cacheStats(dir)
       for (const warning of stats.warnings) process.stderr.write(`${warning}\n`)
       const lines = [
@@ -50,9 +54,24 @@ export const cacheCommand: Command = {
       return 0
     }
     const model = values.model as string | undefined
-    const { removed, skippedLive } = clearCache(dir, model !== undefined ? { model } : {})
+    const scorer = values.scorer as string | undefined
+    const olderThan = values['older-than'] as string | undefined
+    const days = olderThan === undefined ? undefined : Number(olderThan)
+    if (days !== undefined && !(olderThan!.trim() !== '' && Number.isFinite(days) && days >= 0))
+      throw new UsageError(`--older-than takes a number of days ≥ 0, got "${olderThan}"`)
+    const selective = scorer !== undefined || days !== undefined
+    const { removed, skippedLive } = selective
+      ? clearSelected(dir, { ...(model !== undefined ? { model } : {}), ...(scorer !== undefined ? { scorer } : {}), ...(days !== undefined ? { olderThanDays: days } : {}) })
+      : clearCache(dir, model !== undefined ? { model } : {})
     const live = skippedLive > 0 ? `; ${skippedLive} segment${skippedLive === 1 ? '' : 's'} of running evaluations left as they are` : ''
-    process.stdout.write(`removed ${n(removed)} entr${removed === 1 ? 'y' : 'ies'}${model !== undefined ? ` of ${resolve(model)}` : ''} from ${dir}${live}\n`)
+    const which = [
+      model !== undefined ? ` of ${resolve(model)}` : '',
+      scorer !== undefined ? ` of scorer ${JSON.stringify(scorer)}` : '',
+      days !== undefined ? ` older than ${days} day${days === 1 ? '' : 's'}` : '',
+    ].join('')
+    process.stdout.write(`removed ${n(removed)} entr${removed === 1 ? 'y' : 'ies'}${which} from ${dir}${live}\n`)
+    if (scorer !== undefined && !cacheStats(dir).scorers.some((s) => s.label === scorer) && removed === 0)
+      process.stderr.write(`no scorer described as ${JSON.stringify(scorer)} in the cache; \`sceptic cache stats\` lists the descriptions\n`)
     return 0
   },
 }

@@ -7,7 +7,9 @@ import { decisionId } from '../../core/decision-id.ts'
 import { isLabelled, loadDecisions } from '../../core/decisions.ts'
 import { dict } from '../../core/dict.ts'
 import { DataError } from '../../core/errors.ts'
-import { parseComparable } from '../../core/result-files.ts'
+import { parseComparable, parseRecordsJsonl, parseResultJson } from '../../core/result-files.ts'
+import { checkRecordsMatch } from '../../report/records-match.ts'
+import { recordsBeside } from '../records-beside.ts'
 import { colorEnabled } from '../../report/terminal.ts'
 import { integer, parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'
@@ -30,7 +32,8 @@ const OPTIONS = {
  * A and B are each either a `--records-out` JSONL file (one record per line; it has no
  * manifest, so the check is that both files hold the same ids with the same criteria
  * and gold answers) or a whole `EvalResult` as JSON (`JSON.stringify(result)`), whose
- * `manifest.fingerprint`, when both have one, must match. A `--json-out` report has no records and is refused with a hint.
+ * `manifest.fingerprint`, when both have one, must match. A `--json-out` report is read with
+ * the `X.records.jsonl` beside it, as `sceptic report` does; without one it is refused with a hint.
  * `--data DATA` supplies `group_id`s so the bootstrap resamples whole groups.
  */
 export const compareCommand: Command = {
@@ -60,15 +63,40 @@ export const compareCommand: Command = {
   },
 }
 
-/** Read a records JSONL file or a whole `EvalResult` as JSON (see {@link parseComparable}). */
+/**
+ * Read a records JSONL file, a whole `EvalResult` as JSON (see {@link parseComparable}), or
+ * a `--json-out` result with its records beside it (`X.json` → `X.records.jsonl`, checked
+ * to be that run's, as `sceptic report` does).
+ */
 export async function readComparable(path: string): Promise<Comparable> {
-  let text: string
+  const text = await readText(path)
+  const beside = await recordsBeside(path)
+  if (beside !== undefined && !hasRecords(text)) {
+    const result = parseResultJson(text, path)
+    const records = parseRecordsJsonl(await readText(beside), beside)
+    checkRecordsMatch(result, records, path, beside)
+    const fingerprint = result.manifest.fingerprint
+    return { records, manifest: typeof fingerprint === 'string' ? { fingerprint } : undefined }
+  }
+  return parseComparable(text, path)
+}
+
+/** Whether `text` is one JSON object that carries its records (a whole `EvalResult`). */
+function hasRecords(text: string): boolean {
   try {
-    text = await readFile(path, 'utf8')
+    const whole = JSON.parse(text.replace(/^\uFEFF/, '')) as { records?: unknown } | null
+    return typeof whole !== 'object' || whole === null || Array.isArray(whole.records) || 'gold' in whole
+  } catch {
+    return true // not one JSON document: a records JSONL file
+  }
+}
+
+async function readText(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8')
   } catch (error) {
     throw new DataError(`cannot read result file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { file: path })
   }
-  return parseComparable(text, path)
 }
 
 /** Record id → group_id, by the evaluator's id rule ({@link decisionId}). */

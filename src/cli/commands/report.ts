@@ -1,5 +1,5 @@
 /** `sceptic report`: the HTML report of one or two runs. */
-import { access, readFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { DataError } from '../../core/errors.ts'
 import type { DecisionRecord } from '../../core/result.ts'
@@ -8,6 +8,7 @@ import { checkRecordsMatch } from '../../report/records-match.ts'
 import { parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'
 import { UsageError } from '../usage-error.ts'
+import { recordsBeside } from '../records-beside.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 
 const USAGE = 'report RUN.json [RUN2.json] --html-out FILE.html [--records RUN.records.jsonl ...] [--no-records] [--title TEXT]'
@@ -46,11 +47,11 @@ export const reportCommand: Command = {
       )
 
     const runs: ReportRun[] = []
-    const inputs = [...positionals, ...given, ...(values['no-records'] ? [] : (await Promise.all(positionals.map(besideIfExists))).filter((f) => f !== undefined))]
+    const inputs = [...positionals, ...given, ...(values['no-records'] ? [] : (await Promise.all(positionals.map(recordsBeside))).filter((f) => f !== undefined))]
     const [planned] = await planOutputs([{ flag: '--html-out', path: output }], inputs)
     for (const [i, file] of positionals.entries()) {
       const result = parseResultJson(await readText(file), file)
-      const recordsFile = given[i] ?? (values['no-records'] ? undefined : await besideIfExists(file))
+      const recordsFile = given[i] ?? (values['no-records'] ? undefined : await recordsBeside(file))
       let records: DecisionRecord[] | null = null
       if (recordsFile !== undefined) {
         records = parseRecordsJsonl(await readText(recordsFile), recordsFile)
@@ -74,17 +75,6 @@ export const reportCommand: Command = {
     )
     return 0
   },
-}
-
-/** `X.json` → `X.records.jsonl`, when that file exists. */
-async function besideIfExists(file: string): Promise<string | undefined> {
-  const candidate = file.replace(/\.json$/i, '') + '.records.jsonl'
-  try {
-    await access(candidate)
-    return candidate
-  } catch {
-    return undefined
-  }
 }
 
 async function readText(file: string): Promise<string> {

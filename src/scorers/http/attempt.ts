@@ -23,8 +23,11 @@ export interface AttemptFailure {
 export type AttemptResult =
   /** Letter probabilities, and the letters floored for lack of a log-prob. */
   | { readonly kind: 'scored'; readonly probabilities: number[]; readonly missing: readonly string[] }
-  /** A timeout, network error, 429 or 5xx: worth another attempt, after `retryAfter` ms when the server said (≤ 30 s). */
-  | { readonly kind: 'retry'; readonly failure: AttemptFailure; readonly retryAfter?: number }
+  /**
+   * A timeout, network error, 429 or 5xx: worth another attempt, after `retryAfter` ms when
+   * the server said (≤ 30 s). `refused`: nothing listens at the address (ECONNREFUSED).
+   */
+  | { readonly kind: 'retry'; readonly failure: AttemptFailure; readonly retryAfter?: number; readonly refused?: boolean }
   /** Another 4xx, or a body that cannot be read as an answer: asking again will not help. */
   | { readonly kind: 'give-up'; readonly failure: AttemptFailure }
 
@@ -96,9 +99,9 @@ async function postWithin(
     if (signal?.aborted) throw signal.reason
     health(false)
     const name = (error as Error)?.name
-    return name === 'TimeoutError' || name === 'AbortError'
-      ? retry('timeout', `${endpoint} took longer than ${timeoutMs} ms`)
-      : retry('error', `${endpoint} failed: ${scrub(causeMessage(error))}`)
+    if (name === 'TimeoutError' || name === 'AbortError') return retry('timeout', `${endpoint} took longer than ${timeoutMs} ms`)
+    const refused = (error as { cause?: { code?: string } })?.cause?.code === 'ECONNREFUSED'
+    return { ...retry('error', `${endpoint} failed: ${scrub(causeMessage(error))}${refused ? ' (nothing listens there: is the server running?)' : ''}`), ...(refused ? { refused } : {}) }
   }
   try {
     return { response, text: await readCappedText(response, settings.maxResponseBytes) }

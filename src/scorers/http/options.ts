@@ -31,6 +31,13 @@ export interface OpenAIScorerOptions {
   timeoutMs?: number
   /** Extra attempts after a timeout, a 429, a 5xx or a network error. Default 2. */
   retries?: number
+  /**
+   * Extra attempts after a refused connection (nothing listens at `baseURL`), within
+   * `retries`. Default 0: a server that is down fails the run at once instead of after
+   * every request's back-off. Raise it for a server that is still starting. With several
+   * endpoints a refused one fails over to the next instead.
+   */
+  connectRetries?: number
   /** First back-off delay in milliseconds; doubles per retry. A `Retry-After` header (≤ 30 s) wins. Default 500. */
   backoffMs?: number
   /** Top log-probabilities to ask for (OpenAI allows at most 20). Default 20. */

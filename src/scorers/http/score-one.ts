@@ -23,6 +23,7 @@ export async function scoreOne(
 ): Promise<ScoreOutcome> {
   let last: AttemptFailure = { reason: 'error', message: 'not attempted' }
   let retryAfter: number | undefined
+  let refused = 0
   const ranked = rank(settings.endpoints, settings.several ? affinityKey(request) : '')
   for (let attempt = 0; attempt <= settings.retries; attempt++) {
     if (attempt > 0) {
@@ -43,6 +44,8 @@ export async function scoreOne(
     last = result.failure
     retryAfter = result.kind === 'retry' ? result.retryAfter : undefined
     if (result.kind === 'give-up') break
+    // A refused connection is a server that is down, not busy: fail fast unless asked to wait (several endpoints fail over instead).
+    if (result.kind === 'retry' && result.refused && !settings.several && ++refused > settings.connectRetries) break
   }
   stats.failures[last.reason] = (stats.failures[last.reason] ?? 0) + 1
   return scoreFailure(last.reason, last.message)

@@ -21,6 +21,8 @@ export interface HttpSettings {
   readonly timeoutMs: number
   /** Extra attempts after a retryable failure. */
   readonly retries: number
+  /** Extra attempts after a refused connection (one endpoint); within `retries`. */
+  readonly connectRetries: number
   /** First back-off delay, ms; doubles per retry. */
   readonly backoffMs: number
   readonly topLogprobs: number
@@ -52,6 +54,7 @@ export function resolveHttpSettings(options: OpenAIScorerOptions): HttpSettings 
     concurrency = 4,
     timeoutMs = 60_000,
     retries = 2,
+    connectRetries = 0,
     backoffMs = 500,
     topLogprobs = 20,
     temperature = 0,
@@ -63,6 +66,7 @@ export function resolveHttpSettings(options: OpenAIScorerOptions): HttpSettings 
   const endpoints = parseEndpoints(options.baseURL, api)
   if (!(endpointBackoffMs >= 0)) throw new ConfigError(`openAIScorer: endpointBackoffMs must be ≥ 0, got ${endpointBackoffMs}`)
   if (!model) throw new ConfigError('openAIScorer: `model` is required')
+  if (!(Number.isInteger(connectRetries) && connectRetries >= 0)) throw new ConfigError(`openAIScorer: connectRetries must be an integer ≥ 0, got ${connectRetries}`)
   if (!(concurrency >= 1)) throw new ConfigError(`openAIScorer: concurrency must be ≥ 1, got ${concurrency}`)
   if (!(Number.isInteger(maxResponseBytes) && maxResponseBytes >= 1))
     throw new ConfigError(`openAIScorer: maxResponseBytes must be an integer ≥ 1, got ${maxResponseBytes}`)
@@ -75,6 +79,7 @@ export function resolveHttpSettings(options: OpenAIScorerOptions): HttpSettings 
     concurrency,
     timeoutMs,
     retries,
+    connectRetries,
     backoffMs,
     topLogprobs,
     temperature,

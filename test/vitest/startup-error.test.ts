@@ -1,0 +1,28 @@
+// End-to-end: a mistake in the plugin's options stops Vitest with one line naming it, not
+// the error wrapped in Vitest's startup stack (test/fixtures/startup-error, built package).
+import { join } from 'node:path'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from './helpers.ts'
+
+let dist = ''
+beforeAll(async () => {
+  dist = await snapshotDist()
+})
+afterAll(() => {
+  if (dist) removeDistSnapshot(dist)
+})
+
+const errorBlock = (output: string) => output.slice(output.indexOf('Startup Error')).split('\n').slice(1).filter((line) => line.trim() !== '')
+
+test.each([
+  ['models', /^\[?ConfigError: vitest-sceptic: models\.tiny: no model directory at models\/nope \(relative paths resolve against the Vitest root .*startup-error\)\]?$/],
+  ['alpha', /^\[?ConfigError: vitest-sceptic: sceptic\(\): alpha must be a significance level in \(0, 1\), got 2\]?$/],
+])('a bad %s option: one line, no stack, a failing exit', async (bad, line) => {
+  const { code, output } = await vitest(['run', '--root', join(FIXTURES, 'startup-error')], { SCEPTIC_E2E_DIST: dist, SCEPTIC_FIXTURE_BAD: bad })
+  expect(code, output).toBe(1)
+  expect(output).toContain('Startup Error')
+  expect(errorBlock(output)).toHaveLength(1)
+  expect(errorBlock(output)[0]).toMatch(line)
+  expect(output).not.toMatch(/^\s+at /m)
+  expect(output).not.toContain('exitCode')
+})
