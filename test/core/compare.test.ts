@@ -165,7 +165,7 @@ describe('compareResults on two real evaluations', () => {
     expect(c.mcnemar.pTwoSided).toBeLessThan(1e-5)
     expect(c.orderConsistency).toMatchObject({ a: 0, b: 1, decisions: 30 })
     expect(c.balancedAccuracy.interval.lower).toBeGreaterThan(0)
-    expect(renderComparison(c, { color: false })).toMatch(/^verdict {12}reader is better than first-slot: accuracy \+66\.7 pp \(exact McNemar p < 0\.0001\)/)
+    expect(renderComparison(c, { color: false })).toMatch(/^verdict {12}reader is better than first-slot: accuracy \+100\.0 pp \(exact McNemar p < 0\.0001\)/)
   })
 
   it('refuses two evaluations of different data', async () => {

@@ -9,6 +9,7 @@ import { parsePartFile, partFileText, reassemble, recordingScorer } from '../../
 import { evaluateReassembled } from '../../src/core/shard-replay.ts'
 import { evaluateWithScorer, FAILURE_REASONS, isScoredOutcome, scoreFailure, type FallibleScoreFn } from '../../src/core/index.ts'
 import { ScorerError } from '../../src/core/errors.ts'
+import { fingerprint } from '../../src/core/decisions.ts'
 import { orderingPick } from '../../src/core/evaluate/aggregate.ts'
 import { decision } from '../helpers/decisions.ts'
 
@@ -97,7 +98,8 @@ describe('a stated pick survives the score cache and shard parts', () => {
     const direct = await evaluateWithScorer(data, recording.score, { debias: 'cyclic' })
     const text = partFileText({
       shard: { index: 1, count: 1 },
-      fingerprint: 'f',
+      // A merge recomputes the rows' fingerprint and refuses a header that does not match.
+      fingerprint: fingerprint(data),
       rows: data.length,
       settings: { debias: 'cyclic', seed: 0, epochs: 1, reducer: 'mean', average: 'probability', storePrompts: false },
       scorer: 'stating',
