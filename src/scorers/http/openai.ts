@@ -1,8 +1,9 @@
 /** `openAIScorer`: score decisions with an OpenAI-compatible completions endpoint (docs/remote-scorers.md). */
 import type { CacheIdentity } from '../../cache/key.ts'
 import type { FallibleScoreFn, ScoreRequest } from '../../core/score.ts'
+import { assignGroups } from './assign.ts'
 import { mapConcurrent } from './concurrency.ts'
-import { affinityKey, endpointCounts, type EndpointCounts } from './endpoints.ts'
+import { affinityKey, endpointCounts, type Endpoint, type EndpointCounts } from './endpoints.ts'
 import type { OpenAIScorerOptions } from './options.ts'
 import { mapPrefixFirst } from './prefix-first.ts'
 import { redactUrl } from './redact-url.ts'
@@ -43,19 +44,32 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
   // Every message is scrubbed whole before it is cut, so no cut point can leave part of a key.
   const scrubber = secretScrubber([settings.apiKey])
   const stats: RequestStats = { attempts: 0, retries: 0, failures: {}, missingLogprobs: 0 }
-  const one = (request: ScoreRequest, context: Parameters<FallibleScoreFn>[1]) => {
-    context?.signal.throwIfAborted()
-    return scoreOne(settings, scrubber, stats, request, context?.signal)
+  // Requests assigned to each endpoint since creation: the loads that bound each one's share.
+  const load = new Map<Endpoint, number>()
+  const score: FallibleScoreFn = (requests, context) => {
+    const keys = settings.several || settings.prefixFirst ? requests.map(affinityKey) : undefined
+    const routes = settings.several ? assignGroups(settings.endpoints, load, groupSizes(keys!), Date.now()) : undefined
+    const one = (request: ScoreRequest, index: number) => {
+      context?.signal.throwIfAborted()
+      return scoreOne(settings, scrubber, stats, request, context?.signal, routes?.get(keys![index]!) ?? settings.endpoints)
+    }
+    if (!keys) return mapConcurrent(requests, settings.concurrency, one)
+    // With several endpoints, each gets its share of the window (a lane per assigned endpoint).
+    const lane = routes ? (index: number) => settings.endpoints.indexOf(routes.get(keys[index]!)![0]!) : undefined
+    return mapPrefixFirst(requests, (_, index) => (settings.prefixFirst ? keys[index]! : String(index)), settings.concurrency, one, lane)
   }
-  const score: FallibleScoreFn = (requests, context) =>
-    settings.prefixFirst
-      ? mapPrefixFirst(requests, affinityKey, settings.concurrency, (request) => one(request, context))
-      : mapConcurrent(requests, settings.concurrency, (request) => one(request, context))
   return Object.assign(score, {
     ...identity(settings),
     stats: () => ({ ...structuredClone(stats), endpoints: endpointCounts(settings.endpoints) }),
     manifestEntries: () => ({ endpoints: endpointCounts(settings.endpoints) }),
   })
+}
+
+/** Requests per affinity key, keys in order of first appearance. */
+function groupSizes(keys: readonly string[]): Map<string, number> {
+  const sizes = new Map<string, number>()
+  for (const key of keys) sizes.set(key, (sizes.get(key) ?? 0) + 1)
+  return sizes
 }
 
 /** The scorer's report line and cache identity: endpoint(s) without credentials, model, API, mode and sampling settings; never the key. */
