@@ -14,12 +14,11 @@ import { ConfigError } from '../../core/errors.ts'
 import { evaluateWithScorer } from '../../core/evaluate.ts'
 import type { DebiasMode } from '../../core/orderings.ts'
 import type { DecisionRecord } from '../../core/record.ts'
+import { QUANTIZATION_FILE } from './optimize.ts'
 import { quantizeModel, type QuantizeFormat, type QuantizeResult } from './quantize.ts'
 
 /** A decision is clear when fp32's two likeliest options differ by at least this. */
 export const CLEAR_MARGIN = 0.05
-/** The file `quantize-model --calibration` writes into the model directory. */
-export const QUANTIZATION_FILE = 'quantization.json'
 
 /** What `quantization.json` holds, and what a run's manifest records as `quantization`. */
 export interface QuantizationInfo {

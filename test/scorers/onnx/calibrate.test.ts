@@ -76,6 +76,10 @@ describe('sceptic quantize-model --calibration (small generated model)', () => {
     const run = await sceptic(['evaluate', data, '--model', out, '--debias', 'none', '--json-out', json])
     expect(run.code).toBe(0)
     expect(JSON.parse(readFileSync(json, 'utf8')).manifest.quantization).toEqual(info)
+    // optimize-model output of it carries the record (the letter head gives the same probabilities).
+    const letters = join(tempDir(), 'q4-letters')
+    expect((await sceptic(['optimize-model', out, '--model-out', letters])).code).toBe(0)
+    expect(JSON.parse(readFileSync(join(letters, 'quantization.json'), 'utf8'))).toEqual(info)
   }, 30_000)
 
   it('refuses to write a model below the target (one line, exit 2, nothing written); --force writes it, marked', async () => {
