@@ -14,8 +14,8 @@ export const LOAD_SLACK = 0.05
 /**
  * Assign each key of `groups` (key → requests, in the order to place them) to one endpoint
  * and return, per key, the endpoints to try: the assigned one first, then the rest in
- * rendezvous order (failover). `load` holds the requests assigned to each endpoint so far
- * and is updated in place; endpoints out of service at `now` take no new decision (all of
+ * rendezvous order (failover). `load` holds the requests assigned to each endpoint and
+ * not yet answered, and is updated in place (the caller takes each answered one off); endpoints out of service at `now` take no new decision (all of
  * them, when every one is out). Deterministic: the same loads, groups and health give the
  * same assignment.
  */

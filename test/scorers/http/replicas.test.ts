@@ -151,6 +151,32 @@ describe('replicas that add up (real servers)', () => {
   })
 })
 
+describe('loads after an outage', () => {
+  it('a replica back from an outage takes its share, not every decision until it caught up', async () => {
+    const { backing, baseURL, labels } = await replicas(['a', 'b'])
+    let aDown = true
+    const route: typeof fetch = (input, init) => {
+      const url = new URL(String(input))
+      if (url.hostname === 'a.test' && aDown) return Promise.reject(new TypeError('fetch failed'))
+      const target = backing[url.hostname === 'a.test' ? 0 : 1]!
+      return fetch(`${target.baseURL.replace(/\/v1$/, '')}${url.pathname}`, init)
+    }
+    const score = openAIScorer({ baseURL, model: 'tiny', concurrency: 4, backoffMs: 1, endpointBackoffMs: 200, fetch: route })
+    const set = (from: number) => skewed(labels, 20, 20).map((d, i) => ({ ...d, id: `r${from + i}`, state: `${d.state} (run ${from})` }))
+    // While a is out, a call's decisions all go to b.
+    await evaluateWithScorer(set(0), score, { debias: 'cyclic', statistics: false })
+    await evaluateWithScorer(set(1), score, { debias: 'cyclic', statistics: false })
+    aDown = false
+    await new Promise((r) => setTimeout(r, 500))
+    for (const s of backing) s.received.length = 0
+    const result = await evaluateWithScorer(set(2), score, { debias: 'cyclic', statistics: false })
+    expect(result.failed).toBe(0)
+    const perReplica = backing.map((s) => new Set(s.received.map((r) => stateOf(r.body.prompt))).size)
+    expect(perReplica[0]! + perReplica[1]!).toBe(40)
+    expect(Math.max(...perReplica)).toBeLessThanOrEqual(Math.ceil((1 + LOAD_SLACK) * 20))
+  })
+})
+
 describe('prefix-first with lanes', () => {
   it('keeps input order, group order, the window and each lane’s share, for any grouping and lanes', async () => {
     await fc.assert(
