@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// HTTP scorer throughput (npm run bench:http): openAIScorer at concurrency 64 against a
+// HTTP scorer (npm run bench:http). First, replicas that add up (bench/replicas.mjs): 1, 2 and 4
+// simulated capacity-limited servers at 40 and 400 decisions. Then throughput: openAIScorer at concurrency 64 against a
 // loopback mock that answers instantly (bench/http-mock.mjs, its own process), 200,000
 // requests in chunks of 1,024 as the evaluator sends them. Reports requests/s (target ≥ 2,000
 // on a 2-core machine) and heap/RSS every 20,000 requests (target: flat). Bounded: stops
@@ -9,11 +10,23 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 
 const { values: args } = parseArgs({
-  options: { requests: { type: 'string', default: '200000' }, concurrency: { type: 'string', default: '64' }, 'max-seconds': { type: 'string', default: '300' } },
+  options: {
+    requests: { type: 'string', default: '200000' },
+    concurrency: { type: 'string', default: '64' },
+    'max-seconds': { type: 'string', default: '300' },
+    part: { type: 'string', default: 'all' }, // replicas | throughput | all
+  },
 })
 const N = Number(args.requests)
 const concurrency = Number(args.concurrency)
 const { openAIScorer } = await import(new URL('../dist/http/index.js', import.meta.url).href)
+if (args.part !== 'throughput') {
+  const { evaluateWithScorer } = await import(new URL('../dist/core/index.js', import.meta.url).href)
+  const { benchReplicas } = await import('./replicas.mjs')
+  await benchReplicas({ openAIScorer, evaluateWithScorer })
+  process.stdout.write('\n')
+  if (args.part === 'replicas') process.exit(0)
+}
 
 const mock = fork(fileURLToPath(new URL('./http-mock.mjs', import.meta.url)), [], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] })
 const port = await new Promise((resolve, reject) => {

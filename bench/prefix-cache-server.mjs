@@ -12,6 +12,7 @@ export async function startPrefixCacheServer({ blockTokens = 16, cacheBlocks = 2
   const cache = new Map() // block hash → true, in LRU order (oldest first)
   const queue = []
   const counts = { requests: 0, tokens: 0, cachedTokens: 0, batches: 0, busyMs: 0 }
+  const firstLines = new Set() // the first line of every prompt seen (a decision's evidence starts there)
   let running = false
 
   const blocksOf = (prompt) => {
@@ -63,6 +64,7 @@ export async function startPrefixCacheServer({ blockTokens = 16, cacheBlocks = 2
     req.on('end', () => {
       const { prompt } = JSON.parse(raw)
       counts.requests++
+      firstLines.add(prompt.slice(0, prompt.indexOf('\n') >>> 0))
       const letters = [...prompt.matchAll(/^([A-T])\. /gm)].map((m) => m[1])
       const top = Object.fromEntries(letters.map((l, i) => [` ${l}`, -1 - i * 0.1]))
       const body = JSON.stringify({ choices: [{ index: 0, text: ' A', logprobs: { top_logprobs: [top] } }] })
@@ -75,6 +77,7 @@ export async function startPrefixCacheServer({ blockTokens = 16, cacheBlocks = 2
   return {
     baseURL: `http://127.0.0.1:${server.address().port}/v1`,
     counts,
+    firstLines,
     close: () => new Promise((resolve) => (server.close(() => resolve()), server.closeAllConnections())),
   }
 }

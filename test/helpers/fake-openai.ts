@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { afterEach } from 'vitest'
 
 /** What the fake server should do with one call (decided per call by the test). */
 export type Behaviour =
@@ -100,6 +101,20 @@ export async function startFakeOpenAI(behave: (body: any, call: number) => Behav
     },
     // closeAllConnections: keep-alive sockets from fetch would otherwise hold close() for seconds.
     close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())),
+  }
+}
+
+/** `start` a fake server for the current test; every server started is closed after it (closing twice is harmless). */
+export function fakeOpenAIPerTest(): (...args: Parameters<typeof startFakeOpenAI>) => ReturnType<typeof startFakeOpenAI> {
+  let servers: Awaited<ReturnType<typeof startFakeOpenAI>>[] = []
+  afterEach(async () => {
+    await Promise.all(servers.map((s) => s.close()))
+    servers = []
+  })
+  return async (...args) => {
+    const server = await startFakeOpenAI(...args)
+    servers.push(server)
+    return server
   }
 }
 

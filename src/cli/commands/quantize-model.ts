@@ -1,10 +1,11 @@
 /** `sceptic quantize-model`: batch-invariant quantization of an ONNX model directory (MatMulNBits or MatMulInteger). */
+import { DEBIAS_MODES, type DebiasMode } from '../../core/orderings.ts'
 import { parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'
 import { planModelDirs, writingModelOut } from '../model-out.ts'
 import { UsageError } from '../usage-error.ts'
 
-const USAGE = 'quantize-model IN_DIR --model-out DIR [--format nbits|int8] [--bits 4|8] [--accuracy-level 4|0]'
+const USAGE = 'quantize-model IN_DIR --model-out DIR [--format nbits|int8] [--bits 4|8] [--accuracy-level 4|0] [--calibration DATA.jsonl [--min-agreement 0.98] [--debias MODE] [--max-float N] [--force]]'
 
 /** Every option of `sceptic quantize-model`: read by the parser, `--help` and "did you mean". */
 const OPTIONS = {
@@ -12,6 +13,11 @@ const OPTIONS = {
   format: { type: 'string', value: 'nbits|int8', default: 'nbits', description: 'nbits: MatMulNBits weight blocks; int8: MatMulInteger, int8 weights per column and activations per row (the integer VNNI/AMX path)' },
   bits: { type: 'string', value: '4|8', default: '4', description: 'weight bits per MatMulNBits block (--format nbits only; int8 is always 8 bits)' },
   'accuracy-level': { type: 'string', value: '4|0', default: '4', description: '--format nbits only. 4: int8 activations per row and block (batch-invariant); 0: float32 activations' },
+  calibration: { type: 'string', value: 'DATA.jsonl', description: 'decisions scored with fp32 and each candidate; MatMuls whose quantization moves decisions stay float32 until the agreement holds' },
+  'min-agreement': { type: 'string', value: 'X', default: '0.98', description: 'with --calibration: the share of clear decisions (fp32 margin ≥ 0.05) whose final pick must equal fp32\'s' },
+  debias: { type: 'string', value: 'MODE', default: 'cyclic', description: 'with --calibration: the debiasing the decisions are compared under (as sceptic evaluate --debias)' },
+  'max-float': { type: 'string', value: 'N', description: 'with --calibration: keep at most N MatMuls float32 (default: all but one)' },
+  force: { type: 'boolean', description: 'with --calibration: write the best candidate even below --min-agreement' },
 } satisfies OptionTable
 
 /**
@@ -30,8 +36,28 @@ export const quantizeModelCommand: Command = {
     if (level !== 0 && level !== 4) throw new UsageError(`--accuracy-level must be 4 (int8 activations per row and block, default) or 0 (float32 activations), got "${String(values['accuracy-level'])}"`)
     const format = values.format ?? 'nbits'
     if (format !== 'nbits' && format !== 'int8') throw new UsageError(`--format must be nbits (MatMulNBits, default) or int8 (MatMulInteger), got "${String(values.format)}"`)
+    const calibration = values.calibration as string | undefined
+    const minAgreement = values['min-agreement'] === undefined ? 0.98 : Number(values['min-agreement'])
+    if (!(minAgreement >= 0 && minAgreement <= 1)) throw new UsageError(`--min-agreement must be a number in [0, 1], got "${String(values['min-agreement'])}"`)
+    if (calibration === undefined && (values.force || values['max-float'] !== undefined)) throw new UsageError('--max-float and --force apply only with --calibration DATA.jsonl')
+    const maxFloat = values['max-float'] === undefined ? undefined : Number(values['max-float'])
+    if (maxFloat !== undefined && !(Number.isInteger(maxFloat) && maxFloat >= 0)) throw new UsageError(`--max-float must be an integer ≥ 0, got "${String(values['max-float'])}"`)
+    if (values.debias !== undefined && !(DEBIAS_MODES as readonly string[]).includes(values.debias as string))
+      throw new UsageError(`--debias must be one of ${DEBIAS_MODES.join(', ')}, got "${String(values.debias)}"`)
     const [inDir, outDir] = await planModelDirs('quantize-model', positionals, values['model-out'] as string | undefined, USAGE)
     const started = performance.now()
+    if (calibration !== undefined) {
+      const { calibratedQuantize } = await import('../../scorers/onnx/calibrate.ts')
+      const { result, info } = await calibratedQuantize(inDir, outDir, { format, bits, accuracyLevel: level, calibration, minAgreement, force: values.force === true, ...(maxFloat !== undefined ? { maxFloat } : {}), ...(values.debias !== undefined ? { debias: values.debias as DebiasMode } : {}), log: (line) => process.stderr.write(`${line}\n`) })
+      const pct = (x: number) => `${(100 * x).toFixed(1)}%`
+      process.stdout.write(
+        `wrote ${result.modelPath}: ${result.quantized} MatMuls → ${format === 'int8' ? 'int8 MatMulInteger' : `${bits}-bit MatMulNBits`}, ${info.keptFloat.length} kept float32 by calibration, LM head kept float32 (${((performance.now() - started) / 1000).toFixed(1)} s)\n` +
+          `agreement with fp32 on ${info.calibration.clear} clear of ${info.calibration.decisions} calibration decisions: decisions ${pct(info.agreement.decisions)}, per-ordering picks ${pct(info.agreement.picks)} (target ${pct(minAgreement)}${info.forced ? ', NOT MET: written with --force' : ''}); speed-up ${info.speedup.toFixed(2)}× fp32\n` +
+          (info.keptFloat.length > 0 ? `kept float32: ${info.keptFloat.join(', ')}\n` : '') +
+          `score with --model ${outDir}\n`,
+      )
+      return 0
+    }
     const { quantizeModel } = await import('../../scorers/onnx/quantize.ts')
     const result = await writingModelOut(outDir, () => quantizeModel(inDir, outDir, { format, bits, accuracyLevel: level }))
     const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1)

@@ -1,9 +1,9 @@
 /**
- * Several endpoints of one model (docs/scaling-out.md): per-decision affinity by
+ * Several endpoints of one model (docs/scaling-out.md): each decision ranks them by
  * rendezvous hashing (Thaler & Ravishankar, "Using name-based mappings to increase hit
- * rates", IEEE/ACM ToN 1998), so every request of a decision reaches the replica that
- * holds its prefix in cache and adding an endpoint moves only its own share; an endpoint
- * that fails is taken out for a back-off period and its decisions go to the next in rank.
+ * rates", IEEE/ACM ToN 1998); assign.ts picks the first in rank within the load bound, so
+ * every request of a decision reaches the replica that holds its prefix in cache; an
+ * endpoint that fails is taken out for a back-off period and its decisions go to the next.
  */
 import { createHash } from 'node:crypto'
 import type { ScoreRequest } from '../../core/score.ts'

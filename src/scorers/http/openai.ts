@@ -1,8 +1,9 @@
 /** `openAIScorer`: score decisions with an OpenAI-compatible completions endpoint (docs/remote-scorers.md). */
 import type { CacheIdentity } from '../../cache/key.ts'
 import type { FallibleScoreFn, ScoreRequest } from '../../core/score.ts'
+import { assignGroups } from './assign.ts'
 import { mapConcurrent } from './concurrency.ts'
-import { affinityKey, endpointCounts, type EndpointCounts } from './endpoints.ts'
+import { affinityKey, endpointCounts, type Endpoint, type EndpointCounts } from './endpoints.ts'
 import type { OpenAIScorerOptions } from './options.ts'
 import { mapPrefixFirst } from './prefix-first.ts'
 import { redactUrl } from './redact-url.ts'
@@ -43,19 +44,50 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
   // Every message is scrubbed whole before it is cut, so no cut point can leave part of a key.
   const scrubber = secretScrubber([settings.apiKey])
   const stats: RequestStats = { attempts: 0, retries: 0, failures: {}, missingLogprobs: 0 }
-  const one = (request: ScoreRequest, context: Parameters<FallibleScoreFn>[1]) => {
-    context?.signal.throwIfAborted()
-    return scoreOne(settings, scrubber, stats, request, context?.signal)
+  // Requests assigned to each endpoint and not yet answered (every call's): the loads that bound
+  // each one's share. Not a lifetime count: an endpoint back from an outage would take every
+  // decision until it caught up.
+  const load = new Map<Endpoint, number>()
+  const score: FallibleScoreFn = (requests, context) => {
+    const keys = settings.several || settings.prefixFirst ? requests.map(affinityKey) : undefined
+    const sizes = settings.several ? groupSizes(keys!) : undefined
+    const routes = sizes ? assignGroups(settings.endpoints, load, sizes, Date.now()) : undefined
+    // This call's unanswered requests per endpoint: taken off the load as answered, the rest when the call ends (cancelled).
+    const unanswered = new Map<Endpoint, number>()
+    if (routes) for (const [key, n] of sizes!) unanswered.set(routes.get(key)![0]!, (unanswered.get(routes.get(key)![0]!) ?? 0) + n)
+    const answered = (endpoint: Endpoint, n: number) => {
+      // At most what is left: a request still in flight after a cancelled call ended was already taken off.
+      const take = Math.min(n, unanswered.get(endpoint)!)
+      unanswered.set(endpoint, unanswered.get(endpoint)! - take)
+      load.set(endpoint, load.get(endpoint)! - take)
+    }
+    const one = async (request: ScoreRequest, index: number) => {
+      const route = routes?.get(keys![index]!)
+      try {
+        context?.signal.throwIfAborted()
+        return await scoreOne(settings, scrubber, stats, request, context?.signal, route ?? settings.endpoints)
+      } finally {
+        if (route) answered(route[0]!, 1)
+      }
+    }
+    if (!keys) return mapConcurrent(requests, settings.concurrency, one)
+    // With several endpoints, each gets its share of the window (a lane per assigned endpoint).
+    const lane = routes ? (index: number) => settings.endpoints.indexOf(routes.get(keys[index]!)![0]!) : undefined
+    const run = mapPrefixFirst(requests, (_, index) => (settings.prefixFirst ? keys[index]! : String(index)), settings.concurrency, one, lane)
+    return routes ? run.finally(() => unanswered.forEach((n, endpoint) => answered(endpoint, n))) : run
   }
-  const score: FallibleScoreFn = (requests, context) =>
-    settings.prefixFirst
-      ? mapPrefixFirst(requests, affinityKey, settings.concurrency, (request) => one(request, context))
-      : mapConcurrent(requests, settings.concurrency, (request) => one(request, context))
   return Object.assign(score, {
     ...identity(settings),
     stats: () => ({ ...structuredClone(stats), endpoints: endpointCounts(settings.endpoints) }),
     manifestEntries: () => ({ endpoints: endpointCounts(settings.endpoints) }),
   })
+}
+
+/** Requests per affinity key, keys in order of first appearance. */
+function groupSizes(keys: readonly string[]): Map<string, number> {
+  const sizes = new Map<string, number>()
+  for (const key of keys) sizes.set(key, (sizes.get(key) ?? 0) + 1)
+  return sizes
 }
 
 /** The scorer's report line and cache identity: endpoint(s) without credentials, model, API, mode and sampling settings; never the key. */

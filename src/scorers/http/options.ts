@@ -5,8 +5,9 @@ export interface OpenAIScorerOptions {
   /**
    * API root as for the OpenAI SDK, ending in `/v1`, e.g. `http://127.0.0.1:8000/v1`; or
    * several roots serving the same model (replicas). With several, every request of a
-   * decision goes to one endpoint chosen by rendezvous hashing, an endpoint that fails is
-   * taken out for a back-off period, and its decisions go to the next (docs/scaling-out.md).
+   * decision goes to one endpoint, chosen by consistent hashing with bounded loads (no
+   * endpoint gets more than 1.05 times its share), an endpoint that fails is taken out for a
+   * back-off period, and its decisions go to the next (docs/scaling-out.md).
    */
   baseURL: string | readonly string[]
   /** Model name sent in each request body. */

@@ -1,5 +1,5 @@
 /**
- * One request with retries and failover: rank the endpoints for its decision, attempt,
+ * One request with retries and failover: try its decision's endpoints in order, attempt,
  * back off (doubling, or as the server's `Retry-After` says), and end as a vector, a
  * flagged vector (`missing_logprobs`) or a counted failure; never a throw for a
  * per-request problem.
@@ -7,24 +7,23 @@
 import { scoreFailure, type ScoreOutcome, type ScoreRequest } from '../../core/score.ts'
 import { attemptOnce, type AttemptFailure } from './attempt.ts'
 import { sleep } from './concurrency.ts'
-import { affinityKey, choose, rank } from './endpoints.ts'
+import { choose, type Endpoint } from './endpoints.ts'
 import type { RequestStats } from './stats.ts'
 import type { Scrubber } from './scrub.ts'
 import type { HttpSettings } from './settings.ts'
 
-
-/** Score `request` (see the module comment); `stats` is updated in place. */
+/** Score `request` (see the module comment) on the first of `ranked` in service; `stats` is updated in place. */
 export async function scoreOne(
   settings: HttpSettings,
   scrubber: Scrubber,
   stats: RequestStats,
   request: ScoreRequest,
   signal: AbortSignal | undefined,
+  ranked: readonly Endpoint[],
 ): Promise<ScoreOutcome> {
   let last: AttemptFailure = { reason: 'error', message: 'not attempted' }
   let retryAfter: number | undefined
   let refused = 0
-  const ranked = rank(settings.endpoints, settings.several ? affinityKey(request) : '')
   for (let attempt = 0; attempt <= settings.retries; attempt++) {
     if (attempt > 0) {
       stats.retries++

@@ -22,6 +22,7 @@ import { assertOrtInstalled, locateModel } from './model-dir.ts'
 import type { OnnxOutcome, OnnxScorer, OnnxScorerOptions, OnnxScorerStats } from './options.ts'
 import type { WorkerPool } from './pool.ts'
 import { readReadoutFile } from './readout-file.ts'
+import { readQuantizationInfo } from './calibrate.ts'
 import { planRuns } from './run-plan.ts'
 import { describeScorer, resolveSettings } from './settings.ts'
 import { startScorer, type Started } from './startup.ts'
@@ -44,6 +45,8 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
   // config.json's cache shapes drive the empty past feeds; checked against the graph in the worker.
   const configShape = readConfigShape(files.dir)
   const template = options.template
+  // A calibrated quantize-model output says how far it agrees with fp32: every run records it.
+  const quantization = readQuantizationInfo(files.dir)
   let pool: WorkerPool | undefined
   let startup: Promise<Started> | undefined
   let running: Started | undefined
@@ -108,7 +111,7 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
 
   return Object.defineProperties(score as OnnxScorer, {
     ready: { value: () => ready().then(({ plan, tokenizer, readout }) => ({ plan, tokenizerVocab: tokenizer.vocabSize, readout: readout.summary })) },
-    manifestEntries: { value: () => ({ readout: running?.readout.summary ?? 'not started' }) },
+    manifestEntries: { value: () => ({ readout: running?.readout.summary ?? 'not started', ...(quantization ? { quantization } : {}) }) },
     close: { value: close },
     description: { value: describeScorer(options, settings), enumerable: true },
     settings: { value: settings, enumerable: true },

@@ -48,6 +48,9 @@ export interface OptimizeOptions {
   readonly sideFiles?: boolean
 }
 
+/** What `quantize-model --calibration` writes beside the model (calibrate.ts): its agreement with fp32. */
+export const QUANTIZATION_FILE = 'quantization.json'
+
 /** Files next to the model that belong to it and are copied as they are. */
 export const SIDE_FILES = ['tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'config.json', 'generation_config.json']
 
@@ -94,7 +97,9 @@ export async function optimizeModel(inDir: string, outDir: string, options: Opti
     mkdirSync(dirname(to), { recursive: true })
     if (!linkOrCopy(from, to, options.copyExternalData ?? true)) fail(`external data file ${from} cannot be hard-linked into ${out} (another file system?) and copying it was not asked for`)
   }
-  if (options.sideFiles ?? true) for (const name of SIDE_FILES) if (existsSync(join(files.dir, name))) writeFileAtomicSync(join(out, name), readFileSync(join(files.dir, name)), { fsync: false })
+  // A calibrated quantization's record goes along: the letter head gives the same probabilities.
+  if (options.sideFiles ?? true)
+    for (const name of [...SIDE_FILES, QUANTIZATION_FILE]) if (existsSync(join(files.dir, name))) writeFileAtomicSync(join(out, name), readFileSync(join(files.dir, name)), { fsync: false })
   writeFileAtomicSync(join(out, READOUT_FILE), JSON.stringify(readout, null, 2) + '\n', { fsync: false })
   return { modelPath, letters, vocab, externalFiles: [...externalFiles], bytes: bytes.length, readout }
 }

@@ -10,6 +10,7 @@ import type { Criterion } from '../../core/decisions.ts'
 import type { Dtype } from './dtype.ts'
 import type { InputPlan } from './model-io.ts'
 import type { WorkerPool } from './pool.ts'
+import type { QuantizationInfo } from './calibrate.ts'
 
 /** An execution provider for ORT: `'cpu'`, `'cuda'`, or `{ name: 'cuda', deviceId: 1, … }` (passed through as is). */
 export type ExecutionProvider = string | { readonly name: string; readonly [option: string]: unknown }
@@ -191,6 +192,10 @@ export interface OnnxScorer {
    * with a custom `template` (a function cannot be keyed): such a scorer is not cached.
    */
   readonly cacheIdentity: CacheIdentity | undefined
-  /** What the run's manifest records of this scorer: `{ readout }`, as {@link OnnxModelInfo.readout} (`not started` before the first call). */
-  manifestEntries(): { readout: string }
+  /**
+   * What the run's manifest records of this scorer: `{ readout }`, as {@link OnnxModelInfo.readout}
+   * (`not started` before the first call), and `quantization` (agreement with fp32, what stayed
+   * float) when the model directory was written by `quantize-model --calibration`.
+   */
+  manifestEntries(): { readout: string; quantization?: QuantizationInfo }
 }

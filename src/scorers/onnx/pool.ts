@@ -9,7 +9,10 @@ import { existsSync } from 'node:fs'
 import { Worker } from 'node:worker_threads'
 import { ConfigError, ScorerError } from '../../core/errors.ts'
 import type { InputPlan } from './model-io.ts'
-import type { Encoded, EncodeMessage, JobPayload, RunMessage, TokenizerInfo, WorkerInit, WorkerMessage } from './protocol.ts'
+import type { Encoded, EncodeMessage, JobPayload, LoadMessage, RunMessage, TokenizerInfo, WorkerInit, WorkerMessage } from './protocol.ts'
+
+/** What the workers start with; the model path may still be coming (the letter head being written), and they start meanwhile. */
+export type PoolInit = Omit<WorkerInit, 'modelPath'> & { readonly modelPath: string | Promise<string> }
 
 /** One job, as the worker needs it, plus how to name it in errors. */
 export interface Job<P> {
@@ -72,7 +75,7 @@ export class WorkerPool {
 
   constructor(
     private readonly size: number,
-    private readonly init: WorkerInit,
+    private readonly init: PoolInit,
     private readonly workerUrl: URL = resolveWorkerUrl(),
   ) {}
 
@@ -137,8 +140,9 @@ export class WorkerPool {
 
   private spawn(): Promise<PoolReady> {
     this.spawned++
+    const { modelPath, ...rest } = this.init
     const worker = new Worker(this.workerUrl, {
-      workerData: this.init,
+      workerData: (typeof modelPath === 'string' ? { ...rest, modelPath } : rest) satisfies WorkerInit,
       // Workers inherit the parent's execArgv; `--input-type` (node -e scripts) is only valid with --eval and kills a worker at load.
       execArgv: process.execArgv.filter((arg) => !arg.startsWith('--input-type')),
     })
@@ -155,6 +159,11 @@ export class WorkerPool {
       exited: new Promise((resolve) => worker.once('exit', resolve)),
     }
     this.slots.add(slot)
+    if (typeof modelPath !== 'string')
+      modelPath.then(
+        (path) => slot.exitCode === undefined && worker.postMessage({ type: 'load', modelPath: path } satisfies LoadMessage),
+        (error: unknown) => settle?.reject(error as Error),
+      )
     worker.on('message', (message: WorkerMessage) => {
       switch (message.type) {
         case 'ready':

@@ -4,8 +4,12 @@ import type { InputPlan } from './model-io.ts'
 
 /** `workerData` of a worker. */
 export interface WorkerInit {
-  /** Absolute path of the .onnx file (loaded by path so external-data files next to it work). */
-  readonly modelPath: string
+  /**
+   * Absolute path of the .onnx file (loaded by path so external-data files next to it work).
+   * Absent while the letter head is still being written: the worker then loads ORT and the
+   * tokenizer and waits for a {@link LoadMessage}.
+   */
+  readonly modelPath?: string
   /** The model file messages name: the user's, when `modelPath` is the letter head made at startup (startup-readout.ts). */
   readonly shownPath: string
   /** Directory of `tokenizer.json` (and `tokenizer_config.json`): each worker tokenizes its share of a call. */
@@ -18,6 +22,12 @@ export interface WorkerInit {
   readonly config?: ConfigShape
   /** Test-only fault injection: exit the worker thread when a batch holds this token id, while the shared budget lasts. */
   readonly faults?: { readonly tokenId: number; readonly budget: SharedArrayBuffer }
+}
+
+/** Main → worker: the model file to load, once it exists (when {@link WorkerInit.modelPath} was absent). */
+export interface LoadMessage {
+  readonly type: 'load'
+  readonly modelPath: string
 }
 
 /** Main → worker: score one batch. */

@@ -40,6 +40,8 @@ export interface QuantizeOptions {
    * exactly. Format `nbits` only.
    */
   readonly accuracyLevel?: 0 | 4
+  /** Weights (initializer names) whose MatMuls stay float32 (what a calibration found moves decisions). */
+  readonly keepFloat?: ReadonlySet<string>
 }
 
 /** The quantized MatMul forms of {@link QuantizeOptions.format}. */
@@ -53,6 +55,8 @@ export interface QuantizeResult {
   readonly quantized: number
   /** Weights kept in float32 because they are the LM head (names). */
   readonly keptHead: readonly string[]
+  /** Every weight that could be quantized (names, graph order), those kept float by `keepFloat` included. */
+  readonly quantizable: readonly string[]
   /** Bytes of the input weights and of the output weights (model.onnx_data). */
   readonly bytesIn: number
   readonly bytesOut: number
@@ -131,9 +135,15 @@ export async function quantizeModel(inDir: string, outDir: string, options: Quan
   const rewritten: OnnxNamespace.INodeProto[] = []
   const dropped = new Set<string>()
   let quantized = 0
+  const quantizable: string[] = []
   for (const node of nodes) {
     const weight = node.opType === 'MatMul' && !head.has(node) ? byName.get(node.input![1]!) : undefined
     if (!weight || weight.dataType !== onnx.TensorProto.DataType.FLOAT || weight.dims?.length !== 2 || gathered.has(weight.name!)) {
+      rewritten.push(node)
+      continue
+    }
+    quantizable.push(weight.name!)
+    if (options.keepFloat?.has(weight.name!)) {
       rewritten.push(node)
       continue
     }
@@ -186,5 +196,5 @@ export async function quantizeModel(inDir: string, outDir: string, options: Quan
   writeFileAtomicSync(modelPath, onnx.ModelProto.encode(model).finish(), { fsync: false })
   writeFileAtomicSync(join(out, EXTERNAL), data, { fsync: false })
   for (const name of SIDE_FILES) if (existsSync(join(files.dir, name))) writeFileAtomicSync(join(out, name), readFileSync(join(files.dir, name)), { fsync: false })
-  return { modelPath, quantized, keptHead: [...head].map((n) => n.input?.[1] ?? '?'), bytesIn, bytesOut: data.length }
+  return { modelPath, quantized, keptHead: [...head].map((n) => n.input?.[1] ?? '?'), quantizable, bytesIn, bytesOut: data.length }
 }

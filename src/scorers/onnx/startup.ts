@@ -1,8 +1,9 @@
 /**
  * Starting the ONNX scorer: the chat renderer (read from tokenizer_config.json on the main
- * thread), the readout (startup-readout.ts: the letter head made at startup, or the full
- * logits), then the worker pool, each worker loading the model and the tokenizer, then the
- * checks that the model, the tokenizer and the readout belong together.
+ * thread), then at once the readout (startup-readout.ts: the letter head made at startup, or
+ * the full logits) and the worker pool, each worker loading ORT and the tokenizer meanwhile
+ * and the model once its graph exists, then the checks that the model, the tokenizer and
+ * the readout belong together.
  */
 import { ConfigError } from '../../core/errors.ts'
 import { chatRenderer, type ChatOptions, type PromptRenderer } from './chat-template.ts'
@@ -50,11 +51,12 @@ export interface StartInputs {
 export async function startScorer(settings: OnnxScorerSettings, { files, chat, readoutMode, sidecar, configShape, faults, onPool }: StartInputs): Promise<Started> {
   const { config, configPath } = await readTokenizerConfig(files.dir)
   const render = chatRenderer(chat, config, configPath)
-  const readout = await prepareReadout({ files, mode: readoutMode, sidecar, render })
+  // The workers start now (ORT, tokenizer) and load the graph once the letter head is written.
+  const preparing = prepareReadout({ files, mode: readoutMode, sidecar, render })
   const budget = faults ? new SharedArrayBuffer(4) : undefined
   if (budget) new Int32Array(budget)[0] = faults!.times
   const pool = new WorkerPool(settings.workers, {
-    modelPath: readout.modelPath,
+    modelPath: preparing.then((readout) => readout.modelPath),
     shownPath: files.modelPath,
     tokenizerDir: files.dir,
     intraOpNumThreads: settings.threadsPerWorker,
@@ -63,15 +65,22 @@ export async function startScorer(settings: OnnxScorerSettings, { files, chat, r
     ...(budget ? { faults: { tokenId: faults!.tokenId, budget } } : {}),
   })
   onPool(pool)
+  const [prepared, loaded] = await Promise.allSettled([preparing, pool.start()])
+  if (prepared.status === 'rejected') {
+    await pool.close()
+    throw prepared.reason
+  }
+  const readout = prepared.value
   const refuse = async (error: Error): Promise<never> => {
     await pool.close()
     readout.dispose()
     throw error
   }
-  const { plan, tokenizer } = await pool.start().catch((error: unknown) => {
+  if (loaded.status === 'rejected') {
     readout.dispose()
-    throw error
-  })
+    throw loaded.reason
+  }
+  const { plan, tokenizer } = loaded.value
   const { readoutFile } = readout
   const vocab = readoutFile ? readoutFile.vocab : plan.vocab
   if (readoutFile && plan.vocab !== undefined && plan.vocab !== readoutFile.letterIds.length)

@@ -14,7 +14,7 @@ import { encodeTexts } from './encode-texts.ts'
 import { leftPad, suffixPad } from './feeds.ts'
 import { planInputs, ModelIoError, type InputPlan } from './model-io.ts'
 import { halfToFloat, softmax } from './readout.ts'
-import { ORT_MISSING, type CloseMessage, type EncodeMessage, type RunErrorKind, type RunMessage, type WorkerInit, type WorkerMessage } from './protocol.ts'
+import { ORT_MISSING, type CloseMessage, type EncodeMessage, type LoadMessage, type RunErrorKind, type RunMessage, type WorkerInit, type WorkerMessage } from './protocol.ts'
 import { loadTokenizer, type LoadedTokenizer } from './tokenizer.ts'
 
 const init = workerData as WorkerInit
@@ -25,6 +25,9 @@ let plan: InputPlan
 let tokenizer: LoadedTokenizer
 let busy = false
 let closing = false
+// The model file: given at start, or sent once the main thread has written the letter head.
+let loadModel: ((path: string) => void) | undefined
+const modelPath = init.modelPath !== undefined ? Promise.resolve(init.modelPath) : new Promise<string>((resolve) => (loadModel = resolve))
 
 /** A model/tokenizer mismatch found while running: a config problem, not a crash. */
 class MismatchError extends Error {}
@@ -42,8 +45,10 @@ async function start(): Promise<void> {
   // Parsed while ORT loads the model (a 262k vocabulary takes seconds); its errors report first, as the file read first.
   const loading = loadTokenizer(init.tokenizerDir)
   loading.catch(() => {})
+  const path = await modelPath
+  if (closing) return shutdown()
   try {
-    session = await ort.InferenceSession.create(init.modelPath, {
+    session = await ort.InferenceSession.create(path, {
       executionProviders: init.executionProviders as Ort.InferenceSession.ExecutionProviderConfig[],
       intraOpNumThreads: init.intraOpNumThreads,
       // Explicit: ORT's default is one thread per core per session, which oversubscribes next to the other workers.
@@ -213,7 +218,8 @@ async function encode(message: EncodeMessage): Promise<void> {
   post({ type: 'encoded', id: message.id, encoded }, [encoded.ids.buffer as ArrayBuffer, encoded.lengths.buffer as ArrayBuffer, encoded.letters.buffer as ArrayBuffer])
 }
 
-port.on('message', (message: RunMessage | EncodeMessage | CloseMessage) => {
+port.on('message', (message: RunMessage | EncodeMessage | CloseMessage | LoadMessage) => {
+  if (message.type === 'load') return loadModel?.(message.modelPath)
   if (message.type === 'close') {
     closing = true
     if (!busy) void shutdown()

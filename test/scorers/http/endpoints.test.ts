@@ -1,22 +1,13 @@
 import fc from 'fast-check'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { evaluateWithScorer, type Decision } from '../../../src/core/index.ts'
 import { openAIScorer } from '../../../src/scorers/http/index.ts'
 import { rank, type Endpoint } from '../../../src/scorers/http/endpoints.ts'
 import { mapPrefixFirst } from '../../../src/scorers/http/prefix-first.ts'
-import { startFakeOpenAI } from '../../helpers/fake-openai.ts'
+import { fakeOpenAIPerTest, type startFakeOpenAI } from '../../helpers/fake-openai.ts'
 
 type Server = Awaited<ReturnType<typeof startFakeOpenAI>>
-let servers: Server[] = []
-afterEach(async () => {
-  await Promise.all(servers.map((s) => s.close()))
-  servers = []
-})
-const start = async (...args: Parameters<typeof startFakeOpenAI>) => {
-  const server = await startFakeOpenAI(...args)
-  servers.push(server)
-  return server
-}
+const start = fakeOpenAIPerTest()
 
 const TEXTS = ['Billing', 'Technical support', 'Account and login', 'Shipping']
 function decisions(n: number): Decision[] {
@@ -69,7 +60,6 @@ describe('several endpoints (rendezvous affinity)', () => {
     const dead = await start()
     const deadURL = dead.baseURL
     await dead.close()
-    servers = servers.filter((s) => s !== dead)
     const score = openAIScorer({ baseURL: [deadURL, live.baseURL], model: 'tiny', concurrency: 4, backoffMs: 1, endpointBackoffMs: 60_000 })
     const result = await evaluateWithScorer(decisions(30), score, { debias: 'cyclic', statistics: false })
     expect(result.failed).toBe(0)
