@@ -23,4 +23,4 @@ export type {
 } from './options.ts'
 export { connectScorer, startScorerServer } from './pool-server.ts'
 export type { ConnectOptions, RemoteScorer, ScorerServer, ScorerServerOptions } from './pool-server.ts'
-export type { QuantizationInfo } from './calibrate.ts'
+export type { QuantizationInfo } from './quantization-info.ts'

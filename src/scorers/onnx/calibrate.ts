@@ -7,35 +7,20 @@
  * (fp32 margin between the top two ≥ {@link CLEAR_MARGIN}). The result is written beside the
  * model (`quantization.json`), and every run on it records it in its manifest.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { loadDecisions } from '../../core/decisions.ts'
 import { ConfigError } from '../../core/errors.ts'
+import { removeOwnTreeSync, writeFileAtomicSync } from '../../core/files.ts'
 import { evaluateWithScorer } from '../../core/evaluate.ts'
 import type { DebiasMode } from '../../core/orderings.ts'
 import type { DecisionRecord } from '../../core/record.ts'
-import { QUANTIZATION_FILE } from './optimize.ts'
+import { QUANTIZATION_FILE, type QuantizationInfo } from './quantization-info.ts'
 import { quantizeModel, type QuantizeFormat, type QuantizeResult } from './quantize.ts'
 
 /** A decision is clear when fp32's two likeliest options differ by at least this. */
 export const CLEAR_MARGIN = 0.05
-
-/** What `quantization.json` holds, and what a run's manifest records as `quantization`. */
-export interface QuantizationInfo {
-  readonly format: QuantizeFormat
-  /** The calibration file's name and its decisions: scored, and clear under fp32. */
-  readonly calibration: { readonly file: string; readonly decisions: number; readonly clear: number; readonly debias: string }
-  readonly minAgreement: number
-  /** Share of clear decisions whose final pick equals fp32's, and of their per-ordering picks. */
-  readonly agreement: { readonly decisions: number; readonly picks: number }
-  /** fp32 scoring time over the candidate's, on the calibration set. */
-  readonly speedup: number
-  /** Weights whose MatMuls stayed float32 (the LM head aside). */
-  readonly keptFloat: readonly string[]
-  readonly quantized: number
-  /** Written below the target with `--force`. */
-  readonly forced: boolean
-}
 
 /** Agreement of `candidate` records with fp32's on fp32's clear decisions. */
 export function agreement(fp32: readonly DecisionRecord[], candidate: readonly DecisionRecord[]): { decisions: number; picks: number; clear: number; moved: number } {
@@ -134,47 +119,45 @@ export async function calibratedQuantize(inDir: string, outDir: string, options:
   const fp32 = await score(inDir)
   const clear = agreement(fp32.records, fp32.records).clear
   if (clear === 0) throw new ConfigError(`${options.calibration}: fp32 has no clear decision (margin ≥ ${CLEAR_MARGIN}) among ${decisions.length}; agreement cannot be measured`)
-  const quantize = (keepFloat: ReadonlySet<string>) =>
-    quantizeModel(inDir, outDir, { format: options.format, bits: options.bits, accuracyLevel: options.accuracyLevel, keepFloat })
-  let units: readonly string[] = []
-  const measure = async (keepFloat: ReadonlySet<string>): Promise<Trial> => {
-    units = (await quantize(keepFloat)).quantizable
-    const candidate = await score(outDir)
-    const a = agreement(fp32.records, candidate.records)
-    options.log?.(`calibration: ${keepFloat.size} MatMuls float: decisions ${(100 * a.decisions).toFixed(1)}%, picks ${(100 * a.picks).toFixed(1)}%`)
-    return { keptFloat: [...keepFloat], decisions: a.decisions, picks: a.picks, moved: a.moved, seconds: candidate.seconds }
-  }
-  const first = await measure(new Set())
-  const { chosen, best } = await searchKeepFloat(units, options.minAgreement, async (keep) => (keep.size === 0 ? first : measure(keep)), options.maxFloat)
-  const final = chosen ?? best
-  if (!chosen && !options.force) {
-    rmSync(outDir, { recursive: true, force: true })
-    throw new ConfigError(
-      `quantize-model: no candidate keeps ${(100 * options.minAgreement).toFixed(1)}% of the ${clear} clear calibration decisions (best ${(100 * final.decisions).toFixed(1)}% with ${final.keptFloat.length} of ${units.length} MatMuls float); nothing written (--force writes it anyway)`,
-    )
-  }
-  const result = await quantize(new Set(final.keptFloat))
-  const info: QuantizationInfo = {
-    format: options.format,
-    calibration: { file: basename(options.calibration), decisions: decisions.length, clear, debias: options.debias ?? 'cyclic' },
-    minAgreement: options.minAgreement,
-    agreement: { decisions: final.decisions, picks: final.picks },
-    speedup: fp32.seconds / final.seconds,
-    keptFloat: final.keptFloat,
-    quantized: result.quantized,
-    forced: !chosen,
-  }
-  writeFileSync(join(outDir, QUANTIZATION_FILE), JSON.stringify(info, null, 2) + '\n')
-  return { result, info }
-}
-
-/** The model directory's `quantization.json`, when it has a readable one. */
-export function readQuantizationInfo(dir: string): QuantizationInfo | undefined {
-  const path = join(dir, QUANTIZATION_FILE)
-  if (!existsSync(path)) return undefined
+  const quantize = (keepFloat: ReadonlySet<string>, dir: string) =>
+    quantizeModel(inDir, dir, { format: options.format, bits: options.bits, accuracyLevel: options.accuracyLevel, keepFloat })
+  // Candidates go to a folder of this process's own: --model-out may be a user's folder, and a refusal removes only what was tried.
+  const work = mkdtempSync(join(tmpdir(), 'sceptic-calibrate-'))
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as QuantizationInfo
-  } catch {
-    return undefined
+    return await search(work)
+  } finally {
+    removeOwnTreeSync(work)
+  }
+
+  async function search(work: string): Promise<{ result: QuantizeResult; info: QuantizationInfo }> {
+    let units: readonly string[] = []
+    const measure = async (keepFloat: ReadonlySet<string>): Promise<Trial> => {
+      units = (await quantize(keepFloat, work)).quantizable
+      const candidate = await score(work)
+      const a = agreement(fp32.records, candidate.records)
+      options.log?.(`calibration: ${keepFloat.size} MatMuls float: decisions ${(100 * a.decisions).toFixed(1)}%, picks ${(100 * a.picks).toFixed(1)}%`)
+      return { keptFloat: [...keepFloat], decisions: a.decisions, picks: a.picks, moved: a.moved, seconds: candidate.seconds }
+    }
+    const first = await measure(new Set())
+    const { chosen, best } = await searchKeepFloat(units, options.minAgreement, async (keep) => (keep.size === 0 ? first : measure(keep)), options.maxFloat)
+    const final = chosen ?? best
+    if (!chosen && !options.force) {
+      throw new ConfigError(
+        `quantize-model: no candidate keeps ${(100 * options.minAgreement).toFixed(1)}% of the ${clear} clear calibration decisions (best ${(100 * final.decisions).toFixed(1)}% with ${final.keptFloat.length} of ${units.length} MatMuls float); nothing written (--force writes it anyway)`,
+      )
+    }
+    const result = await quantize(new Set(final.keptFloat), outDir)
+    const info: QuantizationInfo = {
+      format: options.format,
+      calibration: { file: basename(options.calibration), decisions: decisions.length, clear, debias: options.debias ?? 'cyclic' },
+      minAgreement: options.minAgreement,
+      agreement: { decisions: final.decisions, picks: final.picks },
+      speedup: fp32.seconds / final.seconds,
+      keptFloat: final.keptFloat,
+      quantized: result.quantized,
+      forced: !chosen,
+    }
+    writeFileAtomicSync(join(outDir, QUANTIZATION_FILE), JSON.stringify(info, null, 2) + '\n', { fsync: false })
+    return { result, info }
   }
 }

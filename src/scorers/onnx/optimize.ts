@@ -17,6 +17,7 @@ import { externalLocation, linkOrCopy, loadOnnxProto, type DecodedGraph } from '
 import { cutLetterHead } from './letter-head.ts'
 import { locateModel, type ModelFiles } from './model-dir.ts'
 import { DEFAULT_ENDINGS, readoutLetterIds } from './readout-letters.ts'
+import { QUANTIZATION_FILE } from './quantization-info.ts'
 import { READOUT_FILE, type ReadoutFile } from './readout-file.ts'
 import { loadTokenizer } from './tokenizer.ts'
 
@@ -47,9 +48,6 @@ export interface OptimizeOptions {
   /** Copy tokenizer.json, config.json and the like beside the new model. Default true. */
   readonly sideFiles?: boolean
 }
-
-/** What `quantize-model --calibration` writes beside the model (calibrate.ts): its agreement with fp32. */
-export const QUANTIZATION_FILE = 'quantization.json'
 
 /** Files next to the model that belong to it and are copied as they are. */
 export const SIDE_FILES = ['tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'config.json', 'generation_config.json']

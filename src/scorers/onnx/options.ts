@@ -10,7 +10,7 @@ import type { Criterion } from '../../core/decisions.ts'
 import type { Dtype } from './dtype.ts'
 import type { InputPlan } from './model-io.ts'
 import type { WorkerPool } from './pool.ts'
-import type { QuantizationInfo } from './calibrate.ts'
+import type { QuantizationInfo } from './quantization-info.ts'
 
 /** An execution provider for ORT: `'cpu'`, `'cuda'`, or `{ name: 'cuda', deviceId: 1, … }` (passed through as is). */
 export type ExecutionProvider = string | { readonly name: string; readonly [option: string]: unknown }

@@ -20,6 +20,7 @@ import { integerMatMulNodes, matMulConstants, quantizeColumns, sharedConstants }
 import { packNBits } from './nbits.ts'
 import { loadOnnxProto, tensorReader, toNumber } from './graph-io.ts'
 import { SIDE_FILES } from './optimize.ts'
+import type { QuantizeFormat } from './quantization-info.ts'
 
 /** Options of {@link quantizeModel}. */
 export interface QuantizeOptions {
@@ -44,8 +45,7 @@ export interface QuantizeOptions {
   readonly keepFloat?: ReadonlySet<string>
 }
 
-/** The quantized MatMul forms of {@link QuantizeOptions.format}. */
-export type QuantizeFormat = 'nbits' | 'int8'
+export type { QuantizeFormat }
 
 /** What {@link quantizeModel} did. */
 export interface QuantizeResult {

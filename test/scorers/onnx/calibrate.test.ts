@@ -1,7 +1,7 @@
 // `quantize-model --calibration`: the greedy that keeps float what moves decisions, its
 // agreement measure, and the CLI end to end on a small generated model: agreement printed,
 // refusal below the target (nothing written), `--force`, and the metadata in a run's manifest.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { DecisionRecord } from '../../../src/core/record.ts'
@@ -92,6 +92,16 @@ describe('sceptic quantize-model --calibration (small generated model)', () => {
     expect(forced.code).toBe(0)
     expect(forced.stdout).toMatch(/NOT MET: written with --force/)
     expect(JSON.parse(readFileSync(join(out, 'quantization.json'), 'utf8')).forced).toBe(true)
+  }, 30_000)
+
+  it('a refusal leaves an existing --model-out folder as it was: candidates live in a folder of its own', async () => {
+    const out = join(tempDir(), 'users-folder')
+    mkdirSync(out)
+    writeFileSync(join(out, 'notes.txt'), 'mine')
+    const refused = await sceptic(args(out, '--min-agreement', '1', '--max-float', '0'))
+    expect(refused.code).toBe(2)
+    expect(readdirSync(out)).toEqual(['notes.txt'])
+    expect(readFileSync(join(out, 'notes.txt'), 'utf8')).toBe('mine')
   }, 30_000)
 
   it('refuses calibration options without --calibration', async () => {

@@ -1,0 +1,37 @@
+/** The record `quantize-model --calibration` writes beside a model, read back into every run's manifest. */
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+/** The quantized MatMul forms `quantize-model --format` writes. */
+export type QuantizeFormat = 'nbits' | 'int8'
+
+/** What `quantize-model --calibration` writes beside the model (calibrate.ts): its agreement with fp32. */
+export const QUANTIZATION_FILE = 'quantization.json'
+
+/** What `quantization.json` holds, and what a run's manifest records as `quantization`. */
+export interface QuantizationInfo {
+  readonly format: QuantizeFormat
+  /** The calibration file's name and its decisions: scored, and clear under fp32. */
+  readonly calibration: { readonly file: string; readonly decisions: number; readonly clear: number; readonly debias: string }
+  readonly minAgreement: number
+  /** Share of clear decisions whose final pick equals fp32's, and of their per-ordering picks. */
+  readonly agreement: { readonly decisions: number; readonly picks: number }
+  /** fp32 scoring time over the candidate's, on the calibration set. */
+  readonly speedup: number
+  /** Weights whose MatMuls stayed float32 (the LM head aside). */
+  readonly keptFloat: readonly string[]
+  readonly quantized: number
+  /** Written below the target with `--force`. */
+  readonly forced: boolean
+}
+
+/** The model directory's `quantization.json`, when it has a readable one. */
+export function readQuantizationInfo(dir: string): QuantizationInfo | undefined {
+  const path = join(dir, QUANTIZATION_FILE)
+  if (!existsSync(path)) return undefined
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as QuantizationInfo
+  } catch {
+    return undefined
+  }
+}
