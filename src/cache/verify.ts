@@ -7,6 +7,7 @@
 import { ScorerError } from '../core/errors.ts'
 import { isFlaggedScore, isScoreFailure, type ScoreFailure, type ScoreOutcome } from '../core/score.ts'
 import type { CacheIdentity } from './key.ts'
+import { largest } from '../core/spreadless.ts'
 
 /**
  * Largest |Δp| between a cached and a live vector (each normalised to sum 1) still counted
@@ -42,7 +43,7 @@ function normalised(outcome: ScoreOutcome): number[] | undefined {
   if (!Array.isArray(values) && !ArrayBuffer.isView(values)) return undefined
   const list = Array.from(values as ArrayLike<unknown>)
   if (!list.every((v): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0)) return undefined
-  const max = Math.max(...list)
+  const max = largest(list)
   if (!(max > 0)) return undefined
   // Divide by the maximum first, so huge values cannot overflow the sum.
   const scaled = list.map((v) => v / max)

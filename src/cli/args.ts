@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util'
 import { parseCacheMode, type CacheOptions } from '../cache/config.ts'
 import { own } from '../core/dict.ts'
 import { UsageError } from './usage-error.ts'
+import { appendAll, largest } from '../core/spreadless.ts'
 
 /**
  * One option of a command: what `util.parseArgs` needs plus what `--help` prints. Each
@@ -77,9 +78,9 @@ export function commandHelp(command: { usage: string; summary: string; options: 
     const extra = [spec.default !== undefined ? `default: ${spec.default}` : '', spec.multiple ? 'repeatable' : ''].filter(Boolean).join('; ')
     return [flag, `${spec.description}${extra ? ` (${extra})` : ''}`] as const
   })
-  const width = Math.max(0, ...rows.map(([flag]) => flag.length)) + 2
+  const width = Math.max(0, largest(rows.map(([flag]) => flag.length))) + 2
   const lines = [`usage: sceptic ${command.usage}`, '', command.summary]
-  if (rows.length > 0) lines.push('', 'options:', ...rows.map(([flag, text]) => `  ${flag.padEnd(width)}${text}`))
+  if (rows.length > 0) appendAll(lines, ['', 'options:', ...rows.map(([flag, text]) => `  ${flag.padEnd(width)}${text}`)])
   lines.push(`  ${'-h, --help'.padEnd(width)}print this help`)
   return lines.join('\n') + '\n'
 }

@@ -1,6 +1,7 @@
 /** Epoch reducers: how per-epoch correctness becomes one value per decision. */
 import { own } from './dict.ts'
 import { ConfigError } from './errors.ts'
+import { largest } from './spreadless.ts'
 
 /**
  * An epoch reducer: many per-epoch scores of one decision in, one number out.
@@ -46,7 +47,7 @@ export const mode: Reducer = {
 /** Highest epoch score (Inspect `max_score`). */
 export const max: Reducer = {
   name: 'max',
-  reduce: (values) => Math.max(...values),
+  reduce: (values) => largest(values),
 }
 
 /**

@@ -6,6 +6,7 @@ import { eceNote } from '../core/ece-note.ts'
 import { robustnessLines } from './terminal-robustness.ts'
 import { escapeControl } from '../core/escape.ts'
 import type { EvalResult } from '../core/result.ts'
+import { appendAll } from '../core/spreadless.ts'
 
 /** Options for {@link render}. */
 export interface RenderOptions {
@@ -92,7 +93,7 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
     )
     if (st.rstd !== null) lines.push(`${label('rstd')}${st.rstd.toFixed(1)}   ${c.dim(RSTD_NOTES[st.rstdReading ?? 'ok'])}`)
   }
-  lines.push(...robustnessLines(result, c, (key) => mark(key).replace(/^ {3}/, ' ')))
+  appendAll(lines, robustnessLines(result, c, (key) => mark(key).replace(/^ {3}/, ' ')))
   const letters = Object.entries(result.letterDistribution)
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([letter, share]) => `${letter}:${pct0(share)}`)
