@@ -1,5 +1,6 @@
 /** `openAIScorer`: score decisions with an OpenAI-compatible completions endpoint (docs/remote-scorers.md). */
 import type { CacheIdentity } from '../../cache/key.ts'
+import { fanOut } from '../../core/abort.ts'
 import type { FallibleScoreFn, ScoreRequest } from '../../core/score.ts'
 import { mapConcurrent } from './concurrency.ts'
 import { affinityKey, endpointCounts, type EndpointCounts } from './endpoints.ts'
@@ -47,10 +48,18 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
     context?.signal.throwIfAborted()
     return scoreOne(settings, scrubber, stats, request, context?.signal)
   }
-  const score: FallibleScoreFn = (requests, context) =>
-    settings.prefixFirst
-      ? mapPrefixFirst(requests, affinityKey, settings.concurrency, (request) => one(request, context))
-      : mapConcurrent(requests, settings.concurrency, (request) => one(request, context))
+  const score: FallibleScoreFn = async (requests, context) => {
+    // Every request in flight waits on the run's signal: through one fan-out, not a listener each.
+    const fan = context ? fanOut(context.signal) : undefined
+    const call = fan ? { signal: fan.signal } : undefined
+    try {
+      return await (settings.prefixFirst
+        ? mapPrefixFirst(requests, affinityKey, settings.concurrency, (request) => one(request, call))
+        : mapConcurrent(requests, settings.concurrency, (request) => one(request, call)))
+    } finally {
+      fan?.release()
+    }
+  }
   return Object.assign(score, {
     ...identity(settings),
     stats: () => ({ ...structuredClone(stats), endpoints: endpointCounts(settings.endpoints) }),
