@@ -49,7 +49,7 @@ export interface StartInputs {
 /** Start the workers and check that model, tokenizer and readout fit. Rejects with a {@link ConfigError} otherwise. */
 export async function startScorer(settings: OnnxScorerSettings, { files, chat, readoutMode, sidecar, configShape, faults, onPool }: StartInputs): Promise<Started> {
   const { config, configPath } = await readTokenizerConfig(files.dir)
-  const render = chatRenderer(chat, config, configPath)
+  const render = await chatRenderer(chat, config, configPath)
   const readout = await prepareReadout({ files, mode: readoutMode, sidecar, render })
   const budget = faults ? new SharedArrayBuffer(4) : undefined
   if (budget) new Int32Array(budget)[0] = faults!.times
@@ -65,10 +65,12 @@ export async function startScorer(settings: OnnxScorerSettings, { files, chat, r
   onPool(pool)
   const refuse = async (error: Error): Promise<never> => {
     await pool.close()
+    await render?.close()
     readout.dispose()
     throw error
   }
-  const { plan, tokenizer } = await pool.start().catch((error: unknown) => {
+  const { plan, tokenizer } = await pool.start().catch(async (error: unknown) => {
+    await render?.close()
     readout.dispose()
     throw error
   })
