@@ -11,6 +11,7 @@ const entries: Record<string, string> = {
   'cli/main': 'src/cli/main.ts',
   'onnx/index': 'src/scorers/onnx/api.ts',
   'onnx/worker': 'src/scorers/onnx/worker.ts',
+  'onnx/template-child': 'src/scorers/onnx/template-child.ts',
   'onnx/pool-server': 'src/scorers/onnx/pool-server.ts',
   'http/index': 'src/scorers/http/index.ts',
   'ai/index': 'src/ai/index.ts',

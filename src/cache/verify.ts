@@ -9,6 +9,7 @@ import { mulberry32 } from '../core/decisions.ts'
 import { ScorerError } from '../core/errors.ts'
 import { isScoredOutcome, isScoreFailure, type ScoreFailure, type ScoreOutcome } from '../core/score.ts'
 import type { CacheIdentity } from './key.ts'
+import { largest } from '../core/spreadless.ts'
 
 /**
  * Largest |Δp| between a cached and a live vector (each normalised to sum 1) still counted
@@ -73,7 +74,7 @@ function normalised(outcome: ScoreOutcome): number[] | undefined {
   if (!Array.isArray(values) && !ArrayBuffer.isView(values)) return undefined
   const list = Array.from(values as ArrayLike<unknown>)
   if (!list.every((v): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0)) return undefined
-  const max = Math.max(...list)
+  const max = largest(list)
   if (!(max > 0)) return undefined
   // Divide by the maximum first, so huge values cannot overflow the sum.
   const scaled = list.map((v) => v / max)

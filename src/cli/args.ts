@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util'
 import { parseCacheMode, type CacheOptions } from '../cache/config.ts'
 import { own } from '../core/dict.ts'
 import { UsageError } from './usage-error.ts'
+import { appendAll, largest } from '../core/spreadless.ts'
 
 /**
  * One option of a command: what `util.parseArgs` needs plus what `--help` prints. Each
@@ -39,8 +40,9 @@ export function parse(
       { type, ...(value !== undefined ? { default: value } : {}), ...(short ? { short } : {}), ...(multiple ? { multiple } : {}) },
     ]),
   )
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: typeof config; allowPositionals: true; strict: true; tokens: true }>>
   try {
-    return parseArgs({ args: argv, options: config, allowPositionals: true, strict: true }) as never
+    parsed = parseArgs({ args: argv, options: config, allowPositionals: true, strict: true, tokens: true })
   } catch (error) {
     const unknown = /^Unknown option '(-{1,2}[^']+)'/.exec((error as Error).message)?.[1]
     if (unknown !== undefined) {
@@ -52,6 +54,24 @@ export function parse(
       throw new UsageError(`unknown option ${unknown}${near ? `; did you mean --${near}?` : ''} (see: sceptic ${usage.split(' ')[0]} --help)`)
     }
     throw new UsageError(`${(error as Error).message.replace(/\.$/, '')}. Usage: sceptic ${usage}`)
+  }
+  refuseRepeats(parsed.tokens, options)
+  return { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals }
+}
+
+/**
+ * An option that takes a value may be given once: `--epochs 3 --epochs 5` would silently
+ * run with 5 (parseArgs keeps the last), so it is refused. Repeatable options collect
+ * every value; a switch given twice is the same as once.
+ */
+function refuseRepeats(tokens: readonly { kind: string; name?: string }[], options: OptionTable): void {
+  const seen = new Set<string>()
+  for (const token of tokens) {
+    if (token.kind !== 'option' || token.name === undefined) continue
+    const spec = own(options, token.name)
+    if (!spec || spec.type !== 'string' || spec.multiple) continue
+    if (seen.has(token.name)) throw new UsageError(`--${token.name} was given more than once; give it once (which value was meant is not clear)`)
+    seen.add(token.name)
   }
 }
 
@@ -77,10 +97,12 @@ export function commandHelp(command: { usage: string; summary: string; options: 
     const extra = [spec.default !== undefined ? `default: ${spec.default}` : '', spec.multiple ? 'repeatable' : ''].filter(Boolean).join('; ')
     return [flag, `${spec.description}${extra ? ` (${extra})` : ''}`] as const
   })
-  const width = Math.max(0, ...rows.map(([flag]) => flag.length)) + 2
+  const width = Math.max(0, largest(rows.map(([flag]) => flag.length))) + 2
   const lines = [`usage: sceptic ${command.usage}`, '', command.summary]
-  if (rows.length > 0) lines.push('', 'options:', ...rows.map(([flag, text]) => `  ${flag.padEnd(width)}${text}`))
+  if (rows.length > 0) appendAll(lines, ['', 'options:', ...rows.map(([flag, text]) => `  ${flag.padEnd(width)}${text}`)])
   lines.push(`  ${'-h, --help'.padEnd(width)}print this help`)
+  if (Object.values(command.options).some((spec) => spec.type === 'string' && !spec.multiple))
+    lines.push('', 'An option that takes a value may be given once (a second one is refused); a repeatable one collects every value.')
   return lines.join('\n') + '\n'
 }
 
@@ -110,11 +132,12 @@ function editDistance(a: string, b: string): number {
   return d[a.length]![b.length]!
 }
 
-/** A non-negative integer option, or a UsageError naming it. */
-export function integer(value: string | undefined, name: string, min = 0): number | undefined {
+/** An integer option in [`min`, `max`], or a UsageError naming it (and the bound it broke). */
+export function integer(value: string | undefined, name: string, min = 0, max?: number): number | undefined {
   if (value === undefined) return undefined
   const n = Number(value)
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got "${value}"`)
+  if (!Number.isInteger(n) || n < min || (max !== undefined && n > max))
+    throw new UsageError(`--${name} must be an integer ≥ ${min}${max === undefined ? '' : ` and ≤ ${max}`}, got "${value}"`)
   return n
 }
 

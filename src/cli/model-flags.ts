@@ -29,7 +29,8 @@ export interface ModelFlagOptions {
 
 /** The flags as scorer options; a one-line {@link UsageError} for bad JSON or a flag without `--model`. */
 export function modelOptionsFromFlags(values: Record<string, string | boolean | undefined>, hasModel: boolean): ModelFlagOptions {
-  const given = Object.keys(MODEL_FLAGS).filter((flag) => values[flag] !== undefined)
+  // --batch-size and --workers shape the ONNX pool: with --scorer they would be ignored.
+  const given = [...Object.keys(MODEL_FLAGS), 'batch-size', 'workers'].filter((flag) => values[flag] !== undefined)
   if (given.length > 0 && !hasModel) throw new UsageError(`--${given[0]} applies only to --model DIR (an ONNX model)`)
   const out: ModelFlagOptions = {}
   if (typeof values.dtype === 'string') {

@@ -4,6 +4,16 @@
  * and stops waiting on a scorer the moment the signal aborts, so a scorer that
  * never answers cannot outlive a timeout.
  */
+import { setMaxListeners } from 'node:events'
+
+/** The longest delay one `setTimeout` holds: 2^31 − 1 ms (about 24.8 days); a longer one fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1
+
+/**
+ * The longest deadline a run accepts: 10^12 ms (about 31.7 years). `--timeout` is refused
+ * above 10^9 s and a suite's `timeout` above 10^12 ms, so no arithmetic on it overflows.
+ */
+export const MAX_DEADLINE_MS = 1e12
 
 /** A signal that never aborts, for calls made without one. */
 export const NEVER_ABORTS: AbortSignal = new AbortController().signal
@@ -52,7 +62,12 @@ export function deadline(ms: number, reason: () => Error, parent?: AbortSignal):
     controller.abort(parent.reason)
     return { signal: controller.signal, clear: () => {} }
   }
-  const timer = setTimeout(() => controller.abort(reason()), ms)
+  // setTimeout fires at once past 2^31 − 1 ms: a longer deadline is a chain of shorter timers.
+  let timer: ReturnType<typeof setTimeout>
+  const arm = (left: number): void => {
+    timer = setTimeout(() => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : controller.abort(reason())), Math.min(left, MAX_TIMER_MS))
+  }
+  arm(ms)
   const onParent = () => controller.abort(parent!.reason)
   parent?.addEventListener('abort', onParent, { once: true })
   return {
@@ -62,4 +77,27 @@ export function deadline(ms: number, reason: () => Error, parent?: AbortSignal):
       parent?.removeEventListener('abort', onParent)
     },
   }
+}
+
+/** A signal that aborts with its parent, and {@link FanOut.release} to detach it when the work is done. */
+export interface FanOut {
+  readonly signal: AbortSignal
+  release(): void
+}
+
+/**
+ * One listener on `parent` for any number of waiters: Node warns (MaxListenersExceededWarning)
+ * past 10 listeners on one signal, and a scorer with 64 requests in flight adds one per request.
+ * The waiters listen on the returned signal, which allows any number.
+ */
+export function fanOut(parent: AbortSignal): FanOut {
+  const controller = new AbortController()
+  setMaxListeners(0, controller.signal)
+  if (parent.aborted) {
+    controller.abort(parent.reason)
+    return { signal: controller.signal, release: () => {} }
+  }
+  const onParent = () => controller.abort(parent.reason)
+  parent.addEventListener('abort', onParent, { once: true })
+  return { signal: controller.signal, release: () => parent.removeEventListener('abort', onParent) }
 }

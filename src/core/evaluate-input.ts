@@ -2,11 +2,15 @@
 import { validateDecisions, type Decision } from './decisions.ts'
 import { ConfigError } from './errors.ts'
 import { checkManifestExtras } from './manifest-extras.ts'
+import { MAX_CHUNK_SIZE } from './evaluate/options.ts'
+import { MAX_RESAMPLES } from './stats.ts'
 
 /** The options {@link checkEvaluateInput} checks (a subset of `EvaluateOptions`). */
 export interface CheckedEvaluateOptions {
-  /** Requests per scorer call: an integer ≥ 1. */
+  /** Requests per scorer call: an integer from 1 to {@link MAX_CHUNK_SIZE}. */
   chunkSize?: number | undefined
+  /** `{ resamples, level }`: an integer from 1 to {@link MAX_RESAMPLES}, a level in (0, 1); checked before scoring, not after. */
+  statistics?: boolean | { readonly resamples?: number | undefined; readonly level?: number | undefined } | undefined
   /** Extra manifest entries: an object naming no computed entry. */
   manifest?: Readonly<Record<string, unknown>> | undefined
 }
@@ -18,8 +22,12 @@ export interface CheckedEvaluateOptions {
  */
 export function checkEvaluateInput(decisions: readonly unknown[], options: CheckedEvaluateOptions): Decision[] {
   const { chunkSize } = options
-  if (chunkSize !== undefined && !(Number.isInteger(chunkSize) && chunkSize >= 1))
-    throw new ConfigError(`chunkSize must be an integer ≥ 1 (requests per scorer call), got ${String(chunkSize)}`)
+  if (chunkSize !== undefined && !(Number.isInteger(chunkSize) && chunkSize >= 1 && chunkSize <= MAX_CHUNK_SIZE))
+    throw new ConfigError(`chunkSize must be an integer ≥ 1 and ≤ ${MAX_CHUNK_SIZE.toLocaleString('en')} (requests per scorer call), got ${String(chunkSize)}`)
+  const { resamples, level } = typeof options.statistics === 'object' ? options.statistics : {}
+  if (resamples !== undefined && !(Number.isInteger(resamples) && resamples >= 1 && resamples <= MAX_RESAMPLES))
+    throw new ConfigError(`statistics.resamples must be an integer ≥ 1 and ≤ ${MAX_RESAMPLES.toLocaleString('en')}, got ${String(resamples)}`)
+  if (level !== undefined && !(level > 0 && level < 1)) throw new ConfigError(`statistics.level must be in (0, 1), got ${String(level)}`)
   checkManifestExtras(options.manifest)
   return validateDecisions(decisions, '<decisions>')
 }

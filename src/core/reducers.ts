@@ -1,6 +1,7 @@
 /** Epoch reducers: how per-epoch correctness becomes one value per decision. */
 import { own } from './dict.ts'
 import { ConfigError } from './errors.ts'
+import { largest } from './spreadless.ts'
 
 /**
  * An epoch reducer: many per-epoch scores of one decision in, one number out.
@@ -46,7 +47,7 @@ export const mode: Reducer = {
 /** Highest epoch score (Inspect `max_score`). */
 export const max: Reducer = {
   name: 'max',
-  reduce: (values) => Math.max(...values),
+  reduce: (values) => largest(values),
 }
 
 /**
@@ -118,11 +119,14 @@ export function reducerName(kind: 'at_least' | 'pass_at', k: number, threshold: 
   return threshold === 1 ? `${kind}_${k}` : `${kind}_${k}_ge_${String(threshold)}`
 }
 
-/** k an integer ≥ 1 and a finite threshold, or a ConfigError naming the factory. */
+/** k an integer ≥ 1 and a threshold in [0, 1] (an epoch scores 0 or 1), or a ConfigError naming the factory. */
 function checkParameters(factory: 'atLeast' | 'passAt', k: number, threshold: number): void {
   if (!(Number.isInteger(k) && k >= 1)) throw new ConfigError(`${factory}(k): k must be an integer ≥ 1, got ${k}`)
   if (typeof threshold !== 'number' || !Number.isFinite(threshold))
     throw new ConfigError(`${factory}(k, threshold): threshold must be a finite number, got ${String(threshold)}`)
+  // Outside [0, 1] every epoch would pass (T < 0) or none could (T > 1): a reducer that cannot tell runs apart.
+  if (!(threshold >= 0 && threshold <= 1))
+    throw new ConfigError(`${factory}(k, threshold): threshold must be in [0, 1] (an epoch scores 0 or 1), got ${String(threshold)}`)
 }
 
 /**
@@ -138,6 +142,8 @@ export function resolveReducer(reducer: ReducerLike = 'mean'): Reducer {
     if (match) {
       const k = Number(match[2])
       const threshold = match[3] === undefined ? 1 : Number(match[3])
+      if (Number.isFinite(threshold) && !(threshold >= 0 && threshold <= 1))
+        throw new ConfigError(`reducer ${JSON.stringify(reducer)}: T must be in [0, 1] (an epoch scores 0 or 1), got ${match[3]}`)
       if (Number.isFinite(threshold)) return match[1] === 'at_least' ? atLeast(k, threshold) : passAt(k, threshold)
     }
   }

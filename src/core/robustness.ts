@@ -9,6 +9,7 @@ import { chiSquareSurvival } from './chi-square.ts'
 import type { Ordering } from './orderings.ts'
 import { isPair, pairwiseAudit, type PairwiseAudit } from './pairwise.ts'
 import { defaultResamples, quantileSorted } from './stats.ts'
+import { appendAll, largest, smallest } from './spreadless.ts'
 
 /** One scored decision, as the panel reads it. */
 export interface PanelDecision {
@@ -135,7 +136,7 @@ export function robustnessPanel(
   const pairs = multi.filter((d) => isPair(d.movable, d.orderings.length))
   if (multi.length === 0)
     return { circularAccuracy: null, orderingAccuracy: null, accuracyByGoldSlot: null, slotSensitivityGap: null, slotBias: null, ckld: null, pairwise: null }
-  const width = Math.max(...multi.map((d) => d.orderings[0]!.length))
+  const width = largest(multi.map((d) => d.orderings[0]!.length))
   let strict = 0
   let hits = 0
   let pairsScored = 0
@@ -174,7 +175,7 @@ export function robustnessPanel(
     circularAccuracy: strict / multi.length,
     orderingAccuracy: hits / pairsScored,
     accuracyByGoldSlot,
-    slotSensitivityGap: Math.max(...seen) - Math.min(...seen),
+    slotSensitivityGap: largest(seen) - smallest(seen),
     slotBias: slotBias(multi, width, options),
     ckld,
     pairwise: pairwiseAudit(pairs),
@@ -236,7 +237,7 @@ function slotBias(decisions: readonly PanelDecision[], width: number, options: {
     let type = types.get(key)
     if (type === undefined) {
       types.set(key, (type = types.size))
-      typeRows.push(...row)
+      appendAll(typeRows, row)
     }
     typeOf[i] = type
   })

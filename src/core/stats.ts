@@ -15,6 +15,9 @@ export const DEFAULT_LEVEL = 0.95
 /** Default number of bootstrap resamples: 2000 (the 2.5% quantile of 2000 replicates is off by about ±0.1 standard errors). */
 export const DEFAULT_RESAMPLES = 2000
 
+/** Most bootstrap resamples accepted (`--resamples`, `statistics.resamples`): each one is a pass over every decision. */
+export const MAX_RESAMPLES = 100_000
+
 /**
  * Replicates {@link percentileBootstrapCounts} draws by default for `count` items:
  * 2000, reduced above 10^4 items so one bootstrap stays near 2·10^7 draws (never
@@ -330,7 +333,7 @@ export function percentileBootstrap<T>(
 ): BootstrapInterval | null {
   const { seed = 0, resamples = DEFAULT_RESAMPLES, level = DEFAULT_LEVEL, groups } = options
   checkLevel(level)
-  if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError(`resamples must be a positive integer, got ${resamples}`)
+  if (!Number.isInteger(resamples) || resamples < 1 || resamples > MAX_RESAMPLES) throw new RangeError(`resamples must be an integer ≥ 1 and ≤ ${MAX_RESAMPLES}, got ${resamples}`)
   if (groups && groups.length !== items.length)
     throw new RangeError(`groups has ${groups.length} entries for ${items.length} items`)
   const estimate = statistic(items)
@@ -385,7 +388,7 @@ export function percentileBootstrapCounts(
 ): BootstrapInterval | null {
   const { seed = 0, resamples = defaultResamples(count), level = DEFAULT_LEVEL, groups } = options
   checkLevel(level)
-  if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError(`resamples must be a positive integer, got ${resamples}`)
+  if (!Number.isInteger(resamples) || resamples < 1 || resamples > MAX_RESAMPLES) throw new RangeError(`resamples must be an integer ≥ 1 and ≤ ${MAX_RESAMPLES}, got ${resamples}`)
   if (groups && groups.length !== count) throw new RangeError(`groups has ${groups.length} entries for ${count} items`)
   const weights = new Int32Array(count).fill(1)
   const estimate = statistic(weights)

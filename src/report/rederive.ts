@@ -8,6 +8,7 @@ import { binOf, ECE_BINS } from '../core/metrics.ts'
 import type { DecisionRecord, EvalResultJson } from '../core/result.ts'
 import { isFiniteNumber, isObject } from './html-format.ts'
 import type { ReliabilityBinView } from './svg.ts'
+import { largest } from '../core/spreadless.ts'
 
 /** A `[lower, upper]` interval, however the JSON spelled it. */
 export type Range = readonly [lower: number, upper: number]
@@ -96,7 +97,7 @@ export function reliabilityBins(records: readonly DecisionRecord[], bins = ECE_B
   }))
   const confSum = new Array<number>(bins).fill(0)
   for (const record of records) {
-    const confidence = Math.max(...Object.values(record.probabilities))
+    const confidence = largest(Object.values(record.probabilities))
     const k = binOf(confidence, bins)
     out[k]!.count++
     confSum[k]! += confidence

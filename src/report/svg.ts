@@ -5,6 +5,8 @@
  * network access, so the page renders the same offline, printed and without JS.
  */
 
+import { largest } from '../core/spreadless.ts'
+
 /** Escape text for HTML/XML content and double- or single-quoted attribute values. */
 export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => ENTITIES[ch]!)
@@ -59,7 +61,7 @@ export interface ColumnChartOptions {
  * At least 0.1, at most 1.
  */
 export function niceMax(values: readonly number[]): number {
-  const top = Math.max(0, ...values.filter(Number.isFinite))
+  const top = Math.max(0, largest(values.filter(Number.isFinite)))
   const tenths = Math.ceil(top * 10 - 1e-9)
   const rounded = tenths <= 5 ? tenths / 10 : Math.ceil(tenths / 2) / 5
   return Math.min(1, Math.max(0.1, rounded))

@@ -11,6 +11,7 @@ import { stopEarlyLine, stopEarlyOf } from '../core/sequential/verdict.ts'
 import { thresholdLabel } from '../core/threshold-metrics.ts'
 import { detectableChange, formatInterval, lettersLine, percent } from './format.ts'
 import { runVerdict, type VerdictSeverity } from './run-verdict.ts'
+import { appendAll } from '../core/spreadless.ts'
 
 /** Options for {@link render}. */
 export interface RenderOptions {
@@ -105,7 +106,7 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
     )
     if (st.rstd !== null) lines.push(`${label('rstd')}${st.rstd.toFixed(1)}   ${c.dim(RSTD_NOTES[st.rstdReading ?? 'ok'])}`)
   }
-  lines.push(...robustnessLines(result, c, (key) => mark(key).replace(/^ {3}/, ' ')))
+  appendAll(lines, robustnessLines(result, c, (key) => mark(key).replace(/^ {3}/, ' ')))
   lines.push(`${label('letters picked')}${lettersLine(result.letterDistribution)}`)
   for (const [name, value] of Object.entries(result.metrics ?? {})) lines.push(`${label(escapeControl(name))}${formatMetric(value)}`)
   const criteria = Object.keys(result.perCriterion).sort()

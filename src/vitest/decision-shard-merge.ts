@@ -20,6 +20,7 @@ import { mergedTestName } from './decision-shard-part.ts'
 import { failureRateProblem } from './failure-rate.ts'
 import { summarise } from './format.ts'
 import { META_KEY, META_RECORDS_LIMIT, readSuiteMeta, type ScepticSuiteMeta, type ScepticTestMeta } from './meta.ts'
+import { appendAll } from '../core/spreadless.ts'
 
 /** One copy of a decision-split suite, as one shard's blob holds it. */
 interface SuiteCopy {
@@ -52,7 +53,11 @@ export async function mergeDecisionShards(files: RunnerTestFile[], root: string)
     })
   const out: MergedSuite[] = []
   for (const copies of groups.values()) out.push(await mergeSuite(copies, root))
-  if (groups.size > 0) files.splice(0, files.length, ...oneCopyPerFile(files, new Set([...groups.values()].flatMap((copies) => copies.map((c) => c.file)))))
+  if (groups.size > 0) {
+    const kept = oneCopyPerFile(files, new Set([...groups.values()].flatMap((copies) => copies.map((c) => c.file))))
+    files.length = 0
+    appendAll(files, kept)
+  }
   return out
 }
 

@@ -41,7 +41,7 @@ import { assertThreshold, formatThreshold, thresholdTestName } from '../core/ver
 import { formatValue, summarise } from './format.ts'
 import { scepticMatchers } from './matchers.ts'
 import { META_RECORDS_LIMIT, THRESHOLD_KEYS, writeMeta, type ScepticSuiteMeta, type Thresholds } from './meta.ts'
-import { deadline } from '../core/abort.ts'
+import { deadline, MAX_DEADLINE_MS, MAX_TIMER_MS } from '../core/abort.ts'
 import { progressEmitter } from './progress.ts'
 import { failureRateProblem } from './failure-rate.ts'
 import { callbackUnderShards, checkDeclared, deferredTest, SuitePart } from './decision-shard-part.ts'
@@ -54,6 +54,15 @@ export const DEFAULT_SCORING_TIMEOUT_MS = 10 * 60_000
 
 /** Extra time the Vitest hook gets beyond the scoring timeout, so our clearer timeout error fires first. */
 const HOOK_GRACE_MS = 5_000
+
+/**
+ * The `beforeAll` hook's own limit: the scoring timeout plus grace. Vitest's timer is one
+ * setTimeout, which fires at once past 2^31 − 1 ms, so a longer one turns it off (0) and
+ * the scoring deadline (a chain of timers) alone bounds the hook.
+ */
+function hookTimeout(timeout: number): number {
+  return timeout + HOOK_GRACE_MS > MAX_TIMER_MS ? 0 : timeout + HOOK_GRACE_MS
+}
 
 /** A scorer with a description (and manifest entries) for the report, e.g. what an ONNX scorer factory returns. */
 export interface ScorerHandle {
@@ -241,7 +250,7 @@ export function describeDecisions(name: string, suiteOptions: DescribeDecisionsO
         suiteMeta.error = oneLine(error)
         throw error
       }
-    }, timeout + HOOK_GRACE_MS)
+    }, hookTimeout(timeout))
 
     if (options.closeScorer) {
       const handle = scorerHandle(options.scorer)
@@ -371,8 +380,8 @@ function checkOptions(name: string, options: DescribeDecisionsOptions): void {
     }
   }
   checkGateSettings(`describeDecisions("${name}")`, options)
-  if (options.timeout !== undefined && !(options.timeout > 0))
-    throw new ConfigError(`describeDecisions("${name}"): timeout must be a positive number of milliseconds`)
+  if (options.timeout !== undefined && !(options.timeout > 0 && options.timeout <= MAX_DEADLINE_MS))
+    throw new ConfigError(`describeDecisions("${name}"): timeout must be a positive number of milliseconds up to 1e12 (about 31 years), got ${String(options.timeout)}`)
 }
 
 /**

@@ -11,6 +11,9 @@
  */
 import { z } from 'zod'
 import { AVERAGE_MODES, ConfigError, DEBIAS_MODES, resolveReducer } from '../core/index.ts'
+import { MAX_DEADLINE_MS } from '../core/abort.ts'
+import { MAX_CHUNK_SIZE, MAX_EPOCHS } from '../core/evaluate/options.ts'
+import { MAX_RESAMPLES } from '../core/stats.ts'
 
 /** The plugin-level defaults of `describeDecisions` options, checked on the way in. */
 export const SuiteDefaultsSchema = z.strictObject({
@@ -22,16 +25,16 @@ export const SuiteDefaultsSchema = z.strictObject({
   prideFraction: z.number().gt(0).lte(1).optional(),
   /** `true`, `false` (no bootstrap) or `{ resamples?, level? }` (integer ≥ 1; in (0, 1)). */
   statistics: z
-    .union([z.boolean(), z.strictObject({ resamples: z.number().int().min(1).optional(), level: z.number().gt(0).lt(1).optional() })])
+    .union([z.boolean(), z.strictObject({ resamples: z.number().int().min(1).max(MAX_RESAMPLES).optional(), level: z.number().gt(0).lt(1).optional() })])
     .optional(),
-  /** Requests per scorer call: an integer ≥ 1. */
-  chunkSize: z.number().int().min(1).optional(),
-  /** Times each (decision, ordering) is scored: an integer ≥ 1. */
-  epochs: z.number().int().min(1).optional(),
+  /** Requests per scorer call: an integer from 1 to 100,000. */
+  chunkSize: z.number().int().min(1).max(MAX_CHUNK_SIZE).optional(),
+  /** Times each (decision, ordering) is scored: an integer from 1 to 1000. */
+  epochs: z.number().int().min(1).max(MAX_EPOCHS).optional(),
   /** Epoch reducer by name: `mean`, `median`, `mode`, `max`, `at_least_K`, `pass_at_K`. */
   reducer: z.string().optional(),
-  /** Scoring timeout of each suite, in ms (> 0). */
-  timeout: z.number().positive().finite().optional(),
+  /** Scoring timeout of each suite, in ms (> 0, at most 10^12). */
+  timeout: z.number().positive().max(MAX_DEADLINE_MS).optional(),
   /** Largest share of labelled decisions allowed to fail scoring, in [0, 1]. */
   maxFailureRate: z.number().min(0).max(1).optional(),
   /** Stop scoring once every threshold is decided anytime-valid: `true`, `false` or `{ alpha?, batch?, minDecisions? }`. */

@@ -7,6 +7,7 @@ import { decisionId } from '../../core/decision-id.ts'
 import { isLabelled, loadDecisions } from '../../core/decisions.ts'
 import { dict } from '../../core/dict.ts'
 import { DataError } from '../../core/errors.ts'
+import { MAX_RESAMPLES } from '../../core/stats.ts'
 import { parseComparable, parseRecordsJsonl, parseResultJson } from '../../core/result-files.ts'
 import { checkRecordsMatch } from '../../report/records-match.ts'
 import { recordsBeside } from '../records-beside.ts'
@@ -22,7 +23,7 @@ const USAGE = 'compare A B [--data DATA] [--seed N] [--resamples N] [--json-out 
 const OPTIONS = {
   data: { type: 'string', value: 'DATA', description: 'the decision file, for group_ids: the bootstrap resamples whole groups' },
   seed: { type: 'string', value: 'N', default: '0', description: 'bootstrap seed' },
-  resamples: { type: 'string', value: 'N', description: 'bootstrap resamples (default: 2000, fewer above 10,000 decisions)' },
+  resamples: { type: 'string', value: 'N', description: `bootstrap resamples, at most ${MAX_RESAMPLES} (default: 2000, fewer above 10,000 decisions)` },
   'json-out': { type: 'string', value: 'FILE', description: 'write the comparison as JSON' },
 } satisfies OptionTable
 
@@ -46,7 +47,7 @@ export const compareCommand: Command = {
     if (positionals.length !== 2) throw new UsageError(`compare takes two result files, A and B. Usage: sceptic ${USAGE}`)
     const [pathA, pathB] = positionals as [string, string]
     const seed = integer(values.seed, 'seed') ?? 0
-    const resamples = integer(values.resamples, 'resamples', 1)
+    const resamples = integer(values.resamples, 'resamples', 1, MAX_RESAMPLES)
     const outputs = await planOutputs([{ flag: '--json-out', path: values['json-out'] }], [pathA, pathB, ...(values.data !== undefined ? [values.data] : [])])
     const [a, b] = await Promise.all([readComparable(pathA), readComparable(pathB)])
     const groups = values.data !== undefined ? await groupsById(values.data) : undefined

@@ -2,11 +2,11 @@
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { isLabelled, loadDecisions } from '../../core/decisions.ts'
-import { deadline } from '../../core/abort.ts'
+import { deadline, MAX_DEADLINE_MS } from '../../core/abort.ts'
 import { ConfigError, DataError, ScorerError } from '../../core/errors.ts'
 import { evaluateWithScorer } from '../../core/evaluate.ts'
 import { assertDebiasMode, DEBIAS_MODES, DEFAULT_DEBIAS, type AverageMode } from '../../core/orderings.ts'
-import { DEFAULT_PRIDE_FRACTION } from '../../core/evaluate/options.ts'
+import { DEFAULT_PRIDE_FRACTION, MAX_EPOCHS } from '../../core/evaluate/options.ts'
 import { resolveReducer, type ReducerLike } from '../../core/reducers.ts'
 import { colorEnabled, render } from '../../report/terminal.ts'
 import { recordsToJsonl, resultToJson, type EvalResult } from '../../core/result.ts'
@@ -52,7 +52,7 @@ const OPTIONS = {
   workers: { type: 'string', value: 'N', description: 'ONNX worker threads (--model)' },
   seed: { type: 'string', value: 'N', default: '0', description: 'seed for sampled orderings and the PriDe sample' },
   average: { type: 'string', value: 'MODE', default: 'probability', description: 'combine orderings by probability or log mean: probability, log' },
-  epochs: { type: 'string', value: 'N', default: '1', description: 'score every decision N times (for sampling scorers)' },
+  epochs: { type: 'string', value: 'N', default: '1', description: `score every decision N times (for sampling scorers), at most ${MAX_EPOCHS}` },
   reducer: { type: 'string', value: 'NAME', default: 'mean', description: 'combine epochs: mean, median, mode, max, at_least_K, pass_at_K, or at_least_K_ge_T, pass_at_K_ge_T (an epoch counts when it scores ≥ T)' },
   'store-prompts': { type: 'boolean', description: 'keep each prompt in the records' },
   'no-statistics': { type: 'boolean', description: 'skip intervals, baselines and verdicts (the bootstrap); they are attached by default' },
@@ -60,7 +60,7 @@ const OPTIONS = {
   ...CACHE_FLAGS,
   'json-out': { type: 'string', value: 'FILE', description: 'write the result as JSON' },
   'records-out': { type: 'string', value: 'FILE', description: 'write one record per decision as JSONL' },
-  timeout: { type: 'string', value: 'SECONDS', description: 'bound the whole run; past it in-flight work is cancelled and the run exits 4 (no bound by default)' },
+  timeout: { type: 'string', value: 'SECONDS', description: 'bound the whole run, up to 1e9 s; past it in-flight work is cancelled and the run exits 4 (no bound by default)' },
   shard: { type: 'string', value: 'I/N', description: 'score only part I of N (split by group_id, else id); needs --records-out; join parts with sceptic merge' },
   threshold: { type: 'string', multiple: true, value: 'KEY=VALUE', description: 'gate on a metric: accuracy=0.7 (lower bound), slotSensitivityGap=..0.1 (upper), preferenceFairness=-0.05..0.05; exit 1 when one fails' },
   'stop-early': { type: 'boolean', description: 'score in a seeded random order and stop once every --threshold is decided by anytime-valid bounds (or one fails)' },
@@ -82,7 +82,7 @@ export const evaluateCommand: Command = {
     const seed = integer(values.seed, 'seed') ?? 0
     const batchSize = integer(values['batch-size'], 'batch-size', 1)
     const workers = integer(values.workers, 'workers', 1)
-    const epochs = integer(values.epochs, 'epochs', 1) ?? 1
+    const epochs = integer(values.epochs, 'epochs', 1, MAX_EPOCHS) ?? 1
     const reducer = resolveReducer((values.reducer ?? 'mean') as ReducerLike)
     const prideFraction = fraction(values['pride-fraction'], 'pride-fraction')
     // The parser fills in the default, so ask the command line whether the user gave it.
@@ -227,11 +227,11 @@ export const evaluateCommand: Command = {
   },
 }
 
-/** A positive number of seconds, or a UsageError naming the option. */
+/** A positive number of seconds up to {@link MAX_DEADLINE_MS} (10^9 s), or a UsageError naming the option. */
 function seconds(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined
   const n = Number(value)
-  if (!(n > 0) || !Number.isFinite(n)) throw new UsageError(`--${name} must be a positive number of seconds, got "${value}"`)
+  if (!(n > 0 && n <= MAX_DEADLINE_MS / 1000)) throw new UsageError(`--${name} must be a positive number of seconds, got "${value}" (at most 1e9 s, about 31 years)`)
   return n
 }
 

@@ -30,6 +30,7 @@ import { decisionId } from '../decision-id.ts'
 import type { Plan } from './plan.ts'
 import { prideManifest } from './priors.ts'
 import type { Outcomes } from './records.ts'
+import { largest } from '../spreadless.ts'
 
 /** What the run itself measured, for the manifest. */
 export interface RunFacts {
@@ -74,10 +75,10 @@ export function assembleResult(
   const panelInput = scoredRows.map((r, i) => panelDecision(rows[r]!.criterion, goldIndex[i]!, plan.orderings[r]!, pickedLetters[r]!, epochPicks?.[r], tiedPicks.get(r)))
   // Cramér's V's interval is a bootstrap: skipped, like the others, with `statistics: false`.
   const panel = robustnessPanel(panelInput, { seed, ...(options.statistics === false ? { resamples: 0 } : {}) })
-  const widest = Math.max(...scoredDecisions.map((row) => row.criterion.options.length))
+  const widest = largest(scoredDecisions.map((row) => row.criterion.options.length))
   const manifest: Manifest = withManifestExtras({
     debias,
-    orderingsScored: Math.max(...plan.orderings.map((set) => set.length)),
+    orderingsScored: largest(plan.orderings.map((set) => set.length)),
     forwardPasses: plan.requestsTotal + facts.contentFreeRequests,
     decisions: rows.length,
     unlabelledSkipped: plan.skipped,

@@ -10,6 +10,18 @@ import { EVALUATE_RENAMES, refuseRenamedOptions } from '../renamed-options.ts'
 import type { StopEarlyOptions } from '../sequential/options.ts'
 import type { Threshold } from '../verdict.ts'
 
+/** Most epochs a run takes: every epoch is held per decision until the run ends. */
+export const MAX_EPOCHS = 1000
+
+/** Most requests per scorer call (`chunkSize`): a call's requests and prompts are built at once. */
+export const MAX_CHUNK_SIZE = 100_000
+
+/**
+ * Most per-epoch values one run holds with several epochs: `epochs × Σ (options + orderings)`
+ * over its decisions (2^27, about 1 GiB of totals and picks).
+ */
+export const MAX_EPOCH_VALUES = 2 ** 27
+
 /** Default share of decisions `pride` samples to estimate the slot prior: 0.05 (PriDe's α). */
 export const DEFAULT_PRIDE_FRACTION = 0.05
 
@@ -126,7 +138,7 @@ export function resolveSettings(options: EvaluateOptions): Settings {
   const { average = 'probability', prideFraction = DEFAULT_PRIDE_FRACTION } = options
   assertDebiasMode(debias)
   assertAverageMode(average)
-  if (!(Number.isInteger(epochs) && epochs >= 1)) throw new ConfigError(`epochs must be an integer ≥ 1, got ${epochs}`)
+  if (!(Number.isInteger(epochs) && epochs >= 1 && epochs <= MAX_EPOCHS)) throw new ConfigError(`epochs must be an integer ≥ 1 and ≤ ${MAX_EPOCHS}, got ${epochs}`)
   const reducer = resolveReducer(options.reducer)
   return { debias, average, prideFraction, seed, chunkSize, template, signal, epochs, reducer }
 }

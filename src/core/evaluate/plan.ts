@@ -8,7 +8,7 @@ import { decisionId } from '../decision-id.ts'
 import { ConfigError, DataError } from '../errors.ts'
 import { orderings, type DebiasMode, type Ordering } from '../orderings.ts'
 import { pinnedSlots } from '../robustness.ts'
-import type { Settings } from './options.ts'
+import { MAX_EPOCH_VALUES, type Settings } from './options.ts'
 
 /** One request to make: the plan is built up front, the request text per chunk. */
 export interface Job {
@@ -73,6 +73,15 @@ export function planEvaluation(decisions: readonly Decision[], settings: Setting
     if (!set) orderingsByCount.set(key, (set = orderings(k, mode, pinned)))
     return set
   })
+  if (epochs > 1) {
+    // The aggregate keeps every epoch's totals and picks until the end: refuse what memory cannot hold.
+    let held = 0
+    rows.forEach((row, r) => (held += (row.criterion.options.length + sets[r]!.length) * epochs))
+    if (held > MAX_EPOCH_VALUES)
+      throw new ConfigError(
+        `epochs ${epochs} over ${rows.length.toLocaleString('en')} decisions would hold ${held.toLocaleString('en')} per-epoch values (options and orderings times epochs), over the ${MAX_EPOCH_VALUES.toLocaleString('en')} one run may hold; use fewer epochs or split the data (sceptic evaluate --shard)`,
+      )
+  }
   const all = rows.map((_, r) => r)
   const rowOrder = sampled ? [...[...sampled].sort((a, b) => a - b), ...all.filter((r) => !sampled.has(r))] : all
   return { rows, skipped, sampled, orderings: sets, requestsTotal: sets.reduce((sum, set) => sum + set.length, 0) * epochs, rowOrder }

@@ -11,6 +11,7 @@ import { settle, type Endpoint } from './endpoints.ts'
 import { readGenerated, readLogprobs } from './read-response.ts'
 import { requestBody } from './request-body.ts'
 import type { Scrubber } from './scrub.ts'
+import { NULL_BODY, UnusableStatusError } from './transport.ts'
 import type { HttpSettings } from './settings.ts'
 
 /** A failed attempt's bucket and its message (scrubbed of secrets). */
@@ -97,6 +98,7 @@ async function postWithin(
   } catch (error) {
     // The run was cancelled: no failure to count, the evaluator reports the cancellation.
     if (signal?.aborted) throw signal.reason
+    if (error instanceof UnusableStatusError) return statusFailure(error.status, '', endpoint, health)
     health(false)
     const name = (error as Error)?.name
     if (name === 'TimeoutError' || name === 'AbortError') return retry('timeout', `${endpoint} took longer than ${timeoutMs} ms`)
@@ -125,16 +127,7 @@ function judge(
   endpoint: string,
   health: (ok: boolean) => void,
 ): AttemptResult {
-  if (!response.ok) {
-    const failure = { reason: 'http_error' as const, message: `HTTP ${response.status} from ${endpoint}: ${clip(text, 200)}` }
-    if (response.status === 429 || response.status >= 500) {
-      health(false)
-      const seconds = Number(response.headers.get('retry-after'))
-      return { kind: 'retry', failure, ...(Number.isFinite(seconds) && seconds >= 0 && seconds <= 30 ? { retryAfter: seconds * 1000 } : {}) }
-    }
-    health(true)
-    return { kind: 'give-up', failure } // another 4xx will not get better by asking again
-  }
+  if (!response.ok || NULL_BODY.has(response.status)) return statusFailure(response.status, clip(text, 200), endpoint, health, response.headers.get('retry-after'))
   health(true)
   let json: unknown
   try {
@@ -146,6 +139,22 @@ function judge(
   const read = settings.mode === 'generate' ? readGenerated(json, settings.api, optionCount, clip) : readLogprobs(json, settings.api, optionCount)
   if ('failure' in read) return giveUp(read.failure, `${endpoint}: ${scrub(read.message)}`)
   return { kind: 'scored', probabilities: read.probabilities, missing: read.missing }
+}
+
+/**
+ * An `http_error` for a status that is no answer: retried on 429 and 5xx and up (after
+ * `Retry-After` ≤ 30 s), given up on otherwise (another 4xx, a 1xx, a 2xx without a body).
+ */
+function statusFailure(status: number, text: string, endpoint: string, health: (ok: boolean) => void, retryAfter: string | null = null): AttemptResult {
+  const why = status < 200 ? 'not a final response status' : status > 599 ? 'not a valid response status' : NULL_BODY.has(status) ? 'a status without a body' : text
+  const failure = { reason: 'http_error' as const, message: `HTTP ${status} from ${endpoint}: ${why}` }
+  if (status === 429 || status >= 500) {
+    health(false)
+    const seconds = Number(retryAfter)
+    return { kind: 'retry', failure, ...(retryAfter !== null && Number.isFinite(seconds) && seconds >= 0 && seconds <= 30 ? { retryAfter: seconds * 1000 } : {}) }
+  }
+  health(true)
+  return { kind: 'give-up', failure } // asking again will not change the status
 }
 
 const retry = (reason: FailureReason, message: string): AttemptResult => ({ kind: 'retry', failure: { reason, message } })

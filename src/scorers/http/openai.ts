@@ -1,5 +1,6 @@
 /** `openAIScorer`: score decisions with an OpenAI-compatible completions endpoint (docs/remote-scorers.md). */
 import type { CacheIdentity } from '../../cache/key.ts'
+import { fanOut } from '../../core/abort.ts'
 import type { FallibleScoreFn, ScoreRequest } from '../../core/score.ts'
 import { assignGroups } from './assign.ts'
 import { mapConcurrent } from './concurrency.ts'
@@ -48,33 +49,40 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
   // each one's share. Not a lifetime count: an endpoint back from an outage would take every
   // decision until it caught up.
   const load = new Map<Endpoint, number>()
-  const score: FallibleScoreFn = (requests, context) => {
-    const keys = settings.several || settings.prefixFirst ? requests.map(affinityKey) : undefined
-    const sizes = settings.several ? groupSizes(keys!) : undefined
-    const routes = sizes ? assignGroups(settings.endpoints, load, sizes, Date.now()) : undefined
-    // This call's unanswered requests per endpoint: taken off the load as answered, the rest when the call ends (cancelled).
-    const unanswered = new Map<Endpoint, number>()
-    if (routes) for (const [key, n] of sizes!) unanswered.set(routes.get(key)![0]!, (unanswered.get(routes.get(key)![0]!) ?? 0) + n)
-    const answered = (endpoint: Endpoint, n: number) => {
-      // At most what is left: a request still in flight after a cancelled call ended was already taken off.
-      const take = Math.min(n, unanswered.get(endpoint)!)
-      unanswered.set(endpoint, unanswered.get(endpoint)! - take)
-      load.set(endpoint, load.get(endpoint)! - take)
-    }
-    const one = async (request: ScoreRequest, index: number) => {
-      const route = routes?.get(keys![index]!)
-      try {
-        context?.signal.throwIfAborted()
-        return await scoreOne(settings, scrubber, stats, request, context?.signal, route ?? settings.endpoints)
-      } finally {
-        if (route) answered(route[0]!, 1)
+  const score: FallibleScoreFn = async (requests, context) => {
+    // Every request in flight waits on the run's signal: through one fan-out, not a listener each.
+    const fan = context ? fanOut(context.signal) : undefined
+    const signal = fan?.signal
+    try {
+      const keys = settings.several || settings.prefixFirst ? requests.map(affinityKey) : undefined
+      const sizes = settings.several ? groupSizes(keys!) : undefined
+      const routes = sizes ? assignGroups(settings.endpoints, load, sizes, Date.now()) : undefined
+      // This call's unanswered requests per endpoint: taken off the load as answered, the rest when the call ends (cancelled).
+      const unanswered = new Map<Endpoint, number>()
+      if (routes) for (const [key, n] of sizes!) unanswered.set(routes.get(key)![0]!, (unanswered.get(routes.get(key)![0]!) ?? 0) + n)
+      const answered = (endpoint: Endpoint, n: number) => {
+        // At most what is left: a request still in flight after a cancelled call ended was already taken off.
+        const take = Math.min(n, unanswered.get(endpoint)!)
+        unanswered.set(endpoint, unanswered.get(endpoint)! - take)
+        load.set(endpoint, load.get(endpoint)! - take)
       }
+      const one = async (request: ScoreRequest, index: number) => {
+        const route = routes?.get(keys![index]!)
+        try {
+          signal?.throwIfAborted()
+          return await scoreOne(settings, scrubber, stats, request, signal, route ?? settings.endpoints)
+        } finally {
+          if (route) answered(route[0]!, 1)
+        }
+      }
+      if (!keys) return await mapConcurrent(requests, settings.concurrency, one)
+      // With several endpoints, each gets its share of the window (a lane per assigned endpoint).
+      const lane = routes ? (index: number) => settings.endpoints.indexOf(routes.get(keys[index]!)![0]!) : undefined
+      const run = mapPrefixFirst(requests, (_, index) => (settings.prefixFirst ? keys[index]! : String(index)), settings.concurrency, one, lane)
+      return await (routes ? run.finally(() => unanswered.forEach((n, endpoint) => answered(endpoint, n))) : run)
+    } finally {
+      fan?.release()
     }
-    if (!keys) return mapConcurrent(requests, settings.concurrency, one)
-    // With several endpoints, each gets its share of the window (a lane per assigned endpoint).
-    const lane = routes ? (index: number) => settings.endpoints.indexOf(routes.get(keys[index]!)![0]!) : undefined
-    const run = mapPrefixFirst(requests, (_, index) => (settings.prefixFirst ? keys[index]! : String(index)), settings.concurrency, one, lane)
-    return routes ? run.finally(() => unanswered.forEach((n, endpoint) => answered(endpoint, n))) : run
   }
   return Object.assign(score, {
     ...identity(settings),

@@ -8,6 +8,17 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 
+/** Statuses whose response has no body (`Response` refuses one). */
+export const NULL_BODY: ReadonlySet<number> = new Set([204, 205, 304])
+
+/** A status line no `Response` can hold (1xx, below 200, 600 and up): the attempt is an `http_error`. */
+export class UnusableStatusError extends Error {
+  override name = 'UnusableStatusError'
+  constructor(readonly status: number) {
+    super(`HTTP status ${status} is not a final response status`)
+  }
+}
+
 /** A `fetch` subset (POST with a string body, a signal) over pooled node:http sockets, and `close()` to drop the pool. */
 export interface PooledFetch {
   (url: URL, init: { method: string; headers: Record<string, string>; body: string; signal: AbortSignal }): Promise<Response>
@@ -24,16 +35,35 @@ export function pooledFetch(maxSockets: number, keepAliveMs = 4_000): PooledFetc
       const secure = url.protocol === 'https:'
       const headers = { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) }
       const req = (secure ? httpsRequest : httpRequest)(url, { method: init.method, headers, agent: secure ? agents.https : agents.http, signal: init.signal })
-      req.on('error', (error) => reject(init.signal.aborted ? init.signal.reason : new TypeError('fetch failed', { cause: error })))
+      let informational: number | undefined
+      req.on('information', (info: { statusCode: number }) => (informational = info.statusCode))
+      req.on('error', (error) =>
+        reject(
+          init.signal.aborted
+            ? init.signal.reason
+            : informational !== undefined
+            ? new UnusableStatusError(informational)
+            : new TypeError('fetch failed', { cause: error }),
+        ),
+      )
       req.on('response', (res: IncomingMessage) => {
         const flat: [string, string][] = []
         for (let i = 0; i < res.rawHeaders.length; i += 2) flat.push([res.rawHeaders[i]!, res.rawHeaders[i + 1]!])
         const status = res.statusCode ?? 500
+        // A status line that `Response` refuses (1xx, below 200, 600 and up) must not throw here: an
+        // event handler's throw is uncaught and ends the process.
+        if (!(status >= 200 && status <= 599)) {
+          res.destroy()
+          reject(new UnusableStatusError(status))
+          return
+        }
         // Headers are here: resolve now, stream the body (the reader caps it and may cancel).
         const failed = (error: unknown) =>
           init.signal.aborted ? init.signal.reason : new TypeError('terminated', { cause: error })
+        // These statuses carry no body by definition; one sent anyway is dropped, as fetch does.
+        if (NULL_BODY.has(status)) res.resume()
         const body =
-          status === 204 || status === 304
+          NULL_BODY.has(status)
             ? null
             : new ReadableStream<Uint8Array>({
                 start(controller) {
@@ -46,7 +76,12 @@ export function pooledFetch(maxSockets: number, keepAliveMs = 4_000): PooledFetc
                   res.destroy()
                 },
               })
-        resolve(new Response(body, { status, headers: flat }))
+        try {
+          resolve(new Response(body, { status, headers: flat }))
+        } catch (error) {
+          res.destroy()
+          reject(new TypeError('fetch failed', { cause: error }))
+        }
       })
       req.end(init.body)
     })

@@ -6,6 +6,7 @@
  * per run. Detected from the op types in the graph file, without onnx-proto.
  */
 import { closeSync, openSync, readSync } from 'node:fs'
+import { largest } from '../../core/spreadless.ts'
 
 /** Op types whose scale depends on the whole activation tensor. */
 export const PER_TENSOR_ACTIVATION_OPS = ['DynamicQuantizeLinear', 'DynamicQuantizeMatMul', 'DynamicQuantizeLSTM'] as const
@@ -20,7 +21,7 @@ const CHUNK = 16 * 1024 * 1024
  */
 export function perTensorActivationOp(path: string): string | undefined {
   const needles = PER_TENSOR_ACTIVATION_OPS.map((op) => Buffer.from(op, 'latin1'))
-  const overlap = Math.max(...needles.map((n) => n.length)) - 1
+  const overlap = largest(needles.map((n) => n.length)) - 1
   const fd = openSync(path, 'r')
   try {
     const buffer = Buffer.alloc(CHUNK + overlap)

@@ -71,7 +71,7 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
     const onAbort = () => (cancel.cancelled = true)
     signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      const texts = promptTexts(requests, template, started.render)
+      const texts = await promptTexts(requests, template, started.render, signal)
       const letterCounts = requests.map((request) => request.criterion.options.length)
       // A chat template's text spells out its special tokens: none are added on top.
       const { ids, letters: letterIds } = await tokenise(started.pool, { texts, letterCounts, special: !started.render }, settings.workers, describe, cancel)
@@ -106,6 +106,7 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
     if (!startup) return
     await startup.catch(() => undefined)
     await pool?.close()
+    await running?.render?.close()
     running?.readout.dispose()
   }
 

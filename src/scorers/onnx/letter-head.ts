@@ -9,6 +9,7 @@
  */
 import type { onnx as OnnxNamespace } from 'onnx-proto'
 import { ELEMENT_BYTES, tensorReader, toNumber, type DecodedGraph, type DecodedNode } from './graph-io.ts'
+import { largest } from '../../core/spreadless.ts'
 
 /** What {@link cutLetterHead} did. */
 export interface LetterHead {
@@ -77,7 +78,7 @@ export function cutLetterHead(
   const [D, V] = transposed ? [dims[1]!, dims[0]!] : [dims[0]!, dims[1]!]
   const declared = logitsOut.type?.tensorType?.shape?.dim?.[2]?.dimValue
   if (declared !== undefined && declared !== null && toNumber(declared) !== 0 && toNumber(declared) !== V) fail(`"logits" declares ${declared} columns but the head weight has ${V}`)
-  if (letterIds.some((id) => id >= V)) fail(`letter token ids reach ${Math.max(...letterIds)} but the head has only ${V} columns; does ${tokenizerPath} belong to this model?`)
+  if (letterIds.some((id) => id >= V)) fail(`letter token ids reach ${largest(letterIds)} but the head has only ${V} columns; does ${tokenizerPath} belong to this model?`)
   const elem = ELEMENT_BYTES[weight.dataType ?? 0] ?? fail(`the head weight's element type ${weight.dataType} is not supported (float32, float16, bfloat16)`)
   const K = letterIds.length
 

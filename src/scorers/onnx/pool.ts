@@ -53,11 +53,16 @@ const EXIT_GRACE_MS = 10_000
 
 /** Where the built worker script is: next to the entry, or next to a shared chunk (tsup splitting puts chunks in dist/). */
 export function resolveWorkerUrl(): URL {
-  for (const relative of ['./worker.js', './onnx/worker.js', '../onnx/worker.js', '../../../dist/onnx/worker.js']) {
+  return resolveWorkerFile('worker.js')
+}
+
+/** A built worker script of dist/onnx/ (`worker.js`, `template-worker.js`), found from wherever this module was bundled. */
+export function resolveWorkerFile(name: string): URL {
+  for (const relative of [`./${name}`, `./onnx/${name}`, `../onnx/${name}`, `../../../dist/onnx/${name}`]) {
     const url = new URL(relative, import.meta.url)
     if (existsSync(url)) return url
   }
-  throw new ConfigError('the ONNX worker script (dist/onnx/worker.js) is missing: build the package (`npx tsup`) first')
+  throw new ConfigError(`the ONNX worker script (dist/onnx/${name}) is missing: build the package (\`npx tsup\`) first`)
 }
 
 /** The pool. Start it, run jobs, close it. */

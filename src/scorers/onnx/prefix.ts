@@ -5,6 +5,7 @@
  * cache. Everything here works on token ids, never on text: a split in the middle of
  * a word would change how the text tokenizes, a split on ids cannot.
  */
+import { appendAll } from '../../core/spreadless.ts'
 
 /** Requests scored against one shared prefix. */
 export interface PrefixGroup {
@@ -49,7 +50,7 @@ export function groupByPrefix(ids: readonly ArrayLike<number>[], minPrefix = 16)
   let shared = 0
   const flush = (): void => {
     if (rows.length >= 2 && shared >= minPrefix) groups.push({ rows, prefixLength: shared })
-    else singles.push(...rows)
+    else appendAll(singles, rows)
     rows = []
   }
   for (let index = 0; index < ids.length; index++) {

@@ -21,6 +21,7 @@ import { packNBits } from './nbits.ts'
 import { loadOnnxProto, tensorReader, toNumber } from './graph-io.ts'
 import { SIDE_FILES } from './optimize.ts'
 import type { QuantizeFormat } from './quantization-info.ts'
+import { appendAll } from '../../core/spreadless.ts'
 
 /** Options of {@link quantizeModel}. */
 export interface QuantizeOptions {
@@ -126,7 +127,7 @@ export async function quantizeModel(inDir: string, outDir: string, options: Quan
     const node = producer.get(name)
     if (!node) continue
     if (node.opType === 'MatMul') head.add(node)
-    else stack.push(...(node.input ?? []))
+    else appendAll(stack, node.input ?? [])
   }
   if (!producer.has('logits')) fail('no node produces "logits"')
 
@@ -155,12 +156,12 @@ export async function quantizeModel(inDir: string, outDir: string, options: Quan
     if (format === 'int8') {
       const q = quantizeColumns(values, K, N)
       const qName = `${weight.name}_int8`
-      if (quantized === 1) initializers.push(...sharedConstants(onnx))
+      if (quantized === 1) appendAll(initializers, sharedConstants(onnx))
       initializers.push({ name: qName, dims: [K, N], dataType: onnx.TensorProto.DataType.INT8, rawData: new Uint8Array(q.values.buffer) })
       initializers.push({ name: `${qName}_scales`, dims: [N], dataType: onnx.TensorProto.DataType.FLOAT, rawData: new Uint8Array(q.scales.buffer) })
       const prefix = `${qName}_${quantized}`
-      initializers.push(...matMulConstants(onnx, prefix, K, N))
-      rewritten.push(...integerMatMulNodes(onnx, node.input![0]!, node.output![0]!, qName, `${qName}_scales`, prefix, opset))
+      appendAll(initializers, matMulConstants(onnx, prefix, K, N))
+      appendAll(rewritten, integerMatMulNodes(onnx, node.input![0]!, node.output![0]!, qName, `${qName}_scales`, prefix, opset))
       continue
     }
     const { packed, scales, blocks } = packNBits(values, K, N, bits, block)

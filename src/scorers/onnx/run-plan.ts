@@ -8,6 +8,7 @@ import type { OnnxScorerSettings } from './options.ts'
 import { concat } from './pack.ts'
 import { groupByPrefix, type PrefixGroup, type PrefixPlan } from './prefix.ts'
 import type { RunMessage } from './protocol.ts'
+import { largest } from '../../core/spreadless.ts'
 
 /** One run: the request indices it scores, and its message without type and id. */
 export interface PlannedRun {
@@ -57,7 +58,7 @@ export function planRuns(
   })
   // Suffix runs obey the same logits cap as full batches: rows × longest suffix × vocab × 4 bytes.
   const suffixRows = (lengths: number[]): number =>
-    Math.max(1, Math.min(settings.batchSize, Math.floor(settings.maxLogitsBytes / (Math.max(...lengths) * model.logitsColumns * 4))))
+    Math.max(1, Math.min(settings.batchSize, Math.floor(settings.maxLogitsBytes / (largest(lengths) * model.logitsColumns * 4))))
   const runs: PlannedRun[] = shared.groups.map((group) => {
     const P = group.prefixLength
     return {

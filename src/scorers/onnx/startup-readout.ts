@@ -61,7 +61,7 @@ export async function prepareReadout({ files, mode, sidecar, render }: ReadoutIn
   const dispose = () => removeTemporary(dir)
   try {
     const tokenizer = await loadTokenizer(files.dir)
-    const endings: PromptEnding[] = [...DEFAULT_ENDINGS, ...(render ? [{ text: render('Answer:'), special: false }] : [])]
+    const endings: PromptEnding[] = [...DEFAULT_ENDINGS, ...(render ? [{ text: (await render(['Answer:']))[0]!, special: false }] : [])]
     const letterIds = readoutLetterIds(tokenizer, endings)
     const result = await optimizeModel(files.dir, dir, { files, letterIds, copyExternalData: false, sideFiles: false })
     return { modelPath: result.modelPath, readoutFile: result.readout, summary: `last position, ${result.letters} letter rows (made at startup)`, dispose }

@@ -50,7 +50,7 @@ export interface StartInputs {
 /** Start the workers and check that model, tokenizer and readout fit. Rejects with a {@link ConfigError} otherwise. */
 export async function startScorer(settings: OnnxScorerSettings, { files, chat, readoutMode, sidecar, configShape, faults, onPool }: StartInputs): Promise<Started> {
   const { config, configPath } = await readTokenizerConfig(files.dir)
-  const render = chatRenderer(chat, config, configPath)
+  const render = await chatRenderer(chat, config, configPath)
   // The workers start now (ORT, tokenizer) and load the graph once the letter head is written.
   const preparing = prepareReadout({ files, mode: readoutMode, sidecar, render })
   const budget = faults ? new SharedArrayBuffer(4) : undefined
@@ -68,15 +68,18 @@ export async function startScorer(settings: OnnxScorerSettings, { files, chat, r
   const [prepared, loaded] = await Promise.allSettled([preparing, pool.start()])
   if (prepared.status === 'rejected') {
     await pool.close()
+    await render?.close()
     throw prepared.reason
   }
   const readout = prepared.value
   const refuse = async (error: Error): Promise<never> => {
     await pool.close()
+    await render?.close()
     readout.dispose()
     throw error
   }
   if (loaded.status === 'rejected') {
+    await render?.close()
     readout.dispose()
     throw loaded.reason
   }

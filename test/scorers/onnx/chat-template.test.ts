@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ConfigError } from '../../../src/core/errors.ts'
-import { chatRenderer } from '../../../src/scorers/onnx/chat-template.ts'
+import { chatRenderer, type ChatOptions } from '../../../src/scorers/onnx/chat-template.ts'
 import { letterContinuation, letterIdsInContext } from '../../../src/scorers/onnx/letter-readout.ts'
 import { loadTokenizer } from '../../../src/scorers/onnx/tokenizer.ts'
 import { makeModel, maxAbsDiff, request, scorerFactory } from './helpers.ts'
@@ -50,36 +50,46 @@ describe('letterIdsInContext', () => {
   })
 })
 
+/** One text through a renderer for these options, its thread closed after. */
+async function renderOne(options: ChatOptions, config: Record<string, unknown>, text: string): Promise<string> {
+  const render = (await chatRenderer(options, config, 'cfg.json'))!
+  try {
+    return (await render([text]))[0]!
+  } finally {
+    await render.close()
+  }
+}
+
 describe('chatRenderer', () => {
   const config = { chat_template: TEMPLATE, bos_token: '<s>', eos_token: { __type: 'AddedToken', content: '</s>' } }
 
-  it('renders the model template with system, user and the generation prompt; kwargs reach the template', () => {
-    const render = chatRenderer({ chatTemplate: true, system: 'Be brief.', chatTemplateKwargs: { think: false } }, config, 'cfg.json')!
-    expect(render('Which?\nAnswer:')).toBe('<|system|>\nBe brief.\n<|user|>\nWhich?\nAnswer:\n<|assistant|>\n(no thinking)\n')
-    expect(chatRenderer({ chatTemplate: true }, config, 'cfg.json')!('Q')).toBe('<|user|>\nQ\n<|assistant|>\n')
+  it('renders the model template with system, user and the generation prompt; kwargs reach the template', async () => {
+    const render = (await chatRenderer({ chatTemplate: true, system: 'Be brief.', chatTemplateKwargs: { think: false } }, config, 'cfg.json'))!
+    expect(await render(['Which?\nAnswer:', 'Q2'])).toEqual(['<|system|>\nBe brief.\n<|user|>\nWhich?\nAnswer:\n<|assistant|>\n(no thinking)\n', '<|system|>\nBe brief.\n<|user|>\nQ2\n<|assistant|>\n(no thinking)\n'])
+    await render.close()
+    expect(await renderOne({ chatTemplate: true }, config, 'Q')).toBe('<|user|>\nQ\n<|assistant|>\n')
   })
 
-  it('a string is a template of your own, with the special tokens of the config', () => {
-    const render = chatRenderer({ chatTemplate: '{{ bos_token }}[{{ messages[0].content }}]{{ eos_token }} ' }, config, 'cfg.json')!
-    expect(render('Q')).toBe('<s>[Q]</s> ')
+  it('a string is a template of your own, with the special tokens of the config', async () => {
+    expect(await renderOne({ chatTemplate: '{{ bos_token }}[{{ messages[0].content }}]{{ eos_token }} ' }, config, 'Q')).toBe('<s>[Q]</s> ')
   })
 
-  it('the plain prompt when off; errors name the file or the option', () => {
-    expect(chatRenderer({}, config, 'cfg.json')).toBeUndefined()
-    expect(chatRenderer({ chatTemplate: false }, config, 'cfg.json')).toBeUndefined()
-    expect(() => chatRenderer({ chatTemplate: true }, {}, 'cfg.json')).toThrow(ConfigError)
-    expect(() => chatRenderer({ chatTemplate: true }, {}, 'cfg.json')).toThrow('cfg.json: no chat_template, so chatTemplate: true (--chat-template) has nothing to render')
-    expect(() => chatRenderer({ system: 'x' }, config, 'cfg.json')).toThrow('`system` and `chatTemplateKwargs` apply only with `chatTemplate`')
-    expect(() => chatRenderer({ chatTemplate: '{% if %}' }, config, 'cfg.json')).toThrow('onnxScorer: `chatTemplate` does not compile')
-    expect(() => chatRenderer({ chatTemplate: true }, { chat_template: '{{ raise_exception("no") }}' }, 'cfg.json')).toThrow('cfg.json: its chat_template fails to render')
+  it('the plain prompt when off; errors name the file or the option', async () => {
+    expect(await chatRenderer({}, config, 'cfg.json')).toBeUndefined()
+    expect(await chatRenderer({ chatTemplate: false }, config, 'cfg.json')).toBeUndefined()
+    await expect(chatRenderer({ chatTemplate: true }, {}, 'cfg.json')).rejects.toThrow(ConfigError)
+    await expect(chatRenderer({ chatTemplate: true }, {}, 'cfg.json')).rejects.toThrow('cfg.json: no chat_template, so chatTemplate: true (--chat-template) has nothing to render')
+    await expect(chatRenderer({ system: 'x' }, config, 'cfg.json')).rejects.toThrow('`system` and `chatTemplateKwargs` apply only with `chatTemplate`')
+    await expect(chatRenderer({ chatTemplate: '{% if %}' }, config, 'cfg.json')).rejects.toThrow('onnxScorer: `chatTemplate` does not compile')
+    await expect(chatRenderer({ chatTemplate: true }, { chat_template: '{{ raise_exception("no") }}' }, 'cfg.json')).rejects.toThrow('cfg.json: its chat_template fails to render')
     for (const kwargs of [{ messages: [] }, { add_generation_prompt: false }, JSON.parse('{"__proto__": {"x": 1}}')])
-      expect(() => chatRenderer({ chatTemplate: true, chatTemplateKwargs: kwargs }, config, 'cfg.json')).toThrow('`chatTemplateKwargs` may not set')
-    expect(() => chatRenderer({ chatTemplate: true, chatTemplateKwargs: [] as never }, config, 'cfg.json')).toThrow('`chatTemplateKwargs` must be an object')
+      await expect(chatRenderer({ chatTemplate: true, chatTemplateKwargs: kwargs }, config, 'cfg.json')).rejects.toThrow('`chatTemplateKwargs` may not set')
+    await expect(chatRenderer({ chatTemplate: true, chatTemplateKwargs: [] as never }, config, 'cfg.json')).rejects.toThrow('`chatTemplateKwargs` must be an object')
   })
 
-  it('picks the "default" of named templates', () => {
+  it('picks the "default" of named templates', async () => {
     const named = { chat_template: [{ name: 'tool_use', template: 'T' }, { name: 'default', template: 'D{{ messages[0].content }}' }] }
-    expect(chatRenderer({ chatTemplate: true }, named, 'cfg.json')!('x')).toBe('Dx')
+    expect(await renderOne({ chatTemplate: true }, named, 'x')).toBe('Dx')
   })
 })
 
@@ -89,7 +99,9 @@ describe('the scorer with a chat template (fixture BPE tokenizer)', () => {
 
   it('reads the letter as "A" after the assistant header, not " A", and scores the rendered text', async () => {
     const tokenizer = await loadTokenizer(dir)
-    const rendered = chatRenderer({ chatTemplate: true }, tokenizer.config, tokenizer.configPath)!(request('x').prompt)
+    const render = (await chatRenderer({ chatTemplate: true }, tokenizer.config, tokenizer.configPath))!
+    const [rendered] = (await render([request('x').prompt])) as [string]
+    await render.close()
     const ids = [...tokenizer.letterIdsAfter(rendered, 4, false)]
     expect(ids.map((id) => tokenizer.letterIdsAfter('Answer:', 4, false).includes(id))).toEqual([false, false, false, false])
     const chat = await scorer({ model: dir, workers: 1, chatTemplate: true })([request('The invoice was charged twice.')])

@@ -60,7 +60,7 @@ describe('prepareReadout', () => {
 
   it("a chat template's own ending adds its letter tokens", async () => {
     const plain = await prepareReadout({ files, mode: 'auto', sidecar: undefined, render: undefined })
-    const chat = await prepareReadout({ files, mode: 'auto', sidecar: undefined, render: (text) => `<user>${text}</user> reply=` })
+    const chat = await prepareReadout({ files, mode: 'auto', sidecar: undefined, render: Object.assign(async (texts: readonly string[]) => texts.map((text) => `<user>${text}</user> reply=`), { close: async () => {} }) })
     plain.dispose()
     chat.dispose()
     // After "reply=" the letters are " A".." T" (already kept): nothing new, and no column twice.

@@ -89,7 +89,9 @@ describe.each(REAL_TOKENIZERS)('%s tokenizer', (name) => {
     const tokenizer = await loadTokenizer(dir)
     const bos = BOS[name]
     const text = requests()[0]!.prompt
-    const chat = chatRenderer({ chatTemplate: true, ...(CHATS[name].kwargs ? { chatTemplateKwargs: CHATS[name].kwargs } : {}) }, tokenizer.config, tokenizer.configPath)!(text)
+    const render = (await chatRenderer({ chatTemplate: true, ...(CHATS[name].kwargs ? { chatTemplateKwargs: CHATS[name].kwargs } : {}) }, tokenizer.config, tokenizer.configPath))!
+    const [chat] = (await render([text])) as [string]
+    await render.close()
     for (const ids of [tokenizer.encode(text), tokenizer.encode(chat, false)]) {
       const bosCount = bos === undefined ? 0 : [...ids].filter((id) => id === json.convert_tokens_to_ids(bos)).length
       expect(bosCount).toBe(bos === undefined ? 0 : 1)
