@@ -3,9 +3,11 @@ import { closeSync, existsSync, lstatSync, openSync, readdirSync, readSync, stat
 import { createRequire } from 'node:module'
 import { basename, dirname, join, resolve } from 'node:path'
 import { ConfigError } from '../../core/errors.ts'
-import { describeKind, kindOf } from '../../core/files.ts'
+import { describeKind, kindOf, pathKind } from '../../core/files.ts'
 import { DTYPES, dtypeFile, selectVariant, type Dtype } from './dtype.ts'
 import { READOUT_FILE } from './readout-file.ts'
+import { declaredExternalData } from './external-locations.ts'
+import { appendAll } from '../../core/spreadless.ts'
 import { ORT_MISSING } from './protocol.ts'
 
 /** The files of a model directory (docs/onnx.md#pointing-it-at-an-optimum-export). */
@@ -109,7 +111,9 @@ export function modelInputFiles(dir: string): string[] {
     out.push(join(sub, READOUT_FILE))
     for (const dtype of DTYPES) {
       const model = join(sub, dtypeFile(dtype))
-      out.push(model, ...externalDataOf(model))
+      out.push(model)
+      // Named like external data, and any other file the graph itself names (weights.bin …).
+      appendAll(out, pathKind(model) === 'file' ? new Set([...externalDataOf(model), ...declaredExternalData(model)]) : externalDataOf(model))
     }
   }
   return out
