@@ -29,7 +29,7 @@ test('a position-biased decision model fails its orderConsistency threshold by n
   expect(code, output).toBe(1)
   expect(output).toContain('FAIL  evals/decide.eval.ts > position-biased decision model > orderConsistency ≥ 0.8')
   expect(output).not.toContain('FAIL  evals/decide.eval.ts > reading decision model')
-  expect(output).toMatch(/reading decision model {2}evals[\s\S]*?order consistency\s+100\.0% {3}✓ ≥ 0\.80/)
+  expect(output).toMatch(/reading decision model {2}evals[\s\S]*?order consistency\s+100\.0% {3}✓ ≥ 80\.0%/)
   expect(output).toMatch(/position-biased decision model[\s\S]*?order consistency\s+0\.0%/)
   expect(output).toMatch(/position-biased decision model[\s\S]*?letters picked\s+A:100%/)
 }, E2E_TIMEOUT)

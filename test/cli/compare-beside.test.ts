@@ -25,7 +25,7 @@ describe('sceptic compare with --json-out files', () => {
   it('finds X.records.jsonl beside X.json and opens with the verdict', async () => {
     const { code, stdout, stderr } = await sceptic(['compare', join(dir, 'first.json'), join(dir, 'reader.json')])
     expect(code, stderr).toBe(0)
-    expect(stdout.split('\n')[0]).toMatch(/^verdict {12}reader\.json is better than first\.json: accuracy \+67\.9 pp/)
+    expect(stdout.split('\n')[0]).toMatch(/^verdict {12}reader\.json is better than first\.json: accuracy \+96\.4 pp/)
     expect(stdout).toMatch(/^decisions {10}56 paired/m)
   })
 

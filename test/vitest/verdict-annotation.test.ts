@@ -17,7 +17,7 @@ afterAll(() => {
   if (dist) removeDistSnapshot(dist)
 })
 
-const POSITIONAL = 'answers by position: order consistency 0%, letter A picked 100% · n = 56 · balanced accuracy 33.3% · order consistency 0.0% · letters picked A:100% B:0% C:0% D:0%'
+const POSITIONAL = 'answers by position: order consistency 0%, letter A picked 100% · n = 56 · balanced accuracy 0.0% · order consistency 0.0% · letters picked A:100% B:0% C:0% D:0%'
 const READER = 'reads the evidence: 96% balanced accuracy, 100% order consistency · n = 56 · balanced accuracy 96.3% · order consistency 100.0% · letters picked A:33% B:33% C:17% D:17%'
 
 test('the verdict is an annotation and a line of output, once per suite, the report opening with it', async () => {

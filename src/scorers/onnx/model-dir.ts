@@ -106,6 +106,14 @@ const SIDE_INPUTS = ['tokenizer.json', 'tokenizer_config.json', 'config.json', '
  * the tokenizer files and config.json. No output may be written over one of them.
  */
 export function modelInputFiles(dir: string): string[] {
+  // A link loop or an unreadable entry is not read here: locateModel names it later, in one line.
+  const isRegularFile = (path: string) => {
+    try {
+      return pathKind(path) === 'file'
+    } catch {
+      return false
+    }
+  }
   const out = SIDE_INPUTS.map((name) => join(dir, name))
   for (const sub of [dir, join(dir, 'onnx')]) {
     out.push(join(sub, READOUT_FILE))
@@ -113,7 +121,7 @@ export function modelInputFiles(dir: string): string[] {
       const model = join(sub, dtypeFile(dtype))
       out.push(model)
       // Named like external data, and any other file the graph itself names (weights.bin …).
-      appendAll(out, pathKind(model) === 'file' ? new Set([...externalDataOf(model), ...declaredExternalData(model)]) : externalDataOf(model))
+      appendAll(out, isRegularFile(model) ? new Set([...externalDataOf(model), ...declaredExternalData(model)]) : externalDataOf(model))
     }
   }
   return out
