@@ -256,11 +256,11 @@ async function suffixAB(model, decisions, onnxScorer, calls) {
   await Promise.all([a.close(), b.close()])
 }
 
-/** Bundle src/scorers/onnx/optimize.ts for plain Node, as load-fixture does for the fixture. */
+/** Bundle src/scorers/onnx/transform/optimize.ts for plain Node, as load-fixture does for the fixture. */
 async function buildOptimizer() {
   const { build } = await import('esbuild')
   const outfile = join(root, 'node_modules/.cache/vitest-sceptic/optimize.mjs')
-  await build({ entryPoints: [join(root, 'src/scorers/onnx/optimize.ts')], bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', outfile, logLevel: 'error' })
+  await build({ entryPoints: [join(root, 'src/scorers/onnx/transform/optimize.ts')], bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', outfile, logLevel: 'error' })
   return import(`${pathToFileURL(outfile).href}?t=${Date.now()}`)
 }
 

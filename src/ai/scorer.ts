@@ -6,12 +6,12 @@
  * `no_distribution`) the probabilities.
  */
 import { experimental_decide, Experimental_DecisionRefusalError, RetryError, type Experimental_DecisionModel } from 'ai'
-import { deadline } from '../core/abort.ts'
+import { deadline } from '../core/support/abort.ts'
 import type { CacheIdentity } from '../cache/key.ts'
-import { ConfigError } from '../core/errors.ts'
-import { NO_DISTRIBUTION } from '../core/no-distribution.ts'
+import { ConfigError } from '../core/support/errors.ts'
+import { NO_DISTRIBUTION } from '../core/metrics/no-distribution.ts'
 import { isMaximalSlot, maximalSlots } from '../core/evaluate/argmax.ts'
-import { scoreFailure, type FallibleScoreFn, type ScoreFailure, type ScoreOutcome, type ScoreRequest } from '../core/score.ts'
+import { scoreFailure, type FallibleScoreFn, type ScoreFailure, type ScoreOutcome, type ScoreRequest } from '../core/scorer/contract.ts'
 import { mapConcurrent } from '../scorers/http/concurrency.ts'
 import { secretScrubber, type Scrubber } from '../scorers/http/scrub.ts'
 import { classifyDecideError } from './failures.ts'

@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { removeEmptyFolderSync, removeFileSync } from '../core/files.ts'
+import { removeEmptyFolderSync, removeFileSync } from '../core/support/files.ts'
 import { writeFileAtomic } from './files.ts'
 import { cacheFiles, checkCacheDir, isCacheFileName } from './marker.ts'
 import { compactedSegmentName, digestsDir, scorersDir, segmentsDir, segmentWriterMayRun, SEGMENT_SUFFIX } from './layout.ts'

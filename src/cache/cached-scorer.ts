@@ -4,10 +4,10 @@
  * Only valid vectors are stored (failures and contract breaches pass through
  * uncached, for the evaluator to report); a hit returns the stored float64 values.
  */
-import { CACHE_COUNTS, CACHE_SETTLE, type CacheCounts } from '../core/cache-counts.ts'
-import { ScorerError } from '../core/errors.ts'
-import { describeScorer } from '../core/scorer-description.ts'
-import { isScoredOutcome, isScoreFailure, type FallibleScoreFn, type ScoreOutcome, type ScoreRequest } from '../core/score.ts'
+import { CACHE_COUNTS, CACHE_SETTLE, type CacheCounts } from '../core/scorer/cache-counts.ts'
+import { ScorerError } from '../core/support/errors.ts'
+import { describeScorer } from '../core/scorer/description.ts'
+import { isScoredOutcome, isScoreFailure, type FallibleScoreFn, type ScoreOutcome, type ScoreRequest } from '../core/scorer/contract.ts'
 import { requestKey, scorerId, type CacheIdentity } from './key.ts'
 import type { CacheEntry } from './segment.ts'
 import type { CacheStore } from './store.ts'

@@ -2,7 +2,7 @@
  * Re-score a sample of a run's cache hits live and compare them with the cached vectors
  * (docs/cache.md, "Remote scorers: hits re-checked live").
  */
-import type { FallibleScoreFn, ScoreOutcome, ScoreRequest } from '../core/score.ts'
+import type { FallibleScoreFn, ScoreOutcome, ScoreRequest } from '../core/scorer/contract.ts'
 import { compareHits, staleCacheError } from './verify.ts'
 
 /** One sampled hit: the request and what the cache answered. */

@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import { ConfigError } from '../core/errors.ts'
+import { ConfigError } from '../core/support/errors.ts'
 import { CACHE_MODES, type CacheMode } from './store.ts'
 
 /** The `cache` option of `describeDecisions`, the plugin and the library. */

@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto'
 import pkg from '../../package.json' with { type: 'json' }
-import { canonicalJson, LETTERS } from '../core/decisions.ts'
-import type { ScoreRequest } from '../core/score.ts'
+import { canonicalJson, LETTERS } from '../core/decisions/decisions.ts'
+import type { ScoreRequest } from '../core/scorer/contract.ts'
 import { fileDigest } from './digest.ts'
 import { SCORER_ID_BYTES } from './segment.ts'
 

@@ -1,7 +1,7 @@
 /** Where things live inside a cache directory (docs/cache.md, "Store"). */
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
-import { hostTag, writerMayRun } from '../core/process-identity.ts'
+import { hostTag, writerMayRun } from '../core/support/process-identity.ts'
 
 /** Segment files: `DIR/segments/*.seg`. */
 export const segmentsDir = (dir: string): string => join(dir, 'segments')
@@ -43,4 +43,4 @@ export function segmentWriterMayRun(name: string): boolean {
 }
 
 /** A temp file name beside `path` for write-then-rename (`<path>.tmp-<pid>-<random>`). */
-export { tempName } from '../core/files.ts'
+export { tempName } from '../core/support/files.ts'

@@ -7,8 +7,8 @@
  */
 import { closeSync, mkdirSync, openSync, readdirSync, readSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { ConfigError } from '../core/errors.ts'
-import { writeFileAtomicSync } from '../core/files.ts'
+import { ConfigError } from '../core/support/errors.ts'
+import { writeFileAtomicSync } from '../core/support/files.ts'
 import { digestsDir, scorersDir, segmentsDir } from './layout.ts'
 
 /** The marker's file name. */

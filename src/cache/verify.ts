@@ -5,11 +5,11 @@
  * scoring is over and compared with the cached vectors; a difference fails the run instead
  * of judging the old model.
  */
-import { mulberry32 } from '../core/decisions.ts'
-import { ScorerError } from '../core/errors.ts'
-import { isScoredOutcome, isScoreFailure, type ScoreFailure, type ScoreOutcome } from '../core/score.ts'
+import { mulberry32 } from '../core/decisions/decisions.ts'
+import { ScorerError } from '../core/support/errors.ts'
+import { isScoredOutcome, isScoreFailure, type ScoreFailure, type ScoreOutcome } from '../core/scorer/contract.ts'
 import type { CacheIdentity } from './key.ts'
-import { largest } from '../core/spreadless.ts'
+import { largest } from '../core/support/spreadless.ts'
 
 /**
  * Largest |Δp| between a cached and a live vector (each normalised to sum 1) still counted

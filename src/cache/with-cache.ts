@@ -2,8 +2,8 @@
  * Put the cache in front of a scorer when it can be cached: one entry point for the
  * CLI, `describeDecisions` and library users.
  */
-import type { FallibleScoreFn, ScoreFn } from '../core/score.ts'
-import { ownDescription } from '../core/scorer-description.ts'
+import type { FallibleScoreFn, ScoreFn } from '../core/scorer/contract.ts'
+import { ownDescription } from '../core/scorer/description.ts'
 import { cachedScorer } from './cached-scorer.ts'
 import { resolveCache, type CacheOptions } from './config.ts'
 import type { CacheIdentity } from './key.ts'

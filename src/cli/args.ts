@@ -1,9 +1,9 @@
 /** Parsing a subcommand's command line from its option table; every complaint is a one-line UsageError. */
 import { parseArgs } from 'node:util'
 import { parseCacheMode, type CacheOptions } from '../cache/config.ts'
-import { own } from '../core/dict.ts'
+import { own } from '../core/support/dict.ts'
 import { UsageError } from './usage-error.ts'
-import { appendAll, largest } from '../core/spreadless.ts'
+import { appendAll, largest } from '../core/support/spreadless.ts'
 
 /**
  * One option of a command: what `util.parseArgs` needs plus what `--help` prints. Each

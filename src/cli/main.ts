@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /** The `sceptic` executable: dispatches to a subcommand, prints one line on error, sets the exit code. */
-import { EvaluationError } from '../core/errors.ts'
+import { EvaluationError } from '../core/support/errors.ts'
 import { closest, commandHelp, wantsHelp } from './args.ts'
 import { commands, usage } from './commands.ts'
 import { UsageError } from './usage-error.ts'

@@ -4,7 +4,7 @@
  * `--system TEXT`, `--chat-template-kwargs JSON`. They apply only with `--model DIR`.
  */
 import type { OptionTable } from './args.ts'
-import { DTYPES, type Dtype } from '../scorers/onnx/dtype.ts'
+import { DTYPES, type Dtype } from '../scorers/onnx/model/dtype.ts'
 import { UsageError } from './usage-error.ts'
 
 /** Parse specs of the model flags, spread into a command's options. */

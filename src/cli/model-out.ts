@@ -1,6 +1,6 @@
 /** The input and output folders of the model commands (`optimize-model`, `quantize-model`). */
 import { join } from 'node:path'
-import { DataError, EvaluationError } from '../core/errors.ts'
+import { DataError, EvaluationError } from '../core/support/errors.ts'
 import { planOutputDir } from './outputs.ts'
 import { UsageError } from './usage-error.ts'
 

@@ -1,5 +1,5 @@
 /** The CLI's progress line on stderr while a run scores. */
-import type { EvaluateProgress } from '../core/evaluate.ts'
+import type { EvaluateProgress } from '../core/evaluate/index.ts'
 import { PROGRESS_INTERVAL_MS, progressLine } from '../report/format.ts'
 
 /** Where progress goes: stderr, or a stand-in with the same shape in tests. */

@@ -1,6 +1,6 @@
 /** Closing a scorer the CLI opened, within a time bound. */
-import { raceAbort } from '../core/abort.ts'
-import { ScorerError } from '../core/errors.ts'
+import { raceAbort } from '../core/support/abort.ts'
+import { ScorerError } from '../core/support/errors.ts'
 
 /** Default bound on a scorer's `close()`, in ms: long enough for an ONNX batch in flight to finish. */
 export const DEFAULT_CLOSE_TIMEOUT_MS = 30_000

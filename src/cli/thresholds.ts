@@ -1,7 +1,7 @@
 /** `--threshold KEY=VALUE` of `sceptic evaluate`: parsing, and the lines and exit code of the verdicts. */
-import { evaluateThresholds, thresholdLabel } from '../core/threshold-metrics.ts'
-import type { EvalResult } from '../core/result.ts'
-import { thresholdTestName, type Threshold } from '../core/verdict.ts'
+import { evaluateThresholds, thresholdLabel } from '../core/thresholds/metrics.ts'
+import type { EvalResult } from '../core/result/result.ts'
+import { thresholdTestName, type Threshold } from '../core/thresholds/verdict.ts'
 import { UsageError } from './usage-error.ts'
 
 /**

@@ -1,5 +1,5 @@
 /** The error of a command line that cannot be understood (exit code 2). */
-import { escapeControl } from '../core/escape.ts'
+import { escapeControl } from '../core/support/escape.ts'
 
 /** A command line that cannot be understood. Exit code 2. */
 export class UsageError extends Error {

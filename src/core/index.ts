@@ -19,12 +19,12 @@ export {
   reorderCriterion,
   validateDecision,
   validateDecisions,
-} from './decisions.ts'
-export type { Criterion, Decision, GroupSplitOptions, LabelledDecision, Option } from './decisions.ts'
-export { ConfigError, DataError, EvaluationError, ScorerError } from './errors.ts'
-export type { DataLocation } from './errors.ts'
-export { NULL_STATE, evaluateWithScorer } from './evaluate.ts'
-export type { EvaluateOptions, EvaluateProgress } from './evaluate.ts'
+} from './decisions/decisions.ts'
+export type { Criterion, Decision, GroupSplitOptions, LabelledDecision, Option } from './decisions/decisions.ts'
+export { ConfigError, DataError, EvaluationError, ScorerError } from './support/errors.ts'
+export type { DataLocation } from './support/errors.ts'
+export { NULL_STATE, evaluateWithScorer } from './evaluate/index.ts'
+export type { EvaluateOptions, EvaluateProgress } from './evaluate/index.ts'
 export {
   ECE_BINS,
   accuracy,
@@ -38,11 +38,11 @@ export {
   meanGroupBalancedAccuracy,
   orderConsistency,
   recallByClass,
-} from './metrics.ts'
-export { AVERAGE_MODES, DEBIAS_MODES, DEFAULT_DEBIAS, MAX_PERMUTATION_OPTIONS, assertAverageMode, assertDebiasMode, orderings } from './orderings.ts'
-export type { AverageMode, DebiasMode, Ordering } from './orderings.ts'
-export { DEFAULT_PRIDE_FRACTION } from './evaluate.ts'
-export type { PrideManifest } from './evaluate.ts'
+} from './metrics/headline.ts'
+export { AVERAGE_MODES, DEBIAS_MODES, DEFAULT_DEBIAS, MAX_PERMUTATION_OPTIONS, assertAverageMode, assertDebiasMode, orderings } from './requests/orderings.ts'
+export type { AverageMode, DebiasMode, Ordering } from './requests/orderings.ts'
+export { DEFAULT_PRIDE_FRACTION } from './evaluate/index.ts'
+export type { PrideManifest } from './evaluate/index.ts'
 export {
   DEFAULT_LEVEL,
   DEFAULT_RESAMPLES,
@@ -66,7 +66,7 @@ export {
   rstd,
   weightedBalancedAccuracy,
   wilsonInterval,
-} from './stats.ts'
+} from './math/stats.ts'
 export type {
   BootstrapInterval,
   BootstrapOptions,
@@ -77,46 +77,46 @@ export type {
   McNemarResult,
   MillerPowerInput,
   MinimumDetectableDifferenceOptions,
-} from './stats.ts'
-export { computeStatistics } from './intervals.ts'
+} from './math/stats.ts'
+export { computeStatistics } from './statistics/compute.ts'
 export { formatInterval } from '../report/format.ts'
-export type { Statistics, StatisticsOptions, Verdict } from './intervals.ts'
-export { compareResults, recordsFingerprint } from './compare.ts'
+export type { Statistics, StatisticsOptions, Verdict } from './statistics/compute.ts'
+export { compareResults, recordsFingerprint } from './compare/compare.ts'
 export { renderComparison } from '../report/terminal-comparison.ts'
-export type { Comparable, CompareOptions, Comparison, PairedTable } from './compare.ts'
+export type { Comparable, CompareOptions, Comparison, PairedTable } from './compare/compare.ts'
 export type { RenderComparisonOptions } from '../report/terminal-comparison.ts'
-export { buildPrompt } from './prompt.ts'
-export { BOUND_EPSILON, ThresholdSchema, assertThreshold, formatThreshold, thresholdProblem, thresholdVerdict, toBounds } from './verdict.ts'
-export type { Bounds, Threshold, ThresholdVerdict } from './verdict.ts'
-export { THRESHOLD_METRICS, evaluateThreshold, evaluateThresholds, thresholdLabel } from './threshold-metrics.ts'
-export type { ThresholdMetric } from './threshold-metrics.ts'
-export { eceNote } from './ece-note.ts'
-export { chiSquareSurvival } from './chi-square.ts'
-export { CKLD_FLOOR, circularChance, movableSlots, panelDecision, pinnedSlots, robustnessPanel } from './robustness.ts'
-export type { PanelDecision, RobustnessPanel, SlotBias } from './robustness.ts'
-export { classifyPair, isPair, pairwiseAudit } from './pairwise.ts'
-export type { PairClass, PairInput, PairPosition, PairwiseAudit } from './pairwise.ts'
-export type { EceNote } from './ece-note.ts'
+export { buildPrompt } from './requests/prompt.ts'
+export { BOUND_EPSILON, ThresholdSchema, assertThreshold, formatThreshold, thresholdProblem, thresholdVerdict, toBounds } from './thresholds/verdict.ts'
+export type { Bounds, Threshold, ThresholdVerdict } from './thresholds/verdict.ts'
+export { THRESHOLD_METRICS, evaluateThreshold, evaluateThresholds, thresholdLabel } from './thresholds/metrics.ts'
+export type { ThresholdMetric } from './thresholds/metrics.ts'
+export { eceNote } from '../report/ece-note.ts'
+export { chiSquareSurvival } from './math/chi-square.ts'
+export { CKLD_FLOOR, circularChance, movableSlots, panelDecision, pinnedSlots, robustnessPanel } from './metrics/robustness.ts'
+export type { PanelDecision, RobustnessPanel, SlotBias } from './metrics/robustness.ts'
+export { classifyPair, isPair, pairwiseAudit } from './metrics/pairwise.ts'
+export type { PairClass, PairInput, PairPosition, PairwiseAudit } from './metrics/pairwise.ts'
+export type { EceNote } from '../report/ece-note.ts'
 export { colorEnabled, render } from '../report/terminal.ts'
 export type { RenderOptions } from '../report/terminal.ts'
-export { recordsToJsonl, resultToJson } from './result.ts'
-export type { DecisionFailure, DecisionRecord, EvalResult, EvalResultJson, Manifest } from './result.ts'
-export { FAILURE_REASONS, isFlaggedScore, isScoredOutcome, isScoreFailure, scoreFailure } from './score.ts'
-export type { FailureReason, FallibleScoreFn, FlaggedScore, ScoreContext, ScoredOutcome, ScoreFailure, ScoreFn, ScoreOutcome, ScoreRequest } from './score.ts'
-export { REDUCERS, atLeast, max, meanReducer, median, mode, passAt, resolveReducer } from './reducers.ts'
-export type { Reducer, ReducerLike } from './reducers.ts'
-export { runCustomMetrics } from './sample-score.ts'
-export type { CustomMetric, SampleScore } from './sample-score.ts'
-export { CACHE_COUNTS, cacheCountsSince, formatCacheCounts, readCacheCounts } from './cache-counts.ts'
-export type { CacheCounts } from './cache-counts.ts'
-export { loadDecisionLines } from './decisions.ts'
-export type { DecisionLine } from './decisions.ts'
-export type { JsonlReadOptions } from './jsonl.ts'
-export { COMPUTED_MANIFEST_KEYS } from './manifest-extras.ts'
-export { parseShard, shardKey, shardOf, shardPositions } from './shard.ts'
-export type { ShardSpec } from './shard.ts'
-export { PART_FORMAT, parsePartFile, partFileText, reassemble, recordingScorer, replayKey } from './shard-part.ts'
-export type { PartContent, PartHeader, PartSettings, Reassembled, ShardPart } from './shard-part.ts'
+export { recordsToJsonl, resultToJson } from './result/result.ts'
+export type { DecisionFailure, DecisionRecord, EvalResult, EvalResultJson, Manifest } from './result/result.ts'
+export { FAILURE_REASONS, isFlaggedScore, isScoredOutcome, isScoreFailure, scoreFailure } from './scorer/contract.ts'
+export type { FailureReason, FallibleScoreFn, FlaggedScore, ScoreContext, ScoredOutcome, ScoreFailure, ScoreFn, ScoreOutcome, ScoreRequest } from './scorer/contract.ts'
+export { REDUCERS, atLeast, max, meanReducer, median, mode, passAt, resolveReducer } from './evaluate/reducers.ts'
+export type { Reducer, ReducerLike } from './evaluate/reducers.ts'
+export { runCustomMetrics } from './evaluate/sample-score.ts'
+export type { CustomMetric, SampleScore } from './evaluate/sample-score.ts'
+export { CACHE_COUNTS, cacheCountsSince, formatCacheCounts, readCacheCounts } from './scorer/cache-counts.ts'
+export type { CacheCounts } from './scorer/cache-counts.ts'
+export { loadDecisionLines } from './decisions/decisions.ts'
+export type { DecisionLine } from './decisions/decisions.ts'
+export type { JsonlReadOptions } from './decisions/jsonl.ts'
+export { COMPUTED_MANIFEST_KEYS } from './result/manifest-extras.ts'
+export { parseShard, shardKey, shardOf, shardPositions } from './shards/spec.ts'
+export type { ShardSpec } from './shards/spec.ts'
+export { PART_FORMAT, parsePartFile, partFileText, reassemble, recordingScorer, replayKey } from './shards/part-file.ts'
+export type { PartContent, PartHeader, PartSettings, Reassembled, ShardPart } from './shards/part-file.ts'
 // Stopping early: anytime-valid bounds and the sequential McNemar (docs/stopping-early.md).
 export { bernoulliConfidenceSequence, DEFAULT_PRIOR } from './sequential/confidence-sequence.ts'
 export type { BetaPrior, RateBounds } from './sequential/confidence-sequence.ts'

@@ -4,13 +4,13 @@
  * eval file for failed thresholds, regressions and scoring failures. Pure: strings
  * in, strings out; the reporter decides where they go.
  */
-import type { EvalResultJson } from '../core/result.ts'
-import { evaluateThresholds, isBuiltinThreshold, thresholdLabel, THRESHOLD_METRICS } from '../core/threshold-metrics.ts'
+import type { EvalResultJson } from '../core/result/result.ts'
+import { evaluateThresholds, isBuiltinThreshold, thresholdLabel, THRESHOLD_METRICS } from '../core/thresholds/metrics.ts'
 import { stopEarlyLine, stopEarlyOf } from '../core/sequential/verdict.ts'
 import { formatP, lettersLine, percent } from './format.ts'
 import { runVerdict, type VerdictSeverity } from './run-verdict.ts'
 import { checkMark, describeTests, summariseTests, testOutcome, type SuiteTest } from './suite-tests.ts'
-import { formatThreshold, thresholdTestName, type Threshold, type ThresholdVerdict } from '../core/verdict.ts'
+import { formatThreshold, thresholdTestName, type Threshold, type ThresholdVerdict } from '../core/thresholds/verdict.ts'
 
 /**
  * One suite as the reporter saw it: the suite meta `describeDecisions` leaves

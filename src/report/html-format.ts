@@ -1,5 +1,5 @@
 /** Small formatting helpers and type guards shared by the HTML report's modules. */
-import type { EvalResultJson } from '../core/result.ts'
+import type { EvalResultJson } from '../core/result/result.ts'
 import { sortLetters } from './format.ts'
 
 export { formatP, signed, signedPoints as signedPp } from './format.ts'

@@ -1,6 +1,6 @@
 /** The two-run part of the HTML report: the headline table with changes, and the paired comparison. */
-import { compareResults, type Comparison } from '../core/compare.ts'
-import { DataError } from '../core/errors.ts'
+import { compareResults, type Comparison } from '../core/compare/compare.ts'
+import { DataError } from '../core/support/errors.ts'
 import type { ReportRun } from './run-files.ts'
 import { formatP, signed, signedInt, signedPp } from './html-format.ts'
 import { comparisonVerdict, type RunVerdict } from './run-verdict.ts'

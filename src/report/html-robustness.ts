@@ -5,7 +5,7 @@
  * chance references. Reads only the result JSON; tolerant of files written before the
  * panel existed (no block then).
  */
-import type { EvalResultJson } from '../core/result.ts'
+import type { EvalResultJson } from '../core/result/result.ts'
 import { formatP } from './format.ts'
 import { columnChart, escapeXml, niceMax, percent } from './svg.ts'
 

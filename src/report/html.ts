@@ -7,11 +7,11 @@
  * CI artifact or a file share, and prints. Every string that comes from user data
  * (ids, criterion keys, scorer names, file labels) is escaped.
  */
-import { eceNote } from '../core/ece-note.ts'
-import { NO_DISTRIBUTION_NOTE, noDistributionCount } from '../core/no-distribution.ts'
-import { own } from '../core/dict.ts'
-import { ECE_MIN_ROWS } from '../core/stats.ts'
-import type { DecisionRecord, EvalResultJson } from '../core/result.ts'
+import { eceNote } from './ece-note.ts'
+import { NO_DISTRIBUTION_NOTE, noDistributionCount } from '../core/metrics/no-distribution.ts'
+import { own } from '../core/support/dict.ts'
+import { ECE_MIN_ROWS } from '../core/math/stats.ts'
+import type { DecisionRecord, EvalResultJson } from '../core/result/result.ts'
 import { isFiniteNumber, isObject, sortedLetters } from './html-format.ts'
 import { formatInterval } from './format.ts'
 import { headlineComparison, pairedSection, pairRuns, verdictElement } from './html-paired.ts'
@@ -22,7 +22,7 @@ import type { ReportRun } from './run-files.ts'
 import { chanceByCriterion, eceFromBins, expectedLetterShares, LEVEL_DEFAULT_TEXT, readExtras, reliabilityBins, type Range } from './rederive.ts'
 import { barRows, columnChart, escapeXml, niceMax, percent, reliabilityChart } from './svg.ts'
 import { stopEarlyLine, stopEarlyOf } from '../core/sequential/verdict.ts'
-import { thresholdLabel } from '../core/threshold-metrics.ts'
+import { thresholdLabel } from '../core/thresholds/metrics.ts'
 
 
 export { chanceByCriterion, eceFromBins, expectedLetterShares, readExtras, reliabilityBins } from './rederive.ts'

@@ -3,12 +3,12 @@
  * optional intervals, baseline and verdicts, reliability bins, the letter shares a
  * position-blind reader would produce, and chance per criterion.
  */
-import { dict } from '../core/dict.ts'
-import { binOf, ECE_BINS } from '../core/metrics.ts'
-import type { DecisionRecord, EvalResultJson } from '../core/result.ts'
+import { dict } from '../core/support/dict.ts'
+import { binOf, ECE_BINS } from '../core/metrics/headline.ts'
+import type { DecisionRecord, EvalResultJson } from '../core/result/result.ts'
 import { isFiniteNumber, isObject } from './html-format.ts'
 import type { ReliabilityBinView } from './svg.ts'
-import { largest } from '../core/spreadless.ts'
+import { largest } from '../core/support/spreadless.ts'
 
 /** A `[lower, upper]` interval, however the JSON spelled it. */
 export type Range = readonly [lower: number, upper: number]

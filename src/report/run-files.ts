@@ -2,9 +2,9 @@
  * One run the HTML report shows. Its files are read by the core's one reader of result
  * documents ({@link parseResultJson}, {@link parseRecordsJsonl}), re-exported here.
  */
-import type { DecisionRecord, EvalResultJson } from '../core/result.ts'
+import type { DecisionRecord, EvalResultJson } from '../core/result/result.ts'
 
-export { parseRecordsJsonl, parseResultJson } from '../core/result-files.ts'
+export { parseRecordsJsonl, parseResultJson } from '../core/result/files.ts'
 
 /** One run to report: its `--json-out` document and, optionally, its records. */
 export interface ReportRun {

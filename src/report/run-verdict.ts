@@ -4,8 +4,8 @@
  * Pure: a result (or a paired comparison) in, `{ severity, sentence }` out. The
  * thresholds are {@link VERDICT_RULE}; docs/reading-the-report.md explains them.
  */
-import type { Comparison } from '../core/compare.ts'
-import type { EvalResultJson } from '../core/result.ts'
+import type { Comparison } from '../core/compare/compare.ts'
+import type { EvalResultJson } from '../core/result/result.ts'
 import { formatP, percent, points, signedPoints, signedPointsInterval, tooSmallToDetect, topLetter } from './format.ts'
 
 /** How a verdict is coloured: red, amber, green, grey. */

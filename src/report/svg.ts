@@ -5,7 +5,7 @@
  * network access, so the page renders the same offline, printed and without JS.
  */
 
-import { largest } from '../core/spreadless.ts'
+import { largest } from '../core/support/spreadless.ts'
 
 /** Escape text for HTML/XML content and double- or single-quoted attribute values. */
 export function escapeXml(text: string): string {

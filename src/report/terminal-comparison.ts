@@ -4,8 +4,8 @@
  * Pure: a comparison in, text out. The numbers are computed in compare.ts.
  */
 import pc from 'picocolors'
-import type { Comparison } from '../core/compare.ts'
-import { escapeControl } from '../core/escape.ts'
+import type { Comparison } from '../core/compare/compare.ts'
+import { escapeControl } from '../core/support/escape.ts'
 import { detectableChange, formatP, percent, signedPoints, signedPointsInterval } from './format.ts'
 import { comparisonVerdict } from './run-verdict.ts'
 import { colorEnabled, paint } from './terminal.ts'

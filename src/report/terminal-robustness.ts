@@ -4,7 +4,7 @@
  * reader's gap and fairness of 0). Pure: a result in, lines out.
  */
 import type pc from 'picocolors'
-import type { EvalResultJson } from '../core/result.ts'
+import type { EvalResultJson } from '../core/result/result.ts'
 import { formatP, percent, points } from './format.ts'
 
 type Colors = ReturnType<typeof pc.createColors>

@@ -1,17 +1,17 @@
 /** The terminal report of one run. */
-import { NO_DISTRIBUTION, NO_DISTRIBUTION_NOTE, noDistributionCount } from '../core/no-distribution.ts'
-import { formatCacheCounts } from '../core/cache-counts.ts'
+import { NO_DISTRIBUTION, NO_DISTRIBUTION_NOTE, noDistributionCount } from '../core/metrics/no-distribution.ts'
+import { formatCacheCounts } from '../core/scorer/cache-counts.ts'
 import pc from 'picocolors'
-import type { Verdict } from '../core/intervals.ts'
-import { eceNote } from '../core/ece-note.ts'
+import type { Verdict } from '../core/statistics/compute.ts'
+import { eceNote } from './ece-note.ts'
 import { robustnessLines } from './terminal-robustness.ts'
-import { escapeControl } from '../core/escape.ts'
-import type { EvalResult, EvalResultJson } from '../core/result.ts'
+import { escapeControl } from '../core/support/escape.ts'
+import type { EvalResult, EvalResultJson } from '../core/result/result.ts'
 import { stopEarlyLine, stopEarlyOf } from '../core/sequential/verdict.ts'
-import { thresholdLabel } from '../core/threshold-metrics.ts'
+import { thresholdLabel } from '../core/thresholds/metrics.ts'
 import { detectableChange, formatInterval, lettersLine, percent } from './format.ts'
 import { runVerdict, type VerdictSeverity } from './run-verdict.ts'
-import { appendAll } from '../core/spreadless.ts'
+import { appendAll } from '../core/support/spreadless.ts'
 
 /** Options for {@link render}. */
 export interface RenderOptions {

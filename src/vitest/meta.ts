@@ -5,9 +5,9 @@
  * Vitest's `json` reporter writes. The reporter builds the whole report from it.
  */
 import type { DecisionRecord, EvalResultJson } from '../core/index.ts'
-import { THRESHOLD_KEYS } from '../core/threshold-metrics.ts'
-import type { Threshold } from '../core/verdict.ts'
-import type { BaselineOutcome } from './baseline.ts'
+import { THRESHOLD_KEYS } from '../core/thresholds/metrics.ts'
+import type { Threshold } from '../core/thresholds/verdict.ts'
+import type { BaselineOutcome } from './baseline/file.ts'
 
 /** Most records kept in suite meta (about 150 bytes each in a blob file). */
 export const META_RECORDS_LIMIT = 5000

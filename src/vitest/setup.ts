@@ -4,6 +4,6 @@
  * test file, not only inside `describeDecisions`.
  */
 import { expect } from 'vitest'
-import { scepticMatchers } from './matchers.ts'
+import { scepticMatchers } from './assertions/matchers.ts'
 
 expect.extend(scepticMatchers)

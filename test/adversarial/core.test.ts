@@ -34,12 +34,12 @@ import {
   type FallibleScoreFn,
   type ScoreFn,
 } from '../../src/core/index.ts'
-import { escapeControl } from '../../src/core/escape.ts'
+import { escapeControl } from '../../src/core/support/escape.ts'
 import { parseRecordsJsonl, parseResultJson, renderHtmlReport } from '../../src/report/html.ts'
 import { githubSummary, thresholdChecks } from '../../src/report/github.ts'
 import { checkRecordsMatch } from '../../src/report/records-match.ts'
 import { openAIScorer } from '../../src/scorers/http/index.ts'
-import { toHavePerCriterionBalancedAccuracy } from '../../src/vitest/matchers.ts'
+import { toHavePerCriterionBalancedAccuracy } from '../../src/vitest/assertions/matchers.ts'
 import { decision } from '../helpers/decisions.ts'
 import { sceptic } from '../helpers/run.ts'
 import { PROTO_NAMES, protoDecisions, protoReader } from './names.ts'

@@ -23,9 +23,9 @@ import {
 import { parseRecordsJsonl, parseResultJson, renderHtmlReport } from '../../src/report/html.ts'
 import { githubSummary, thresholdChecks } from '../../src/report/github.ts'
 import { checkRecordsMatch } from '../../src/report/records-match.ts'
-import { baselineFromResult, compareWithBaseline } from '../../src/vitest/baseline.ts'
-import { toHaveAccuracyAboveChance, toHaveBalancedAccuracy, toHaveOrderConsistency } from '../../src/vitest/matchers.ts'
-import { formatLetters } from '../../src/vitest/format.ts'
+import { baselineFromResult, compareWithBaseline } from '../../src/vitest/baseline/file.ts'
+import { toHaveAccuracyAboveChance, toHaveBalancedAccuracy, toHaveOrderConsistency } from '../../src/vitest/assertions/matchers.ts'
+import { formatLetters } from '../../src/vitest/assertions/format.ts'
 import { ROOT, sceptic } from '../helpers/run.ts'
 import { cleanup, temp, writeData, writeScorer } from './helpers.ts'
 

@@ -8,7 +8,7 @@ import { criterionFromDecideQuestion, decisionModelScorer } from '../../src/ai/i
 import { withCache } from '../../src/cache/index.ts'
 import { evaluateWithScorer, render, resultToJson, type Decision } from '../../src/core/index.ts'
 import { renderHtmlReport } from '../../src/report/index.ts'
-import { ConfigError } from '../../src/core/errors.ts'
+import { ConfigError } from '../../src/core/support/errors.ts'
 import { biased, startFakeDecisions, tiedSecond } from '../helpers/fake-decisions.mjs'
 
 const dirs: string[] = []

@@ -1,6 +1,6 @@
 // The plugin's `cache` option reaches suites through the provided context, with `dir` resolved against the root.
 import { describe, expect, it } from 'vitest'
-import { sceptic } from '../../src/vitest/plugin.ts'
+import { sceptic } from '../../src/vitest/plugin/plugin.ts'
 
 function provided(options: Parameters<typeof sceptic>[0]): Record<string, unknown> {
   const context: Record<string, unknown> = {}

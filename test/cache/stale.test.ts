@@ -9,7 +9,7 @@ import { requestKey, scorerId } from '../../src/cache/key.ts'
 import { CacheStore } from '../../src/cache/store.ts'
 import { buildPrompt, evaluateWithScorer, type ScoreRequest } from '../../src/core/index.ts'
 import { openAIScorer } from '../../src/scorers/http/index.ts'
-import { onnxScorer } from '../../src/scorers/onnx/index.ts'
+import { onnxScorer } from '../../src/scorers/onnx/scorer.ts'
 import { ROOT } from '../helpers/run.ts'
 import { decision } from '../helpers/decisions.ts'
 

@@ -6,7 +6,7 @@ import { cacheStats, clearCache, compact } from '../../src/cache/admin.ts'
 import { claimCacheDir } from '../../src/cache/marker.ts'
 import { COMPACT_ABOVE, CacheStore } from '../../src/cache/store.ts'
 import { encodeHeader, encodeRecord, type CacheEntry } from '../../src/cache/segment.ts'
-import { hostTag } from '../../src/core/process-identity.ts'
+import { hostTag } from '../../src/core/support/process-identity.ts'
 
 const dirs: string[] = []
 const temp = () => {

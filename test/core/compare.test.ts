@@ -1,12 +1,12 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { compareResults, recordsFingerprint } from '../../src/core/compare.ts'
+import { compareResults, recordsFingerprint } from '../../src/core/compare/compare.ts'
 import { renderComparison } from '../../src/report/terminal-comparison.ts'
-import type { Decision } from '../../src/core/decisions.ts'
-import { DataError } from '../../src/core/errors.ts'
-import { evaluateWithScorer } from '../../src/core/evaluate.ts'
-import type { DecisionRecord } from '../../src/core/result.ts'
-import type { ScoreFn } from '../../src/core/score.ts'
+import type { Decision } from '../../src/core/decisions/decisions.ts'
+import { DataError } from '../../src/core/support/errors.ts'
+import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
+import type { DecisionRecord } from '../../src/core/result/result.ts'
+import type { ScoreFn } from '../../src/core/scorer/contract.ts'
 
 const OPTIONS = ['x', 'y', 'z']
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { mulberry32, type Decision } from '../../src/core/decisions.ts'
-import { ConfigError } from '../../src/core/errors.ts'
-import { evaluateWithScorer } from '../../src/core/evaluate.ts'
-import { DEBIAS_MODES, orderings } from '../../src/core/orderings.ts'
-import type { ScoreFn } from '../../src/core/score.ts'
-import { chanceOrderConsistency } from '../../src/core/stats.ts'
+import { mulberry32, type Decision } from '../../src/core/decisions/decisions.ts'
+import { ConfigError } from '../../src/core/support/errors.ts'
+import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
+import { DEBIAS_MODES, orderings } from '../../src/core/requests/orderings.ts'
+import type { ScoreFn } from '../../src/core/scorer/contract.ts'
+import { chanceOrderConsistency } from '../../src/core/math/stats.ts'
 
 const quiet = { onWarning: () => {} }
 

@@ -7,8 +7,8 @@ import {
   type FallibleScoreFn,
   type ScoreFn,
 } from '../../src/core/index.ts'
-import { atLeast, max, meanReducer as mean, median, mode, passAt } from '../../src/core/reducers.ts'
-import { scoreFailure } from '../../src/core/score.ts'
+import { atLeast, max, meanReducer as mean, median, mode, passAt } from '../../src/core/evaluate/reducers.ts'
+import { scoreFailure } from '../../src/core/scorer/contract.ts'
 import { alwaysFirst, byId, decision } from '../helpers/decisions.ts'
 
 const quiet = { onWarning: () => {} }

@@ -1,12 +1,12 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { evaluateWithScorer } from '../../src/core/evaluate.ts'
-import { computeStatistics } from '../../src/core/intervals.ts'
+import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
+import { computeStatistics } from '../../src/core/statistics/compute.ts'
 import { formatInterval } from '../../src/report/format.ts'
 import { render } from '../../src/report/terminal.ts'
-import { resultToJson, type DecisionRecord } from '../../src/core/result.ts'
-import type { ScoreFn } from '../../src/core/score.ts'
-import { wilsonInterval } from '../../src/core/stats.ts'
+import { resultToJson, type DecisionRecord } from '../../src/core/result/result.ts'
+import type { ScoreFn } from '../../src/core/scorer/contract.ts'
+import { wilsonInterval } from '../../src/core/math/stats.ts'
 
 const OPTIONS = ['a', 'b', 'c', 'd']
 

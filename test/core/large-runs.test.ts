@@ -3,10 +3,10 @@
 // 125,000 elements, after all scoring. These runs go well past it, end to end in process.
 import { describe, expect, it } from 'vitest'
 import { evaluateWithScorer, recordsToJsonl, render, resultToJson, type Decision, type ScoreFn } from '../../src/core/index.ts'
-import { parsePartFile, partFileText, reassemble, recordingScorer } from '../../src/core/shard-part.ts'
-import { evaluateReassembled } from '../../src/core/shard-replay.ts'
-import { selectShard } from '../../src/core/shard-select.ts'
-import { appendAll, largest, smallest } from '../../src/core/spreadless.ts'
+import { parsePartFile, partFileText, reassemble, recordingScorer } from '../../src/core/shards/part-file.ts'
+import { evaluateReassembled } from '../../src/core/shards/replay.ts'
+import { selectShard } from '../../src/core/shards/select.ts'
+import { appendAll, largest, smallest } from '../../src/core/support/spreadless.ts'
 
 const N = 131_072
 const OPTIONS = [

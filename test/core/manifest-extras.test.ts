@@ -1,8 +1,8 @@
 // Extra manifest entries can add, never override: every entry the evaluator computes is on
 // the list that `checkManifestExtras` refuses, so a new computed entry cannot be forged.
 import { describe, expect, it } from 'vitest'
-import { evaluateWithScorer } from '../../src/core/evaluate.ts'
-import { COMPUTED_MANIFEST_KEYS } from '../../src/core/manifest-extras.ts'
+import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
+import { COMPUTED_MANIFEST_KEYS } from '../../src/core/result/manifest-extras.ts'
 import { cachedScorer } from '../../src/cache/cached-scorer.ts'
 import { CacheStore } from '../../src/cache/store.ts'
 import { mkdtempSync } from 'node:fs'

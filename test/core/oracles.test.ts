@@ -11,7 +11,7 @@ import {
   type ScoreFn,
 } from '../../src/core/index.ts'
 import { divideOut } from '../../src/core/evaluate/priors.ts'
-import { binOf } from '../../src/core/metrics.ts'
+import { binOf } from '../../src/core/metrics/headline.ts'
 import { alwaysFirst, byId, decision } from '../helpers/decisions.ts'
 
 // Closed-form oracles: values computed by hand from the definitions in docs/statistics.md.

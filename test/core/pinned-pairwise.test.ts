@@ -1,10 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { decisionJsonSchema, fingerprint, parseDecisions, type Decision } from '../../src/core/decisions.ts'
-import { evaluateWithScorer } from '../../src/core/evaluate.ts'
-import { orderings } from '../../src/core/orderings.ts'
-import { classifyPair, pairwiseAudit, type PairPosition } from '../../src/core/pairwise.ts'
-import type { ScoreFn, ScoreRequest } from '../../src/core/score.ts'
+import { decisionJsonSchema, fingerprint, parseDecisions, type Decision } from '../../src/core/decisions/decisions.ts'
+import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
+import { orderings } from '../../src/core/requests/orderings.ts'
+import { classifyPair, pairwiseAudit, type PairPosition } from '../../src/core/metrics/pairwise.ts'
+import type { ScoreFn, ScoreRequest } from '../../src/core/scorer/contract.ts'
 import { byId } from '../helpers/decisions.ts'
 
 const quiet = { onWarning: () => {}, statistics: false as const }

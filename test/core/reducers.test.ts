@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { ConfigError } from '../../src/core/errors.ts'
-import { atLeast, passAt, REDUCERS, resolveReducer, type Reducer, type ReducerLike } from '../../src/core/reducers.ts'
+import { ConfigError } from '../../src/core/support/errors.ts'
+import { atLeast, passAt, REDUCERS, resolveReducer, type Reducer, type ReducerLike } from '../../src/core/evaluate/reducers.ts'
 
 // The name a reducer reports is what the manifest records; it must resolve back to the same reducer.
 describe('reducer names round-trip', () => {

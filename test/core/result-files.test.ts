@@ -1,10 +1,10 @@
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import type { z } from 'zod'
-import { evaluateWithScorer } from '../../src/core/evaluate.ts'
-import { DataError } from '../../src/core/errors.ts'
-import { DecisionRecordSchema, type DecisionRecord } from '../../src/core/record.ts'
-import { parseComparable, parseRecordsJsonl, parseResultJson } from '../../src/core/result-files.ts'
-import { EvalResultJsonSchema, EvalResultSchema, recordsToJsonl, resultToJson, type EvalResult, type EvalResultJson } from '../../src/core/result.ts'
+import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
+import { DataError } from '../../src/core/support/errors.ts'
+import { DecisionRecordSchema, type DecisionRecord } from '../../src/core/result/record.ts'
+import { parseComparable, parseRecordsJsonl, parseResultJson } from '../../src/core/result/files.ts'
+import { EvalResultJsonSchema, EvalResultSchema, recordsToJsonl, resultToJson, type EvalResult, type EvalResultJson } from '../../src/core/result/result.ts'
 import { byId, decision } from '../helpers/decisions.ts'
 
 const quiet = { onWarning: () => {}, statistics: false } as const

@@ -1,11 +1,11 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { chiSquareSurvival, lnGamma } from '../../src/core/chi-square.ts'
-import { mulberry32 } from '../../src/core/decisions.ts'
-import { evaluateWithScorer } from '../../src/core/evaluate.ts'
-import { orderings } from '../../src/core/orderings.ts'
-import { CKLD_FLOOR, robustnessPanel, type PanelDecision } from '../../src/core/robustness.ts'
-import type { ScoreFn } from '../../src/core/score.ts'
+import { chiSquareSurvival, lnGamma } from '../../src/core/math/chi-square.ts'
+import { mulberry32 } from '../../src/core/decisions/decisions.ts'
+import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
+import { orderings } from '../../src/core/requests/orderings.ts'
+import { CKLD_FLOOR, robustnessPanel, type PanelDecision } from '../../src/core/metrics/robustness.ts'
+import type { ScoreFn } from '../../src/core/scorer/contract.ts'
 import { alwaysFirst, byId, decision } from '../helpers/decisions.ts'
 
 const quiet = { onWarning: () => {}, statistics: false as const }

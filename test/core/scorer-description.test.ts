@@ -1,10 +1,10 @@
 // The scorer's description has one name: a scorer's `description` property, the options'
 // `scorerDescription`, and `manifest.scorer` in the JSON. Old names are refused, not ignored.
 import { describe, expect, it } from 'vitest'
-import { ConfigError } from '../../src/core/errors.ts'
-import { evaluateWithScorer } from '../../src/core/evaluate.ts'
+import { ConfigError } from '../../src/core/support/errors.ts'
+import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
 import type { EvaluateOptions, ScoreFn } from '../../src/core/index.ts'
-import { describeScorer, ownDescription } from '../../src/core/scorer-description.ts'
+import { describeScorer, ownDescription } from '../../src/core/scorer/description.ts'
 import { decision } from '../helpers/decisions.ts'
 
 const data = [decision(2, 0, { id: 'a' }), decision(3, 1, { id: 'b' })]

@@ -1,9 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { validateDecision, type Decision } from '../../src/core/decisions.ts'
-import { DataError } from '../../src/core/errors.ts'
-import type { ScoreOutcome } from '../../src/core/score.ts'
-import { AnswerLineSchema, parsePartFile, RowLineSchema } from '../../src/core/shard-part.ts'
+import { validateDecision, type Decision } from '../../src/core/decisions/decisions.ts'
+import { DataError } from '../../src/core/support/errors.ts'
+import type { ScoreOutcome } from '../../src/core/scorer/contract.ts'
+import { AnswerLineSchema, parsePartFile, RowLineSchema } from '../../src/core/shards/part-file.ts'
 import { EMPTY_PART_HEADER } from '../helpers/part-file.ts'
 
 /** The decoder before the hand-checked fast paths: every line after the header through its zod schema. */

@@ -1,12 +1,12 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { evaluateWithScorer, type Decision, type DebiasMode, type FallibleScoreFn } from '../../src/core/index.ts'
-import { parseShard, shardKey, shardOf, shardPositions } from '../../src/core/shard.ts'
-import { parsePartFile, partFileText, reassemble, recordingScorer, replayKey, type ShardPart } from '../../src/core/shard-part.ts'
-import { resultToJson, recordsToJsonl } from '../../src/core/result.ts'
-import { selectShard } from '../../src/core/shard-select.ts'
+import { parseShard, shardKey, shardOf, shardPositions } from '../../src/core/shards/spec.ts'
+import { parsePartFile, partFileText, reassemble, recordingScorer, replayKey, type ShardPart } from '../../src/core/shards/part-file.ts'
+import { resultToJson, recordsToJsonl } from '../../src/core/result/result.ts'
+import { selectShard } from '../../src/core/shards/select.ts'
 import { EMPTY_PART_HEADER } from '../helpers/part-file.ts'
-import { scoreFailure } from '../../src/core/score.ts'
+import { scoreFailure } from '../../src/core/scorer/contract.ts'
 
 /** A deterministic scorer that reads option ids and slots (so debiasing matters), fails some requests, flags others. */
 const scorer: FallibleScoreFn = (requests) =>

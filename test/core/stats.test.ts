@@ -1,10 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { mulberry32 } from '../../src/core/decisions.ts'
-import { evaluateWithScorer } from '../../src/core/evaluate.ts'
-import type { ScoreFn } from '../../src/core/score.ts'
+import { mulberry32 } from '../../src/core/decisions/decisions.ts'
+import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
+import type { ScoreFn } from '../../src/core/scorer/contract.ts'
 import { decision } from '../helpers/decisions.ts'
-import { balancedAccuracy, expectedCalibrationError } from '../../src/core/metrics.ts'
+import { balancedAccuracy, expectedCalibrationError } from '../../src/core/metrics/headline.ts'
 import {
   binomialLowerTail,
   binomialPmf,
@@ -30,7 +30,7 @@ import {
   rstd,
   weightedBalancedAccuracy,
   wilsonInterval,
-} from '../../src/core/stats.ts'
+} from '../../src/core/math/stats.ts'
 
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length
 

@@ -12,10 +12,10 @@ import {
   type FallibleScoreFn,
   type ScoreFn,
 } from '../../src/core/index.ts'
-import { DecisionRecordSchema } from '../../src/core/record.ts'
+import { DecisionRecordSchema } from '../../src/core/result/record.ts'
 import { finalPick } from '../../src/core/evaluate/records.ts'
 import { maximalSlots } from '../../src/core/evaluate/argmax.ts'
-import { pairwiseAudit, classifyPair } from '../../src/core/pairwise.ts'
+import { pairwiseAudit, classifyPair } from '../../src/core/metrics/pairwise.ts'
 import { decision } from '../helpers/decisions.ts'
 
 const alwaysFirst = alwaysFirstModule as ScoreFn

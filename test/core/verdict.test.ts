@@ -1,13 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { evaluateWithScorer } from '../../src/core/evaluate.ts'
+import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
 import { render } from '../../src/report/terminal.ts'
-import { resultToJson, type EvalResult, type EvalResultJson } from '../../src/core/result.ts'
-import { evaluateThreshold, evaluateThresholds } from '../../src/core/threshold-metrics.ts'
-import { assertThreshold, thresholdTestName, thresholdVerdict } from '../../src/core/verdict.ts'
+import { resultToJson, type EvalResult, type EvalResultJson } from '../../src/core/result/result.ts'
+import { evaluateThreshold, evaluateThresholds } from '../../src/core/thresholds/metrics.ts'
+import { assertThreshold, thresholdTestName, thresholdVerdict } from '../../src/core/thresholds/verdict.ts'
 import { githubAnnotations, githubSummary, thresholdChecks, type GitHubSuite } from '../../src/report/github.ts'
 import { renderHtmlReport } from '../../src/report/html.ts'
-import { thresholdMark } from '../../src/vitest/format.ts'
+import { thresholdMark } from '../../src/vitest/assertions/format.ts'
 import { byId, decision } from '../helpers/decisions.ts'
 
 const quiet = { onWarning: () => {} }
@@ -138,7 +138,7 @@ describe('describeDecisions refuses bad thresholds when the suite is declared', 
     [{ slotSensitivityGap: { max: 0.1 } }, 'none', /a slotSensitivityGap threshold needs more than one ordering, but debias is "none"/],
     [{ positionConsistency: 0.9 }, 'none', /a positionConsistency threshold needs more than one ordering/],
   ] as const)('%j with debias %s', async (thresholds, debias, message) => {
-    const { describeDecisions } = await import('../../src/vitest/describe-decisions.ts')
+    const { describeDecisions } = await import('../../src/vitest/suite/describe-decisions.ts')
     expect(() => describeDecisions('s', { ...base, debias, thresholds: thresholds as never })).toThrow(message)
   })
 })

@@ -1,5 +1,5 @@
 // A part file of an empty one-shard run: the header line tests put rows after.
-import { partFileText } from '../../src/core/shard-part.ts'
+import { partFileText } from '../../src/core/shards/part-file.ts'
 
 /** The header line of a part file (shard 1/1, no rows), with its trailing newline. */
 export const EMPTY_PART_HEADER = partFileText({

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { computeStatistics } from '../../src/core/intervals.ts'
+import { computeStatistics } from '../../src/core/statistics/compute.ts'
 import { formatInterval } from '../../src/report/format.ts'
-import { mcnemarExact } from '../../src/core/stats.ts'
-import { evaluateWithScorer } from '../../src/core/evaluate.ts'
-import { DataError } from '../../src/core/errors.ts'
-import { resultToJson, type DecisionRecord, type EvalResult, type EvalResultJson } from '../../src/core/result.ts'
-import type { Decision } from '../../src/core/decisions.ts'
+import { mcnemarExact } from '../../src/core/math/stats.ts'
+import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
+import { DataError } from '../../src/core/support/errors.ts'
+import { resultToJson, type DecisionRecord, type EvalResult, type EvalResultJson } from '../../src/core/result/result.ts'
+import type { Decision } from '../../src/core/decisions/decisions.ts'
 import {
   chanceByCriterion,
   eceFromBins,

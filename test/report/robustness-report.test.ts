@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { evaluateWithScorer } from '../../src/core/evaluate.ts'
+import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
 import { render } from '../../src/report/terminal.ts'
-import { resultToJson, type EvalResultJson } from '../../src/core/result.ts'
-import type { Decision } from '../../src/core/decisions.ts'
-import type { ScoreFn } from '../../src/core/score.ts'
+import { resultToJson, type EvalResultJson } from '../../src/core/result/result.ts'
+import type { Decision } from '../../src/core/decisions/decisions.ts'
+import type { ScoreFn } from '../../src/core/scorer/contract.ts'
 import { githubAnnotations, githubSummary, type GitHubSuite } from '../../src/report/github.ts'
 import { renderHtmlReport } from '../../src/report/html.ts'
-import { renderSuite } from '../../src/vitest/reporter.ts'
+import { renderSuite } from '../../src/vitest/reporter/reporter.ts'
 import { alwaysFirst, byId, decision } from '../helpers/decisions.ts'
 
 const quiet = { onWarning: () => {}, statistics: false as const }

@@ -1,4 +1,4 @@
-// One home for writing and deleting files: src/core/files.ts. Every rename, rm, unlink and
+// One home for writing and deleting files: src/core/support/files.ts. Every rename, rm, unlink and
 // rmdir of node:fs (sync, callback or promises) lives there, so the rule it enforces (an
 // existing target that is not a regular file is never renamed over) holds everywhere.
 import { readFileSync } from 'node:fs'
@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { sourceFiles } from './source-files.ts'
 
 const SRC = resolve(import.meta.dirname, '../../src')
-const HOME = resolve(SRC, 'core/files.ts')
+const HOME = resolve(SRC, 'core/support/files.ts')
 const NAMES = ['rename', 'renameSync', 'rm', 'rmSync', 'unlink', 'unlinkSync', 'rmdir', 'rmdirSync']
 
 /** The forbidden fs names a source imports or calls (`import { rmSync } from 'node:fs'`, `fs.unlink(`, `promises.rename(`). */
@@ -34,7 +34,7 @@ describe('one home for writing and deleting files', () => {
     expect(deletions(`import { readFileSync, writeFileSync } from 'node:fs'\nconst s = a.remove(b)`)).toEqual([])
   })
 
-  it('no module of src/ but core/files.ts renames or deletes', () => {
+  it('no module of src/ but core/support/files.ts renames or deletes', () => {
     const offenders = sourceFiles(SRC)
       .filter((file) => file !== HOME)
       .flatMap((file) => deletions(readFileSync(file, 'utf8')).map((name) => `${relative(SRC, file)}: ${name}`))

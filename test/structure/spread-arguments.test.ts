@@ -1,7 +1,7 @@
 // No spread argument in a call anywhere in src/: `Math.max(...a)`, `push(...a)` and the like
 // pass one argument per element, and V8 throws "Maximum call stack size exceeded" at about
 // 125,000 of them, so a run that large died after all its scoring. Loops in
-// src/core/spreadless.ts do the same work for any count. Spreads into array literals are
+// src/core/support/spreadless.ts do the same work for any count. Spreads into array literals are
 // fine (no call frame holds them). The allow-list holds only argument lists forwarded as
 // they came (a caller's own arguments, never data).
 import { readFileSync } from 'node:fs'

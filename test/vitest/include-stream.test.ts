@@ -1,9 +1,9 @@
 // Pure helpers of the plugin and reporter: the include it builds, where the report goes.
 import { describe, expect, test } from 'vitest'
 import { configDefaults } from 'vitest/config'
-import { withEvalInclude } from '../../src/vitest/include.ts'
-import { machineReporterOnStdout } from '../../src/vitest/report-stream.ts'
-import { withRerunTriggers } from '../../src/vitest/watch.ts'
+import { withEvalInclude } from '../../src/vitest/plugin/include.ts'
+import { machineReporterOnStdout } from '../../src/vitest/reporter/report-stream.ts'
+import { withRerunTriggers } from '../../src/vitest/plugin/watch.ts'
 
 describe('withEvalInclude', () => {
   const evals = ['evals/**/*.eval.ts']

@@ -2,7 +2,7 @@
 // statistics, chunkSize and a reducer named as the manifest records it.
 import { describe, expect, it } from 'vitest'
 import type { EvalResult, ScoreRequest } from '../../src/core/index.ts'
-import { describeDecisions } from '../../src/vitest/describe-decisions.ts'
+import { describeDecisions } from '../../src/vitest/suite/describe-decisions.ts'
 import { decision } from '../helpers/decisions.ts'
 
 // 20 three-option decisions; the scorer counts requests and the size of every call.

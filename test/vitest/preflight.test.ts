@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { checkSharedModels, checkVitestVersion, installedVitestVersion } from '../../src/vitest/preflight.ts'
-import { sceptic } from '../../src/vitest/plugin.ts'
+import { checkSharedModels, checkVitestVersion, installedVitestVersion } from '../../src/vitest/plugin/preflight.ts'
+import { sceptic } from '../../src/vitest/plugin/plugin.ts'
 import { ROOT, sceptic as cli } from '../helpers/run.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'sceptic-preflight-'))

@@ -2,10 +2,10 @@
 // into a suite's options only where the suite leaves them unset.
 import { describe, expect, test } from 'vitest'
 import { ConfigError } from '../../src/core/index.ts'
-import { sceptic } from '../../src/vitest/plugin.ts'
-import { SUITE_DEFAULT_KEYS, suiteDefaultsFrom, withSuiteDefaults } from '../../src/vitest/suite-defaults.ts'
-import { describeDecisions } from '../../src/vitest/describe-decisions.ts'
-import { checkGateSettings } from '../../src/vitest/gate-settings.ts'
+import { sceptic } from '../../src/vitest/plugin/plugin.ts'
+import { SUITE_DEFAULT_KEYS, suiteDefaultsFrom, withSuiteDefaults } from '../../src/vitest/plugin/suite-defaults.ts'
+import { describeDecisions } from '../../src/vitest/suite/describe-decisions.ts'
+import { checkGateSettings } from '../../src/vitest/plugin/gate-settings.ts'
 
 describe('suiteDefaultsFrom', () => {
   test('picks the suite defaults out of the plugin options and leaves the rest', () => {

@@ -23,7 +23,7 @@ export const optimizeModelCommand: Command = {
     const [inDir, outDir] = await planModelDirs('optimize-model', positionals, values['model-out'] as string | undefined, USAGE)
     const started = performance.now()
     // Loaded on demand: the tokenizer and the graph rewriter are only for this command.
-    const { optimizeModel } = await import('../../scorers/onnx/optimize.ts')
+    const { optimizeModel } = await import('../../scorers/onnx/transform/optimize.ts')
     const result = await writingModelOut(outDir, () => optimizeModel(inDir, outDir))
     const external = result.externalFiles.length > 0 ? `; external data linked: ${result.externalFiles.join(', ')}` : ''
     process.stdout.write(

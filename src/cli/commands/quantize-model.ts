@@ -1,5 +1,5 @@
 /** `sceptic quantize-model`: batch-invariant quantization of an ONNX model directory (MatMulNBits or MatMulInteger). */
-import { DEBIAS_MODES, type DebiasMode } from '../../core/orderings.ts'
+import { DEBIAS_MODES, type DebiasMode } from '../../core/requests/orderings.ts'
 import { parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'
 import { planModelDirs, writingModelOut } from '../model-out.ts'
@@ -47,7 +47,7 @@ export const quantizeModelCommand: Command = {
     const [inDir, outDir] = await planModelDirs('quantize-model', positionals, values['model-out'] as string | undefined, USAGE)
     const started = performance.now()
     if (calibration !== undefined) {
-      const { calibratedQuantize } = await import('../../scorers/onnx/calibrate.ts')
+      const { calibratedQuantize } = await import('../../scorers/onnx/transform/calibrate.ts')
       const { result, info } = await calibratedQuantize(inDir, outDir, { format, bits, accuracyLevel: level, calibration, minAgreement, force: values.force === true, ...(maxFloat !== undefined ? { maxFloat } : {}), ...(values.debias !== undefined ? { debias: values.debias as DebiasMode } : {}), log: (line) => process.stderr.write(`${line}\n`) })
       const pct = (x: number) => `${(100 * x).toFixed(1)}%`
       process.stdout.write(
@@ -58,7 +58,7 @@ export const quantizeModelCommand: Command = {
       )
       return 0
     }
-    const { quantizeModel } = await import('../../scorers/onnx/quantize.ts')
+    const { quantizeModel } = await import('../../scorers/onnx/transform/quantize.ts')
     const result = await writingModelOut(outDir, () => quantizeModel(inDir, outDir, { format, bits, accuracyLevel: level }))
     const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1)
     process.stdout.write(

@@ -1,8 +1,8 @@
 /** `sceptic report`: the HTML report of one or two runs. */
 import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
-import { DataError } from '../../core/errors.ts'
-import type { DecisionRecord } from '../../core/result.ts'
+import { DataError } from '../../core/support/errors.ts'
+import type { DecisionRecord } from '../../core/result/result.ts'
 import { parseRecordsJsonl, parseResultJson, renderHtmlReport, type ReportRun } from '../../report/html.ts'
 import { checkRecordsMatch } from '../../report/records-match.ts'
 import { parse, type OptionTable } from '../args.ts'

@@ -1,6 +1,6 @@
 /** `sceptic split DATA`: a group-aware train/eval split. */
-import { groupOf, groupSplit, loadDecisionLines, type Decision } from '../../core/decisions.ts'
-import { DataError } from '../../core/errors.ts'
+import { groupOf, groupSplit, loadDecisionLines, type Decision } from '../../core/decisions/decisions.ts'
+import { DataError } from '../../core/support/errors.ts'
 import { integer, parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'
 import { UsageError } from '../usage-error.ts'

@@ -3,11 +3,11 @@
  * (never per position: position is what we are trying to forget), the option and letter
  * picked under each ordering, failures and flags (docs/design.md#contracts, "Aggregation").
  */
-import { LETTERS, type Criterion } from '../decisions.ts'
-import { ScorerError } from '../errors.ts'
-import { LOG_FLOOR } from '../orderings.ts'
-import type { ScoreFailure } from '../score.ts'
-import { summariseFailures } from '../failure-summary.ts'
+import { LETTERS, type Criterion } from '../decisions/decisions.ts'
+import { ScorerError } from '../support/errors.ts'
+import { LOG_FLOOR } from '../requests/orderings.ts'
+import type { ScoreFailure } from '../scorer/contract.ts'
+import { summariseFailures } from '../result/failure-summary.ts'
 import { maximalSlots } from './argmax.ts'
 import type { Settings } from './options.ts'
 import type { Plan } from './plan.ts'

@@ -2,14 +2,14 @@
  * Stage 4b of an evaluation: the `EvalResult` from the outcomes: metrics, the
  * order-robustness panel, failures, the manifest and the statistics.
  */
-import { NO_DISTRIBUTION } from '../no-distribution.ts'
+import { NO_DISTRIBUTION } from '../metrics/no-distribution.ts'
 import pkg from '../../../package.json' with { type: 'json' }
-import type { CacheCounts } from '../cache-counts.ts'
-import { recordsFingerprint } from '../compare.ts'
-import { fingerprint, LETTERS } from '../decisions.ts'
-import { countBy } from '../dict.ts'
-import { computeStatistics } from '../intervals.ts'
-import { withManifestExtras } from '../manifest-extras.ts'
+import type { CacheCounts } from '../scorer/cache-counts.ts'
+import { recordsFingerprint } from '../compare/compare.ts'
+import { fingerprint, LETTERS } from '../decisions/decisions.ts'
+import { countBy } from '../support/dict.ts'
+import { computeStatistics } from '../statistics/compute.ts'
+import { withManifestExtras } from '../result/manifest-extras.ts'
 import {
   accuracy,
   balancedAccuracy,
@@ -19,18 +19,18 @@ import {
   expectedCalibrationError,
   letterDistribution,
   orderConsistency,
-} from '../metrics.ts'
-import type { DecisionFailure } from '../record.ts'
-import type { EvalResult, Manifest } from '../result.ts'
-import { circularChance, panelDecision, robustnessPanel } from '../robustness.ts'
-import { runCustomMetrics } from '../sample-score.ts'
+} from '../metrics/headline.ts'
+import type { DecisionFailure } from '../result/record.ts'
+import type { EvalResult, Manifest } from '../result/result.ts'
+import { circularChance, panelDecision, robustnessPanel } from '../metrics/robustness.ts'
+import { runCustomMetrics } from './sample-score.ts'
 import type { Aggregate } from './aggregate.ts'
 import type { EvaluateOptions, Settings } from './options.ts'
-import { decisionId } from '../decision-id.ts'
+import { decisionId } from '../decisions/id.ts'
 import type { Plan } from './plan.ts'
 import { prideManifest } from './priors.ts'
 import type { Outcomes } from './records.ts'
-import { largest } from '../spreadless.ts'
+import { largest } from '../support/spreadless.ts'
 
 /** What the run itself measured, for the manifest. */
 export interface RunFacts {

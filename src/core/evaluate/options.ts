@@ -1,14 +1,14 @@
 /** The options of `evaluateWithScorer`, and the settings they resolve to once defaults are applied and checked. */
-import type { Criterion } from '../decisions.ts'
-import { ConfigError } from '../errors.ts'
-import type { StatisticsOptions } from '../intervals.ts'
-import { assertAverageMode, assertDebiasMode, DEFAULT_DEBIAS, type AverageMode, type DebiasMode } from '../orderings.ts'
-import { buildPrompt } from '../prompt.ts'
-import { resolveReducer, type Reducer, type ReducerLike } from '../reducers.ts'
-import type { CustomMetric } from '../sample-score.ts'
-import { EVALUATE_RENAMES, refuseRenamedOptions } from '../renamed-options.ts'
+import type { Criterion } from '../decisions/decisions.ts'
+import { ConfigError } from '../support/errors.ts'
+import type { StatisticsOptions } from '../statistics/compute.ts'
+import { assertAverageMode, assertDebiasMode, DEFAULT_DEBIAS, type AverageMode, type DebiasMode } from '../requests/orderings.ts'
+import { buildPrompt } from '../requests/prompt.ts'
+import { resolveReducer, type Reducer, type ReducerLike } from './reducers.ts'
+import type { CustomMetric } from './sample-score.ts'
+import { EVALUATE_RENAMES, refuseRenamedOptions } from './renamed-options.ts'
 import type { StopEarlyOptions } from '../sequential/options.ts'
-import type { Threshold } from '../verdict.ts'
+import type { Threshold } from '../thresholds/verdict.ts'
 
 /** Most epochs a run takes: every epoch is held per decision until the run ends. */
 export const MAX_EPOCHS = 1000

@@ -3,11 +3,11 @@
  * orderings, in which chunks, and (under `pride`) which seeded sample gets every rotation.
  * Pure: nothing here calls the scorer.
  */
-import { isLabelled, mulberry32, reorderCriterion, type Criterion, type Decision, type LabelledDecision } from '../decisions.ts'
-import { decisionId } from '../decision-id.ts'
-import { ConfigError, DataError } from '../errors.ts'
-import { orderings, type DebiasMode, type Ordering } from '../orderings.ts'
-import { pinnedSlots } from '../robustness.ts'
+import { isLabelled, mulberry32, reorderCriterion, type Criterion, type Decision, type LabelledDecision } from '../decisions/decisions.ts'
+import { decisionId } from '../decisions/id.ts'
+import { ConfigError, DataError } from '../support/errors.ts'
+import { orderings, type DebiasMode, type Ordering } from '../requests/orderings.ts'
+import { pinnedSlots } from '../metrics/robustness.ts'
 import { MAX_EPOCH_VALUES, type Settings } from './options.ts'
 
 /** One request to make: the plan is built up front, the request text per chunk. */

@@ -3,14 +3,14 @@
  * content-free requests (Zhao et al., ICML 2021) and PriDe's prior estimated from a
  * sample scored under every rotation (Zheng et al., ICLR 2024).
  */
-import { reorderCriterion, type Criterion, type LabelledDecision } from '../decisions.ts'
-import { ScorerError } from '../errors.ts'
-import { LOG_FLOOR, type Ordering } from '../orderings.ts'
-import { renormalise, scaledByMax } from '../renormalise.ts'
-import type { FallibleScoreFn, ScoreFn } from '../score.ts'
+import { reorderCriterion, type Criterion, type LabelledDecision } from '../decisions/decisions.ts'
+import { ScorerError } from '../support/errors.ts'
+import { LOG_FLOOR, type Ordering } from '../requests/orderings.ts'
+import { renormalise, scaledByMax } from './renormalise.ts'
+import type { FallibleScoreFn, ScoreFn } from '../scorer/contract.ts'
 import { softmax } from './argmax.ts'
 import type { Settings } from './options.ts'
-import { decisionId } from '../decision-id.ts'
+import { decisionId } from '../decisions/id.ts'
 import type { Job, Plan } from './plan.ts'
 import { callScorer, makeRequest, type Scored } from './score.ts'
 

@@ -5,15 +5,15 @@
  * custom metrics, its frozen sample score.
  */
 import { hash } from 'node:crypto'
-import { reorderCriterion, type LabelledDecision } from '../decisions.ts'
-import { dict } from '../dict.ts'
-import { isConsistent } from '../metrics.ts'
-import type { DecisionRecord } from '../record.ts'
-import { freezeScore, type SampleScore } from '../sample-score.ts'
+import { reorderCriterion, type LabelledDecision } from '../decisions/decisions.ts'
+import { dict } from '../support/dict.ts'
+import { isConsistent } from '../metrics/headline.ts'
+import type { DecisionRecord } from '../result/record.ts'
+import { freezeScore, type SampleScore } from './sample-score.ts'
 import type { Aggregate } from './aggregate.ts'
 import { maximalSlots, normalise, softmax } from './argmax.ts'
 import type { Settings } from './options.ts'
-import { decisionId } from '../decision-id.ts'
+import { decisionId } from '../decisions/id.ts'
 import type { Plan } from './plan.ts'
 
 /** Per scored decision (failed ones left out, input order), what the metrics read. */

@@ -3,12 +3,12 @@
  * the abort signal) and hold its answer to the ScoreFn contract (docs/design.md#contracts).
  * Every breach is a `ScorerError` naming the request.
  */
-import { LETTERS, type Criterion } from '../decisions.ts'
-import { NEVER_ABORTS, raceAbort } from '../abort.ts'
-import { EvaluationError, ScorerError } from '../errors.ts'
-import { scaledByMax } from '../renormalise.ts'
+import { LETTERS, type Criterion } from '../decisions/decisions.ts'
+import { NEVER_ABORTS, raceAbort } from '../support/abort.ts'
+import { EvaluationError, ScorerError } from '../support/errors.ts'
+import { scaledByMax } from './renormalise.ts'
 import { isMaximalSlot } from './argmax.ts'
-import { isScoredOutcome, isScoreFailure, type FallibleScoreFn, type ScoreFailure, type ScoreFn, type ScoreRequest } from '../score.ts'
+import { isScoredOutcome, isScoreFailure, type FallibleScoreFn, type ScoreFailure, type ScoreFn, type ScoreRequest } from '../scorer/contract.ts'
 import { describeRequest, presented, type Job, type Plan } from './plan.ts'
 import type { Settings } from './options.ts'
 

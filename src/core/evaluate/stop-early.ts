@@ -3,13 +3,13 @@
  * a seeded random order, a look after every batch at anytime-valid bounds built from the
  * evaluator's own outcomes, and what the result then says (`stopEarly`, `notScored`).
  */
-import { mulberry32 } from '../decisions.ts'
-import { ConfigError } from '../errors.ts'
-import { isConsistent } from '../metrics.ts'
-import type { EvalResult } from '../result.ts'
+import { mulberry32 } from '../decisions/decisions.ts'
+import { ConfigError } from '../support/errors.ts'
+import { isConsistent } from '../metrics/headline.ts'
+import type { EvalResult } from '../result/result.ts'
 import { lookStops, SequentialMonitor, type Look } from '../sequential/monitor.ts'
 import { resolveStopEarly, type StopEarlyOptions, type StopEarlySettings } from '../sequential/options.ts'
-import type { Threshold } from '../verdict.ts'
+import type { Threshold } from '../thresholds/verdict.ts'
 import type { Aggregate } from './aggregate.ts'
 import type { Settings } from './options.ts'
 import type { Job, Plan } from './plan.ts'

@@ -5,8 +5,8 @@
  * already decided. The threshold tests, the CLI, the reports and the job summary read it
  * through `evaluateThreshold`.
  */
-import type { EvalResultJson } from '../result.ts'
-import { formatThreshold, toBounds, type Threshold, type ThresholdVerdict } from '../verdict.ts'
+import type { EvalResultJson } from '../result/result.ts'
+import { formatThreshold, toBounds, type Threshold, type ThresholdVerdict } from '../thresholds/verdict.ts'
 import type { RateBounds } from './confidence-sequence.ts'
 import type { StopEarlyResult } from './result.ts'
 

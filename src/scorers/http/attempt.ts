@@ -4,8 +4,8 @@
  * failover and says whether another attempt could help; it never throws for a
  * per-request problem, only when the run was cancelled (the signal's reason).
  */
-import { deadline } from '../../core/abort.ts'
-import type { FailureReason, ScoreRequest } from '../../core/score.ts'
+import { deadline } from '../../core/support/abort.ts'
+import type { FailureReason, ScoreRequest } from '../../core/scorer/contract.ts'
 import { BodyTooLargeError, readCappedText } from './body.ts'
 import { settle, type Endpoint } from './endpoints.ts'
 import { readGenerated, readLogprobs } from './read-response.ts'

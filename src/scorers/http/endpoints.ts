@@ -6,7 +6,7 @@
  * endpoint that fails is taken out for a back-off period and its decisions go to the next.
  */
 import { createHash } from 'node:crypto'
-import type { ScoreRequest } from '../../core/score.ts'
+import type { ScoreRequest } from '../../core/scorer/contract.ts'
 
 /** Requests sent to one endpoint, as the manifest reports them (`manifest.endpoints[url]`). */
 export interface EndpointCounts {

@@ -1,7 +1,7 @@
 /** `openAIScorer`: score decisions with an OpenAI-compatible completions endpoint (docs/remote-scorers.md). */
 import type { CacheIdentity } from '../../cache/key.ts'
-import { fanOut } from '../../core/abort.ts'
-import type { FallibleScoreFn, ScoreRequest } from '../../core/score.ts'
+import { fanOut } from '../../core/support/abort.ts'
+import type { FallibleScoreFn, ScoreRequest } from '../../core/scorer/contract.ts'
 import { assignGroups } from './assign.ts'
 import { mapConcurrent } from './concurrency.ts'
 import { affinityKey, endpointCounts, type Endpoint, type EndpointCounts } from './endpoints.ts'

@@ -4,7 +4,7 @@
  * generated answer names (`generate` mode, one-hot). Pure: parsed JSON in, vector or
  * failure out.
  */
-import type { FailureReason } from '../../core/score.ts'
+import type { FailureReason } from '../../core/scorer/contract.ts'
 import { absurdLogprob, asLogprob, parseAnswerLetter, readLetters, type TokenLogprob } from './letters.ts'
 
 /** What a response said: letter probabilities (and the letters floored), or why it could not be read. */

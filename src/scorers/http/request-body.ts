@@ -1,5 +1,5 @@
 /** The JSON body posted for one request: completions `prompt` or one chat message, log-probs or sampling settings. */
-import type { ScoreRequest } from '../../core/score.ts'
+import type { ScoreRequest } from '../../core/scorer/contract.ts'
 import type { HttpSettings } from './settings.ts'
 
 /** The body for `request`: `max_tokens: 1` at temperature 0 with top log-probs, or `generate` mode's sampling settings. */

@@ -4,7 +4,7 @@
  * flagged vector (`missing_logprobs`) or a counted failure; never a throw for a
  * per-request problem.
  */
-import { scoreFailure, type ScoreOutcome, type ScoreRequest } from '../../core/score.ts'
+import { scoreFailure, type ScoreOutcome, type ScoreRequest } from '../../core/scorer/contract.ts'
 import { attemptOnce, type AttemptFailure } from './attempt.ts'
 import { sleep } from './concurrency.ts'
 import { choose, type Endpoint } from './endpoints.ts'

@@ -3,7 +3,7 @@
  * endpoints parsed, every bound checked (a ConfigError names the option), the API key
  * read from its environment variable.
  */
-import { ConfigError } from '../../core/errors.ts'
+import { ConfigError } from '../../core/support/errors.ts'
 import { DEFAULT_MAX_RESPONSE_BYTES } from './body.ts'
 import type { Endpoint } from './endpoints.ts'
 import type { OpenAIScorerOptions } from './options.ts'

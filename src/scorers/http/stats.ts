@@ -1,5 +1,5 @@
 /** What an `openAIScorer` counts across calls: attempts, retries, failures by bucket, floored letters, per-endpoint counts. */
-import type { FailureReason } from '../../core/score.ts'
+import type { FailureReason } from '../../core/scorer/contract.ts'
 import type { EndpointCounts } from './endpoints.ts'
 
 /** Counts kept by an `openAIScorer` across calls. */

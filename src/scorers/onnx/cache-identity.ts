@@ -7,9 +7,9 @@
  */
 import { dirname, join } from 'node:path'
 import type { CacheIdentity } from '../../cache/key.ts'
-import { declaredExternalData } from './external-locations.ts'
-import { externalDataOf, type ModelFiles } from './model-dir.ts'
-import { READOUT_FILE } from './readout-file.ts'
+import { declaredExternalData } from './model/external-locations.ts'
+import { externalDataOf, type ModelFiles } from './model/model-dir.ts'
+import { READOUT_FILE } from './readout/readout-file.ts'
 
 
 /** The identity of an ONNX scorer over these files with these output-deciding settings. */

@@ -2,15 +2,15 @@
  * The ONNX scorer's contract: its options, the settings it resolves them to, its running
  * totals and the scorer object itself (with its lifecycle). Types only.
  */
-import type { ConfigError } from '../../core/errors.ts'
-import type { FallibleScoreFn, ScoreContext, ScoreFailure, ScoreRequest } from '../../core/score.ts'
+import type { ConfigError } from '../../core/support/errors.ts'
+import type { FallibleScoreFn, ScoreContext, ScoreFailure, ScoreRequest } from '../../core/scorer/contract.ts'
 import type { CacheIdentity } from '../../cache/key.ts'
-import type { ChatOptions } from './chat-template.ts'
-import type { Criterion } from '../../core/decisions.ts'
-import type { Dtype } from './dtype.ts'
-import type { InputPlan } from './model-io.ts'
-import type { WorkerPool } from './pool.ts'
-import type { QuantizationInfo } from './quantization-info.ts'
+import type { ChatOptions } from './prompt/chat-template.ts'
+import type { Criterion } from '../../core/decisions/decisions.ts'
+import type { Dtype } from './model/dtype.ts'
+import type { InputPlan } from './model/model-io.ts'
+import type { WorkerPool } from './runtime/pool.ts'
+import type { QuantizationInfo } from './model/quantization-info.ts'
 
 /** An execution provider for ORT: `'cpu'`, `'cuda'`, or `{ name: 'cuda', deviceId: 1, … }` (passed through as is). */
 export type ExecutionProvider = string | { readonly name: string; readonly [option: string]: unknown }

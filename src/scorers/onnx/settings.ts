@@ -5,12 +5,12 @@
 import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
-import { ConfigError } from '../../core/errors.ts'
-import { perTensorActivationOp } from './activation-quant.ts'
-import { readContextLength } from './context-length.ts'
-import type { ModelFiles } from './model-dir.ts'
+import { ConfigError } from '../../core/support/errors.ts'
+import { perTensorActivationOp } from './transform/activation-quant.ts'
+import { readContextLength } from './prompt/context-length.ts'
+import type { ModelFiles } from './model/model-dir.ts'
 import type { OnnxScorerOptions, OnnxScorerSettings } from './options.ts'
-import { READOUT_FILE } from './readout-file.ts'
+import { READOUT_FILE } from './readout/readout-file.ts'
 
 /** The settings `options` resolve to on this machine for the model in `files`. */
 export function resolveSettings(options: OnnxScorerOptions, files: ModelFiles): OnnxScorerSettings {

@@ -5,17 +5,17 @@
  * and the model once its graph exists, then the checks that the model, the tokenizer and
  * the readout belong together.
  */
-import { ConfigError } from '../../core/errors.ts'
-import { chatRenderer, type ChatOptions, type PromptRenderer } from './chat-template.ts'
-import type { ConfigShape } from './model-config.ts'
-import type { ModelFiles } from './model-dir.ts'
-import type { InputPlan } from './model-io.ts'
+import { ConfigError } from '../../core/support/errors.ts'
+import { chatRenderer, type ChatOptions, type PromptRenderer } from './prompt/chat-template.ts'
+import type { ConfigShape } from './model/model-config.ts'
+import type { ModelFiles } from './model/model-dir.ts'
+import type { InputPlan } from './model/model-io.ts'
 import type { OnnxScorerSettings, ReadoutMode } from './options.ts'
-import { WorkerPool } from './pool.ts'
-import type { TokenizerInfo } from './protocol.ts'
-import { READOUT_FILE, type ReadoutFile } from './readout-file.ts'
-import { prepareReadout, type Readout } from './startup-readout.ts'
-import { readTokenizerConfig } from './tokenizer.ts'
+import { WorkerPool } from './runtime/pool.ts'
+import type { TokenizerInfo } from './runtime/protocol.ts'
+import { READOUT_FILE, type ReadoutFile } from './readout/readout-file.ts'
+import { prepareReadout, type Readout } from './readout/startup-readout.ts'
+import { readTokenizerConfig } from './prompt/tokenizer.ts'
 
 /** A started scorer: what every call needs. */
 export interface Started {

@@ -1,6 +1,6 @@
 /** The ONNX scorer's token counts: what a call's plan runs against what its prompts hold. Pure. */
 import type { OnnxScorerStats } from './options.ts'
-import type { PrefixPlan } from './prefix.ts'
+import type { PrefixPlan } from './runtime/prefix.ts'
 
 /** Add a call's counts to `stats`: its `runnable` requests' prompt tokens, and the tokens `shared` runs (each prefix once). */
 export function addCallStats(stats: OnnxScorerStats, ids: readonly Int32Array[], runnable: readonly number[], shared: PrefixPlan): void {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { ScorerError } from '../../../src/core/errors.ts'
+import { ScorerError } from '../../../src/core/support/errors.ts'
 import { Aggregate } from '../../../src/core/evaluate/aggregate.ts'
 import { resolveSettings } from '../../../src/core/evaluate/options.ts'
 import { chunks, planEvaluation, presented, type Plan } from '../../../src/core/evaluate/plan.ts'
 import type { Scored } from '../../../src/core/evaluate/score.ts'
-import { scoreFailure, type ScoreFailure } from '../../../src/core/score.ts'
+import { scoreFailure, type ScoreFailure } from '../../../src/core/scorer/contract.ts'
 import { decision } from '../../helpers/decisions.ts'
 
 /** Feed every chunk of `plan` to `aggregate`, each request answered by `answer`. */

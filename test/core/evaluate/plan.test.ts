@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { DataError } from '../../../src/core/errors.ts'
+import { DataError } from '../../../src/core/support/errors.ts'
 import { resolveSettings } from '../../../src/core/evaluate/options.ts'
 import { chunks, planEvaluation } from '../../../src/core/evaluate/plan.ts'
 import { decision } from '../../helpers/decisions.ts'

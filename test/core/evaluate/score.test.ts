@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { ScorerError } from '../../../src/core/errors.ts'
+import { ScorerError } from '../../../src/core/support/errors.ts'
 import { callScorer, makeRequest } from '../../../src/core/evaluate/score.ts'
-import { scoreFailure } from '../../../src/core/score.ts'
+import { scoreFailure } from '../../../src/core/scorer/contract.ts'
 
 const criterion = () => ({ key: 'c', options: [{ id: 'a', text: 'A' }, { id: 'b', text: 'B' }] })
 const describeIt = (i: number) => `request ${i}`

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { mulberry32 } from '../../../src/core/decisions.ts'
-import { logFactorial } from '../../../src/core/stats.ts'
+import { mulberry32 } from '../../../src/core/decisions/decisions.ts'
+import { logFactorial } from '../../../src/core/math/stats.ts'
 import {
   bernoulliConfidenceSequence,
   logBeta,

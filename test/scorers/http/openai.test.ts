@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { isFlaggedScore, isScoreFailure, type ScoreOutcome, type ScoreRequest } from '../../../src/core/score.ts'
-import { buildPrompt } from '../../../src/core/prompt.ts'
+import { isFlaggedScore, isScoreFailure, type ScoreOutcome, type ScoreRequest } from '../../../src/core/scorer/contract.ts'
+import { buildPrompt } from '../../../src/core/requests/prompt.ts'
 import { openAIScorer, parseAnswerLetter, readLetters } from '../../../src/scorers/http/index.ts'
 import { startFakeOpenAI, type Behaviour } from '../../helpers/fake-openai.ts'
 

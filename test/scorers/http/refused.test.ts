@@ -4,7 +4,7 @@
 import { createServer } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { evaluateWithScorer, type Decision } from '../../../src/core/index.ts'
-import { ConfigError } from '../../../src/core/errors.ts'
+import { ConfigError } from '../../../src/core/support/errors.ts'
 import { openAIScorer } from '../../../src/scorers/http/index.ts'
 import { startFakeOpenAI } from '../../helpers/fake-openai.ts'
 

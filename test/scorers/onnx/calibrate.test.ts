@@ -4,8 +4,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import type { DecisionRecord } from '../../../src/core/record.ts'
-import { agreement, searchKeepFloat, type Trial } from '../../../src/scorers/onnx/calibrate.ts'
+import type { DecisionRecord } from '../../../src/core/result/record.ts'
+import { agreement, searchKeepFloat, type Trial } from '../../../src/scorers/onnx/transform/calibrate.ts'
 import { sceptic } from '../../helpers/run.ts'
 import { cleanupTemp, makeModel, tempDir } from './helpers.ts'
 

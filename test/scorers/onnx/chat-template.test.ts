@@ -3,10 +3,10 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ConfigError } from '../../../src/core/errors.ts'
-import { chatRenderer, type ChatOptions } from '../../../src/scorers/onnx/chat-template.ts'
-import { letterContinuation, letterIdsInContext } from '../../../src/scorers/onnx/letter-readout.ts'
-import { loadTokenizer } from '../../../src/scorers/onnx/tokenizer.ts'
+import { ConfigError } from '../../../src/core/support/errors.ts'
+import { chatRenderer, type ChatOptions } from '../../../src/scorers/onnx/prompt/chat-template.ts'
+import { letterContinuation, letterIdsInContext } from '../../../src/scorers/onnx/readout/letter-readout.ts'
+import { loadTokenizer } from '../../../src/scorers/onnx/prompt/tokenizer.ts'
 import { makeModel, maxAbsDiff, request, scorerFactory } from './helpers.ts'
 
 const scorer = scorerFactory()

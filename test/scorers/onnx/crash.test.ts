@@ -7,7 +7,7 @@ import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 import { ScorerError } from '../../../dist/onnx/index.js'
 import { onnxScorer, type OnnxScorer } from './internal.ts'
-import { loadTokenizer } from '../../../src/scorers/onnx/tokenizer.ts'
+import { loadTokenizer } from '../../../src/scorers/onnx/prompt/tokenizer.ts'
 import { cleanupTemp, makeModel, maxAbsDiff, request, sampleRequests, tempDir } from './helpers.ts'
 
 const run = promisify(execFile)

@@ -1,7 +1,7 @@
 // The built ONNX scorer typed with its `@internal` test hooks (`faults`, `pool`), which the
 // published declaration files leave out (stripInternal).
 import { onnxScorer as built } from '../../../dist/onnx/index.js'
-import type { onnxScorer as source } from '../../../src/scorers/onnx/index.ts'
+import type { onnxScorer as source } from '../../../src/scorers/onnx/scorer.ts'
 import type { OnnxScorer } from '../../../src/scorers/onnx/options.ts'
 
 export const onnxScorer = built as unknown as typeof source

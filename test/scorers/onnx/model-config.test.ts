@@ -3,8 +3,8 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { readConfigShape } from '../../../src/scorers/onnx/model-config.ts'
-import { planInputs, type ValueInfo } from '../../../src/scorers/onnx/model-io.ts'
+import { readConfigShape } from '../../../src/scorers/onnx/model/model-config.ts'
+import { planInputs, type ValueInfo } from '../../../src/scorers/onnx/model/model-io.ts'
 import { makeModel, maxAbsDiff, sampleRequests, scorerFactory, tempDir } from './helpers.ts'
 
 const scorer = scorerFactory()

@@ -5,9 +5,9 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadOnnxProto } from '../../../src/scorers/onnx/graph-io.ts'
-import { externalize } from '../../../src/scorers/onnx/external-data.ts'
-import { modelInputFiles } from '../../../src/scorers/onnx/model-dir.ts'
+import { loadOnnxProto } from '../../../src/scorers/onnx/model/graph-io.ts'
+import { externalize } from '../../../src/scorers/onnx/model/external-data.ts'
+import { modelInputFiles } from '../../../src/scorers/onnx/model/model-dir.ts'
 import { ROOT } from '../../helpers/run.ts'
 
 const dirs: string[] = []

@@ -8,9 +8,9 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { onnx as OnnxNamespace } from 'onnx-proto'
 import { describe, expect, it } from 'vitest'
-import { ConfigError } from '../../../src/core/errors.ts' // optimizeModel is imported from source here
-import { optimizeModel } from '../../../src/scorers/onnx/optimize.ts'
-import { READOUT_FILE } from '../../../src/scorers/onnx/readout-file.ts'
+import { ConfigError } from '../../../src/core/support/errors.ts' // optimizeModel is imported from source here
+import { optimizeModel } from '../../../src/scorers/onnx/transform/optimize.ts'
+import { READOUT_FILE } from '../../../src/scorers/onnx/readout/readout-file.ts'
 import type { ModelDirOptions } from '../../../scripts/onnx-fixture/index.ts'
 import { makeModel, maxAbsDiff, sampleRequests, tempDir, scorerFactory } from './helpers.ts'
 

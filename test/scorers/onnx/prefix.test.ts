@@ -2,12 +2,12 @@
 // suffixes against its key/value cache. Must equal full-prompt scoring within 1e-5.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { buildPrompt } from '../../../src/core/prompt.ts'
-import type { Criterion } from '../../../src/core/decisions.ts'
-import type { ScoreRequest } from '../../../src/core/score.ts'
-import { suffixPad } from '../../../src/scorers/onnx/feeds.ts'
-import { commonPrefix, groupByPrefix } from '../../../src/scorers/onnx/prefix.ts'
-import { loadTokenizer } from '../../../src/scorers/onnx/tokenizer.ts'
+import { buildPrompt } from '../../../src/core/requests/prompt.ts'
+import type { Criterion } from '../../../src/core/decisions/decisions.ts'
+import type { ScoreRequest } from '../../../src/core/scorer/contract.ts'
+import { suffixPad } from '../../../src/scorers/onnx/runtime/feeds.ts'
+import { commonPrefix, groupByPrefix } from '../../../src/scorers/onnx/runtime/prefix.ts'
+import { loadTokenizer } from '../../../src/scorers/onnx/prompt/tokenizer.ts'
 import type { ModelDirOptions } from '../../../scripts/onnx-fixture/index.ts'
 import { makeModel, maxAbsDiff, QUEUE, SENTIMENT, scorerFactory } from './helpers.ts'
 
@@ -181,7 +181,7 @@ describe('suffixPad', () => {
 
 describe('through the evaluator: calibrated, PriDe and epochs take the same path', () => {
   it('records equal prefix-off scoring (within 1e-5) under cyclic, calibrated and pride, epochs 2', async () => {
-    const { evaluateWithScorer } = await import('../../../src/core/evaluate.ts')
+    const { evaluateWithScorer } = await import('../../../src/core/evaluate/index.ts')
     const dir = makeModel({ tokenizer: 'bpe', decoder: { seed: 17 } })
     const states = [EVIDENCE.join(' '), EVIDENCE[0]!, EVIDENCE[1]!, 'The app crashes when the user opens the settings page after the latest update.']
     const data = states.flatMap((state, i) => [

@@ -2,14 +2,14 @@
 // too-long prompts, run planning and token counts.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, ScorerError } from '../../../src/core/errors.ts'
-import { tooLongFailures } from '../../../src/scorers/onnx/context-length.ts'
-import { letterColumns } from '../../../src/scorers/onnx/letter-columns.ts'
-import type { WorkerPool } from '../../../src/scorers/onnx/pool.ts'
-import type { EncodeMessage, Encoded } from '../../../src/scorers/onnx/protocol.ts'
-import { planRuns } from '../../../src/scorers/onnx/run-plan.ts'
+import { ConfigError, ScorerError } from '../../../src/core/support/errors.ts'
+import { tooLongFailures } from '../../../src/scorers/onnx/prompt/context-length.ts'
+import { letterColumns } from '../../../src/scorers/onnx/readout/letter-columns.ts'
+import type { WorkerPool } from '../../../src/scorers/onnx/runtime/pool.ts'
+import type { EncodeMessage, Encoded } from '../../../src/scorers/onnx/runtime/protocol.ts'
+import { planRuns } from '../../../src/scorers/onnx/runtime/run-plan.ts'
 import { addCallStats } from '../../../src/scorers/onnx/stats.ts'
-import { splitByCharacters, tokenise } from '../../../src/scorers/onnx/tokenise.ts'
+import { splitByCharacters, tokenise } from '../../../src/scorers/onnx/prompt/tokenise.ts'
 
 /** A pool whose workers "tokenize" each character as its code point; records every encode job. */
 function fakePool(jobs: string[][] = []): WorkerPool {

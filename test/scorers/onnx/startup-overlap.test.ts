@@ -1,7 +1,7 @@
 // The workers start while the main thread still writes the letter head: they load ORT and
 // the tokenizer, then the model once its path arrives; a readout that fails stops them.
 import { afterAll, describe, expect, it } from 'vitest'
-import { WorkerPool } from '../../../src/scorers/onnx/pool.ts'
+import { WorkerPool } from '../../../src/scorers/onnx/runtime/pool.ts'
 import { cleanupTemp, makeModel } from './helpers.ts'
 
 afterAll(() => cleanupTemp())

@@ -4,12 +4,12 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
-import { linkOrCopy } from '../../../src/scorers/onnx/graph-io.ts'
-import { locateModel } from '../../../src/scorers/onnx/model-dir.ts'
-import { optimizeModel } from '../../../src/scorers/onnx/optimize.ts'
-import { readReadoutFile } from '../../../src/scorers/onnx/readout-file.ts'
-import { removeStale, stem } from '../../../src/scorers/onnx/readout-temp.ts'
-import { prepareReadout } from '../../../src/scorers/onnx/startup-readout.ts'
+import { linkOrCopy } from '../../../src/scorers/onnx/model/graph-io.ts'
+import { locateModel } from '../../../src/scorers/onnx/model/model-dir.ts'
+import { optimizeModel } from '../../../src/scorers/onnx/transform/optimize.ts'
+import { readReadoutFile } from '../../../src/scorers/onnx/readout/readout-file.ts'
+import { removeStale, stem } from '../../../src/scorers/onnx/readout/readout-temp.ts'
+import { prepareReadout } from '../../../src/scorers/onnx/readout/startup-readout.ts'
 import { cleanupTemp, makeModel, tempDir } from './helpers.ts'
 
 // A temporary directory of this file's own, so counting copies cannot see other files' scorers.
@@ -24,7 +24,7 @@ afterAll(() => {
 
 // Faults switched on per test: onnx-proto missing, hard links failing (another file system).
 const faults = vi.hoisted(() => ({ noOnnxProto: false, noLink: false }))
-vi.mock(import('../../../src/scorers/onnx/graph-io.ts'), async (importOriginal) => {
+vi.mock(import('../../../src/scorers/onnx/model/graph-io.ts'), async (importOriginal) => {
   const original = await importOriginal()
   return {
     ...original,

@@ -3,10 +3,10 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Tokenizer } from '@huggingface/tokenizers'
 import { afterAll, describe, expect, it } from 'vitest'
-import { ConfigError } from '../../../src/core/errors.ts'
-import { LETTERS } from '../../../src/core/decisions.ts'
+import { ConfigError } from '../../../src/core/support/errors.ts'
+import { LETTERS } from '../../../src/core/decisions/decisions.ts'
 import { bpeTokenizer, wordLevelTokenizer, type TokenizerJson } from '../../../scripts/onnx-fixture/index.ts'
-import { loadTokenizer } from '../../../src/scorers/onnx/tokenizer.ts'
+import { loadTokenizer } from '../../../src/scorers/onnx/prompt/tokenizer.ts'
 import { cleanupTemp, tempDir } from './helpers.ts'
 
 afterAll(cleanupTemp)

@@ -1,10 +1,10 @@
 // Pure pieces of the ONNX scorer: padding, readout, batching, model I/O planning.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { leftPad } from '../../../src/scorers/onnx/feeds.ts'
-import { planBatches } from '../../../src/scorers/onnx/batching.ts'
-import { ModelIoError, planInputs, type ValueInfo } from '../../../src/scorers/onnx/model-io.ts'
-import { halfToFloat, letterProbabilities, softmax } from '../../../src/scorers/onnx/readout.ts'
+import { leftPad } from '../../../src/scorers/onnx/runtime/feeds.ts'
+import { planBatches } from '../../../src/scorers/onnx/runtime/batching.ts'
+import { ModelIoError, planInputs, type ValueInfo } from '../../../src/scorers/onnx/model/model-io.ts'
+import { halfToFloat, letterProbabilities, softmax } from '../../../src/scorers/onnx/readout/readout.ts'
 
 describe('leftPad', () => {
   it('pads on the left and counts positions over real tokens only', () => {

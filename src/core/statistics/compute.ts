@@ -1,0 +1,283 @@
+/**
+ * The `statistics` of one evaluation (`computeStatistics`): how far each headline could move by chance,
+ * the baselines it must beat, and how small a change this set could ever detect.
+ * Computed from the records alone (plus optional group ids and gold slot letters),
+ * so it works on a live result and on a `--records-out` file alike.
+ */
+import { balancedAccuracyBoundsExact, unlessCollapsed } from './boundary-intervals.ts'
+import { own } from '../support/dict.ts'
+import { expectedCalibrationError, isConsistent } from '../metrics/headline.ts'
+import type { DecisionRecord } from '../result/record.ts'
+import {
+  chanceBalancedAccuracy,
+  chanceOrderConsistency,
+  classIndices,
+  clopperPearsonInterval,
+  DEFAULT_LEVEL,
+  defaultResamples,
+  designEffect,
+  eceReliability,
+  majorityBaseline,
+  mcnemarExact,
+  minimumDetectableDifference,
+  normalQuantile,
+  percentileBootstrapCounts,
+  rstd,
+  weightedBalancedAccuracy,
+  wilsonInterval,
+  type BootstrapInterval,
+  type Interval,
+  type McNemarResult,
+} from '../math/stats.ts'
+
+/** Whether a headline number beats its trivial references, judged by its interval's lower bound. */
+export interface Verdict {
+  /** The interval's lower bound is above what a uniform random guesser scores. */
+  betterThanChance: boolean
+  /** The lower bound is above the majority baseline's score; `null` where no such baseline applies (order consistency). */
+  betterThanMajority: boolean | null
+  /** `'not better than chance'`, `'not better than the majority baseline'`, `'not better than a random guesser'`, or `null` when it beats both. */
+  message: string | null
+}
+
+/** Options for {@link computeStatistics}. */
+export interface StatisticsOptions {
+  /** Bootstrap and simulation seed. Default 0. */
+  seed?: number
+  /** Bootstrap replicates. Default 2000 (fewer above 10^4 decisions, see `defaultResamples`). */
+  resamples?: number
+  /** Confidence level of every interval. Default 0.95. */
+  level?: number
+  /**
+   * Gold answer's slot letter per record in the order the decision was originally
+   * presented (A for the first option). Needed for RStd, which PriDe defines over slot
+   * letters; without it `rstd` is `null`.
+   */
+  goldLetters?: readonly string[]
+}
+
+/** Everything {@link computeStatistics} returns. Plain JSON (no arrays per row). */
+export interface Statistics {
+  /** 95% intervals of the three headline numbers. */
+  intervals: {
+    /** Wilson score interval of accuracy. */
+    accuracy: Interval
+    /**
+     * Percentile bootstrap of balanced accuracy, resampling groups when group ids are
+     * given, else decisions; where it collapses to a point (every decision wrong, or
+     * every one right) the Bonferroni–Clopper–Pearson bounds instead (`method` says which).
+     */
+    balancedAccuracy: BootstrapInterval
+    /**
+     * Percentile bootstrap of order consistency over the decisions scored under more than
+     * one ordering (`null` if none was); where it collapses, Clopper–Pearson instead.
+     */
+    orderConsistency: BootstrapInterval | null
+  }
+  /** What a uniform random guesser scores on these rows. */
+  chance: {
+    /** Mean of 1/options (equals `manifest.chance`). */
+    accuracy: number
+    /** Per gold class mean of 1/options, then the mean over classes. */
+    balancedAccuracy: number
+    /** Mean over multi-ordering decisions of n·(1/n)^m (n^(1−n) under cyclic); `null` when none. */
+    orderConsistency: number | null
+  }
+  /** Always answer each criterion's most frequent gold answer, scored on the same rows. */
+  majorityBaseline: {
+    /** The baseline's answer per criterion key. */
+    answers: Record<string, string>
+    /** Its accuracy (in-sample, so slightly flattering to the baseline). */
+    accuracy: number
+    /** Wilson interval of its accuracy. */
+    interval: Interval
+    /** Its balanced accuracy. */
+    balancedAccuracy: number
+    /** Exact McNemar of model hits (b: model right, baseline wrong) against baseline hits (c); `pBGreater` is the one-sided p that the model is better. */
+    pairedTest: McNemarResult
+  }
+  /**
+   * Smallest accuracy difference (0–1) a paired comparison of two models on this set
+   * detects with 80% power at α = 0.05 two-sided (Miller 2024 Eq. 10; ρ = 0.5, the
+   * design effect of `groups` included). See `minimumDetectableDifference` in stats.ts.
+   */
+  minimumDetectableDifference: number
+  /** PriDe's RStd in percent over the gold answer's original slot letter; `null` without `goldLetters`. */
+  rstd: number | null
+  /**
+   * What RStd can say here: `'ok'`; `'one-letter'` when every gold answer sits on one
+   * letter (a spread over one value is 0 whatever the model does); `'all-wrong'` when
+   * every recall is 0 (0 then means nothing was answered right, not that no letter is
+   * favoured); `null` without `goldLetters`.
+   */
+  rstdReading: 'ok' | 'one-letter' | 'all-wrong' | null
+  /** Whether binned ECE can be trusted here (n ≥ 300 and above the perfect-calibration noise floor). */
+  eceReliable: boolean
+  /** The ECE rule's details: why not, and the simulated floor (mean and 95th percentile). */
+  eceNote: { reason: string | null; floorMean: number; floorP95: number }
+  /** Headline verdicts against chance and the majority baseline, from the interval lower bounds. */
+  verdicts: {
+    accuracy: Verdict
+    balancedAccuracy: Verdict
+    orderConsistency: Verdict | null
+  }
+  /** Decisions the order-consistency interval is over (all of them, except under `pride`: the sampled ones). */
+  orderConsistencyDecisions: number
+  /** Seed, replicates and level used. */
+  settings: { seed: number; resamples: number; level: number }
+}
+
+/**
+ * Intervals, baselines, power and bias diagnostics for one evaluation's records.
+ *
+ * @param records one per labelled decision, input order (`EvalResult.records`)
+ * @param groups group id per record (`group_id`), or `null`/`undefined` for none; when
+ *   any is given the bootstrap resamples whole groups and the MDD includes their design effect
+ * @param options seed (default 0), resamples (2000), level (0.95), goldLetters (for RStd)
+ */
+export function computeStatistics(
+  records: readonly DecisionRecord[],
+  groups?: readonly (string | null | undefined)[] | null,
+  options: StatisticsOptions = {},
+): Statistics {
+  const { seed = 0, level = DEFAULT_LEVEL, goldLetters } = options
+  const resamples = options.resamples ?? defaultResamples(records.length)
+  const n = records.length
+  const clusters = groups && groups.some((g) => g != null) ? groups : undefined
+  if (clusters && clusters.length !== n) throw new RangeError(`groups has ${clusters.length} entries for ${n} records`)
+
+  const gold = records.map((r) => r.gold)
+  const predictions = records.map((r) => r.prediction)
+  const hits = records.map((r) => r.prediction === r.gold)
+  const successes = hits.filter(Boolean).length
+  const optionCounts = records.map((r) => Math.max(1, Object.keys(r.probabilities).length))
+
+  const accuracyInterval = wilsonInterval(successes, n, level)
+  const bootstrap = { seed, resamples, level, ...(clusters ? { groups: clusters } : {}) }
+  // Typed arrays and multiplicities: 2000 replicates of 10^5 decisions in well under a second.
+  const { classOf, classes } = classIndices(gold)
+  const hitBytes = Uint8Array.from(hits, Number)
+  const scratch = new Float64Array(2 * classes)
+  const baBootstrap = percentileBootstrapCounts(n, (w) => weightedBalancedAccuracy(classOf, hitBytes, classes, w, scratch), bootstrap)
+  // Where the bootstrap collapses (all wrong, all right), the exact per-class interval instead.
+  const baInterval = (baBootstrap && unlessCollapsed(baBootstrap, () => balancedAccuracyBoundsExact(classCounts(classOf, hitBytes, classes), level), 'clopper-pearson-bonferroni')) ?? {
+    estimate: 0,
+    lower: 0,
+    upper: 1,
+    level,
+    method: 'percentile-bootstrap',
+    resamples: 0,
+    unit: 'items',
+    units: 0,
+    seed,
+  }
+
+  // Order consistency only means something for decisions scored under several orderings.
+  const multi = records.map((r, i) => [r, i] as const).filter(([r]) => r.picks.length > 1)
+  const consistent = Uint8Array.from(multi, ([r]) => (isConsistent(r.picks) ? 1 : 0))
+  const ocBootstrap =
+    multi.length === 0
+      ? null
+      : percentileBootstrapCounts(
+          multi.length,
+          (w) => {
+            let drawn = 0
+            let yes = 0
+            for (let i = 0; i < w.length; i++) {
+              drawn += w[i]!
+              yes += w[i]! * consistent[i]!
+            }
+            return drawn === 0 ? NaN : yes / drawn
+          },
+          { ...bootstrap, ...(clusters ? { groups: multi.map(([, i]) => clusters[i]) } : {}) },
+        )
+  const consistentCount = consistent.reduce((s, v) => s + v, 0)
+  const ocInterval = ocBootstrap && unlessCollapsed(ocBootstrap, () => clopperPearsonInterval(consistentCount, multi.length, level), 'clopper-pearson')
+
+  const chance = {
+    accuracy: optionCounts.reduce((s, k) => s + 1 / k, 0) / Math.max(1, n),
+    balancedAccuracy: chanceBalancedAccuracy(gold, optionCounts),
+    orderConsistency:
+      multi.length === 0
+        ? null
+        : multi.reduce((s, [r, i]) => s + chanceOrderConsistency(optionCounts[i]!, r.picks.length), 0) / multi.length,
+  }
+
+  const majority = majorityBaseline(gold, records.map((r) => r.criterion), level)
+  let modelOnly = 0
+  let baselineOnly = 0
+  hits.forEach((hit, i) => {
+    if (hit && !majority.hits[i]) modelOnly++
+    if (!hit && majority.hits[i]) baselineOnly++
+  })
+
+  // Hit variance from the Wilson centre, so a perfect or hopeless run does not claim zero variance.
+  const z = normalQuantile(1 - (1 - level) / 2)
+  const centre = n === 0 ? 0.5 : (successes + (z * z) / 2) / (n + z * z)
+  const deff = clusters ? designEffect(hits.map(Number), clusters) : 1
+  const mdd = minimumDetectableDifference(n, { accuracy: centre, designEffect: deff })
+
+  // A tie's confidence is the tied maximum, as the evaluator's ECE reads it.
+  const confidences = records.map((r) => (r.prediction === null ? topProbability(r.probabilities) : (own(r.probabilities, r.prediction) ?? 0)))
+  const ece = expectedCalibrationError(confidences, hits) ?? 0
+  const eceRule = eceReliability(ece, confidences, { seed, simulations: 500 })
+
+  const verdict = (interval: Interval, chanceValue: number, majorityValue: number | null, chanceWord: string): Verdict => {
+    const betterThanChance = interval.lower > chanceValue
+    const betterThanMajority = majorityValue === null ? null : interval.lower > majorityValue
+    return {
+      betterThanChance,
+      betterThanMajority,
+      message: !betterThanChance
+        ? `not better than ${chanceWord}`
+        : betterThanMajority === false
+          ? 'not better than the majority baseline'
+          : null,
+    }
+  }
+
+  return {
+    intervals: { accuracy: accuracyInterval, balancedAccuracy: baInterval, orderConsistency: ocInterval },
+    chance,
+    majorityBaseline: {
+      answers: majority.answers,
+      accuracy: majority.accuracy,
+      interval: majority.interval,
+      balancedAccuracy: majority.balancedAccuracy,
+      pairedTest: mcnemarExact(modelOnly, baselineOnly),
+    },
+    minimumDetectableDifference: mdd,
+    rstd: goldLetters ? rstd(goldLetters, goldLetters.map((letter, i) => (hits[i] ? letter : `not ${letter}`))) : null,
+    rstdReading: !goldLetters || n === 0 ? null : new Set(goldLetters).size < 2 ? 'one-letter' : successes === 0 ? 'all-wrong' : 'ok',
+    eceReliable: eceRule.reliable,
+    eceNote: { reason: eceRule.reason, floorMean: eceRule.floor.mean, floorP95: eceRule.floor.p95 },
+    verdicts: {
+      accuracy: verdict(accuracyInterval, chance.accuracy, majority.accuracy, 'chance'),
+      balancedAccuracy: verdict(baInterval, chance.balancedAccuracy, majority.balancedAccuracy, 'chance'),
+      orderConsistency:
+        ocInterval && chance.orderConsistency !== null
+          ? verdict(ocInterval, chance.orderConsistency, null, 'a random guesser')
+          : null,
+    },
+    orderConsistencyDecisions: multi.length,
+    settings: { seed, resamples, level },
+  }
+}
+
+/** `[hits, total]` per class index, for the exact balanced-accuracy bounds. */
+function classCounts(classOf: Int32Array, hit: Uint8Array, classes: number): [number, number][] {
+  const counts = Array.from({ length: classes }, (): [number, number] => [0, 0])
+  for (let i = 0; i < classOf.length; i++) {
+    const entry = counts[classOf[i]!]!
+    entry[1]++
+    entry[0] += hit[i]!
+  }
+  return counts
+}
+
+/** The largest probability of a record. */
+function topProbability(probabilities: Readonly<Record<string, number>>): number {
+  let top = 0
+  for (const p of Object.values(probabilities)) if (p > top) top = p
+  return top
+}

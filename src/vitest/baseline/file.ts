@@ -1,0 +1,394 @@
+/**
+ * Baselines: one reviewable JSON file per suite holding what the paired regression
+ * test needs: the scorer setup, order consistency, balanced accuracy and, per decision
+ * (record id), a fingerprint of its content, its consistency flag and its strict-correctness
+ * flag (right under every ordering, the per-decision form of `circularAccuracy`). Decisions edited
+ * or added since the baseline are reported as changed or new and left out of the
+ * paired test; only a change of scorer setup (debias mode, scorer) invalidates it. The gate runs
+ * an exact one-sided McNemar test on the decisions whose consistency flag changed, and another on
+ * those whose strict correctness changed (McNemar, 1947; see docs/statistics.md), plus a power
+ * check so "no detectable drop" is never said when no drop could have been detected.
+ */
+import { createHash } from 'node:crypto'
+import { mkdir, readFile } from 'node:fs/promises'
+import { describeKind, pathKind, writeFileAtomic } from '../../core/support/files.ts'
+import { dirname, join } from 'node:path'
+import { z } from 'zod'
+import { DEBIAS_MODES, isConsistent, type EvalResult } from '../../core/index.ts'
+import { dictSchema } from '../../core/support/dict.ts'
+import { formatValue, percent, slug } from '../assertions/format.ts'
+import { formatP } from '../../report/format.ts'
+import { mcnemarRegression, powerCheck, type PowerCheck } from '../../core/statistics/regression-gate.ts'
+import { parseJsonText } from '../../core/support/json-text.ts'
+
+/** One decision in a baseline. */
+const BaselineDecisionSchema = z.strictObject({
+  /** First 16 hex digits of sha256 over the decision's criterion, gold answer, option ids and prompt hash. */
+  fingerprint: z.string().regex(/^[0-9a-f]{16}$/),
+  /**
+   * Whether its pick was the same under every ordering; `null` when it was scored under one
+   * ordering (`pride` scores only its sample under several), so there is nothing to compare.
+   */
+  consistent: z.boolean().nullable(),
+  /** Whether its pick was the gold option under every ordering (strict correctness, as in `circularAccuracy`). */
+  strict: z.boolean(),
+})
+
+/** The baseline file's layout (`<baseline dir>/<suite slug>.json`), checked on read. */
+export const BaselineFileSchema = z.strictObject({
+  /** Layout version: 2 (per-decision fingerprints). Version 1 files are refused with a hint to refresh. */
+  schema: z.literal(2),
+  /** The suite name it belongs to. */
+  suite: z.string(),
+  /** Debias mode it was recorded with; a different mode invalidates the baseline. */
+  debias: z.enum(DEBIAS_MODES),
+  /** What scored it (`manifest.model ?? manifest.scorer`); a different scorer invalidates the baseline. */
+  scorer: z.string(),
+  /** Labelled decisions scored. */
+  n: z.number().int().nonnegative(),
+  /** Order consistency at baseline (`null` when one ordering was scored). */
+  orderConsistency: z.number().min(0).max(1).nullable(),
+  /** Balanced accuracy at baseline, for the record (not gated). */
+  balancedAccuracy: z.number().min(0).max(1),
+  /** Circular accuracy at baseline (`null` when one ordering was scored); gated per decision. */
+  circularAccuracy: z.number().min(0).max(1).nullable(),
+  /** Per decision (record id): its content fingerprint, consistency flag and strict-correctness flag. */
+  decisions: dictSchema(BaselineDecisionSchema),
+})
+
+/** A baseline file (see {@link BaselineFileSchema}). */
+export type BaselineFile = z.infer<typeof BaselineFileSchema>
+/** One decision of a {@link BaselineFile}. */
+export type BaselineDecision = z.infer<typeof BaselineDecisionSchema>
+
+/** How the gate ended. */
+export type BaselineStatus =
+  /** Compared, no significant drop. */
+  | 'pass'
+  /** Compared, order consistency or circular accuracy dropped by more than chance allows. */
+  | 'regressed'
+  /** No baseline yet; one was written (local run). */
+  | 'written'
+  /** `vitest -u`: the baseline was rewritten from this run. */
+  | 'updated'
+  /** No baseline, and baselines are not written in this mode (CI). */
+  | 'missing'
+  /** The baseline was recorded with another scorer setup (debias mode or scorer); nothing can be paired. */
+  | 'setup-changed'
+  /** No decision of this run matches one of the baseline's (id and fingerprint): nothing was compared. */
+  | 'unpaired'
+  /** Only one ordering was scored (debias `none`): there is no order consistency to gate. */
+  | 'one-ordering'
+  /** Under CI a baseline would have been (re)written (`vitest -u`); it was not, and nothing was compared. */
+  | 'not-written-in-ci'
+  /** The baseline file belongs to another suite whose name has the same slug; nothing was compared. */
+  | 'other-suite'
+
+/** The gate's outcome, stored in suite meta for the report. */
+export interface BaselineOutcome {
+  /** How the gate ended. */
+  status: BaselineStatus
+  /** The baseline file, relative to the Vitest root. */
+  file: string
+  /** Whether the named test `… > order consistency vs baseline` passed. */
+  pass: boolean
+  /** One plain sentence for the report and the failure message. */
+  message: string
+  /** Order consistency at baseline, when a baseline was read. */
+  baselineOrderConsistency?: number | null
+  /** Order consistency now. */
+  orderConsistency?: number | null
+  /** Decisions consistent at baseline and not now. */
+  worse?: number
+  /** Decisions inconsistent at baseline and consistent now. */
+  better?: number
+  /** Decisions paired with the baseline (same id, same fingerprint). */
+  paired?: number
+  /** Paired decisions scored under several orderings both times: the ones whose order consistency can be compared. */
+  comparable?: number
+  /** Decisions whose content changed since the baseline (same id, other fingerprint): not paired. */
+  changed?: number
+  /** Decisions not in the baseline: not paired. */
+  added?: number
+  /** Baseline decisions no longer scored. */
+  removed?: number
+  /** One-sided exact McNemar p-value. */
+  p?: number
+  /** Circular accuracy at baseline, when a baseline was read. */
+  baselineCircularAccuracy?: number | null
+  /** Circular accuracy now. */
+  circularAccuracy?: number | null
+  /** Decisions right under every ordering at baseline and not now. */
+  strictWorse?: number
+  /** Decisions right under every ordering now and not at baseline. */
+  strictBetter?: number
+  /** One-sided exact McNemar p-value that strict correctness dropped. */
+  strictP?: number
+  /** Significance level used. */
+  alpha?: number
+  /** What this set can detect at all. */
+  power?: PowerCheck
+  /** A run that stopped early: the sequential McNemar e-value that order consistency regressed (regressed at ≥ 1/alpha). */
+  eValue?: number
+  /** The same for circular accuracy. */
+  strictEValue?: number
+}
+
+/** The baseline path of a suite: `<dir>/<slug(suite)>.json`. */
+export function baselinePath(dir: string, suite: string): string {
+  return join(dir, `${slug(suite)}.json`)
+}
+
+/**
+ * Per-decision fingerprints and consistency flags by record id. Ids are unique within a
+ * well-formed set; a repeated id gets `~2`, `~3`, … so no flag is lost.
+ */
+export function baselineDecisions(result: Pick<EvalResult, 'records'>): Record<string, BaselineDecision> {
+  const out: Record<string, BaselineDecision> = Object.create(null)
+  for (const record of result.records) {
+    let key = record.id
+    for (let k = 2; key in out; k++) key = `${record.id}~${k}`
+    out[key] = {
+      fingerprint: decisionFingerprint(record),
+      consistent: record.picks.length > 1 ? isConsistent(record.picks) : null,
+      strict: record.picks.length > 0 && record.picks.every((pick) => pick === record.gold),
+    }
+  }
+  return { ...out }
+}
+
+/**
+ * A decision's content fingerprint: sha256 (first 16 hex digits) over its criterion key,
+ * gold answer, option ids and the hash of its prompt (state, question and option texts).
+ */
+export function decisionFingerprint(record: Pick<EvalResult['records'][number], 'criterion' | 'gold' | 'probabilities' | 'promptHash'>): string {
+  const content = JSON.stringify([record.criterion, record.gold, Object.keys(record.probabilities).sort(), record.promptHash ?? ''])
+  return createHash('sha256').update(content).digest('hex').slice(0, 16)
+}
+
+/** The baseline a result would write. */
+export function baselineFromResult(suite: string, result: EvalResult): BaselineFile {
+  return {
+    schema: 2,
+    suite,
+    debias: result.manifest.debias,
+    scorer: String(result.manifest.model ?? result.manifest.scorer),
+    n: result.n,
+    orderConsistency: result.orderConsistency,
+    balancedAccuracy: result.balancedAccuracy,
+    circularAccuracy: result.circularAccuracy ?? null,
+    decisions: baselineDecisions(result),
+  }
+}
+
+/**
+ * Stable JSON text: two-space indent, one decision per line, trailing newline (so an
+ * edited decision is a one-line diff and `-u` without change rewrites identical bytes).
+ */
+export function serialiseBaseline(baseline: BaselineFile): string {
+  const { decisions, ...head } = baseline
+  const rows = Object.entries(decisions).map(([id, decision]) => `    ${JSON.stringify(id)}: ${JSON.stringify(decision)}`)
+  const top = JSON.stringify(head, null, 2).slice(0, -2)
+  return `${top},\n  "decisions": {${rows.length ? `\n${rows.join(',\n')}\n  ` : ''}}\n}\n`
+}
+
+/** Read a baseline, or `undefined` when the file does not exist. A malformed file throws with its path. */
+export async function readBaseline(path: string): Promise<BaselineFile | undefined> {
+  // A FIFO would be read forever, a folder is no baseline: only a regular file is read.
+  const kind = pathKind(path)
+  if (kind === 'missing') return undefined
+  if (kind !== 'file') throw new Error(`baseline ${path} is ${describeKind(kind)}, not a regular file; remove it or refresh the baseline with \`vitest -u\``)
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  }
+  const value = parseJsonText(text, (at) => new Error(`baseline ${path} is not valid JSON (${at}); fix it or refresh it with \`vitest -u\``))
+  if ((value as { schema?: unknown } | null)?.schema === 1)
+    throw new Error(`baseline ${path} has the old layout (schema 1, one fingerprint for the whole set); refresh it with \`vitest -u\` and commit it`)
+  const parsed = BaselineFileSchema.safeParse(value)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!
+    const field = issue.path.map(String).join('.') || '(top level)'
+    throw new Error(`baseline ${path}, field "${field}": ${issue.message}; fix it or refresh it with \`vitest -u\``)
+  }
+  const contradiction = contradictedAggregate(parsed.data)
+  if (contradiction !== undefined)
+    throw new Error(`baseline ${path}: ${contradiction}: the file was edited by hand; refresh it with \`vitest -u\` and review it`)
+  return parsed.data
+}
+
+/**
+ * Where a baseline's stored aggregates disagree with its per-decision flags, as the
+ * writer derives them (order consistency counts a decision scored under one ordering as
+ * consistent; circular accuracy counts only decisions scored under several); `undefined` when they agree.
+ */
+export function contradictedAggregate(baseline: BaselineFile): string | undefined {
+  const rows = Object.values(baseline.decisions)
+  if (rows.length !== baseline.n) return `it stores n ${baseline.n} but lists ${rows.length} decisions`
+  const multi = rows.filter((row) => row.consistent !== null)
+  const near = (a: number, b: number) => Math.abs(a - b) <= 1e-9
+  const oc = multi.length === 0 ? null : rows.filter((row) => row.consistent !== false).length / rows.length
+  if (oc === null ? baseline.orderConsistency !== null : baseline.orderConsistency === null || !near(oc, baseline.orderConsistency))
+    return `it stores order consistency ${String(baseline.orderConsistency)} but its decisions' consistent flags give ${oc === null ? 'null' : formatValue(oc)}`
+  const circular = multi.length === 0 ? null : multi.filter((row) => row.strict).length / multi.length
+  if (baseline.circularAccuracy !== null && (circular === null || !near(circular, baseline.circularAccuracy)))
+    return `it stores circular accuracy ${baseline.circularAccuracy} but its decisions' strict flags give ${circular === null ? 'null' : formatValue(circular)}`
+  return undefined
+}
+
+/** Write a baseline atomically (temp file + rename), creating the directory; identical content is left alone. */
+export async function writeBaseline(path: string, baseline: BaselineFile): Promise<void> {
+  const text = serialiseBaseline(baseline)
+  // Unchanged bytes are not rewritten: a write would be a change event that reruns watch mode.
+  if ((await readFile(path, 'utf8').catch(() => undefined)) === text) return
+  await mkdir(dirname(path), { recursive: true })
+  await writeFileAtomic(path, text)
+}
+
+/** Options of {@link compareWithBaseline}. */
+export interface BaselineGateOptions {
+  /** Significance level of the one-sided test. */
+  alpha: number
+  /** The drop (share of decisions) the set should be able to detect; used for the power check. */
+  detectableDrop: number
+}
+
+/**
+ * The gate: pair decisions by id and fingerprint, count the discordant pairs, and fail
+ * when `P(Bin(worse + better, ½) ≥ worse) < alpha`. Changed, added and removed decisions
+ * are counted and left out. A different scorer setup fails with a hint to refresh.
+ * Returns the outcome without `file`.
+ */
+export function compareWithBaseline(
+  baseline: BaselineFile,
+  current: BaselineFile,
+  { alpha, detectableDrop }: BaselineGateOptions,
+): Omit<BaselineOutcome, 'file'> {
+  if (baseline.debias !== current.debias || baseline.scorer !== current.scorer)
+    return {
+      status: 'setup-changed',
+      pass: false,
+      message:
+        `baseline scorer setup changed: the baseline was recorded with ${setup(baseline)}, this run used ${setup(current)}, ` +
+        'so its decisions cannot be paired. If the change is intended, refresh the baseline with `vitest -u` and commit it.',
+      baselineOrderConsistency: baseline.orderConsistency,
+      orderConsistency: current.orderConsistency,
+    }
+
+  const pairs = pairDecisions(baseline, current)
+  const { worse, better, paired, baselineConsistent, strictWorse, strictBetter } = pairs
+  // Fail closed: a gate that paired nothing has checked nothing (a replaced data set, renamed ids).
+  if (paired === 0)
+    return {
+      status: 'unpaired',
+      pass: false,
+      message:
+        `no decision of this run pairs with the baseline (${pairs.changed} changed, ${pairs.added} new, ${pairs.removed} removed), ` +
+        'so nothing was compared. If the data set was replaced on purpose, refresh the baseline with `vitest -u` and commit it.',
+      baselineOrderConsistency: baseline.orderConsistency,
+      orderConsistency: current.orderConsistency,
+      paired,
+      changed: pairs.changed,
+      added: pairs.added,
+      removed: pairs.removed,
+    }
+  const { p } = mcnemarRegression(worse, better)
+  const { p: strictP } = mcnemarRegression(strictWorse, strictBetter)
+  // Power over the decisions whose consistency can change at all (under pride, only its sample).
+  const { comparable } = pairs
+  const power = powerCheck(comparable, baselineConsistent, detectableDrop, alpha)
+  const strictRegressed = strictP < alpha
+  const regressed = p < alpha || strictRegressed
+  const unpaired = [
+    pairs.changed ? `${pairs.changed} changed` : '',
+    pairs.added ? `${pairs.added} new` : '',
+    pairs.removed ? `${pairs.removed} removed` : '',
+  ].filter(Boolean)
+  const counts =
+    `order consistency ${percent(current.orderConsistency ?? 0)} vs ${percent(baseline.orderConsistency ?? 0)} at baseline: ` +
+    `${worse} decision${worse === 1 ? '' : 's'} newly inconsistent, ${better} newly consistent` +
+    (unpaired.length ? ` (${paired} paired; ${unpaired.join(', ')} since the baseline, not paired)` : '') +
+    (comparable < paired ? ` (${comparable} of ${paired} paired decisions were scored under several orderings; only they can change consistency)` : '') +
+    `, one-sided exact McNemar ${formatP(p)}`
+  const strictCounts =
+    `circular accuracy ${percent(current.circularAccuracy ?? 0)} vs ${percent(baseline.circularAccuracy ?? 0)} at baseline: ` +
+    `${strictWorse} decision${strictWorse === 1 ? '' : 's'} no longer right under every ordering, ${strictBetter} newly right, ` +
+    `one-sided exact McNemar ${formatP(strictP)}` +
+    (strictRegressed ? ` < alpha ${alpha}: circular accuracy regressed by more than chance allows` : '')
+  let message: string
+  if (p < alpha) message = `${counts} < alpha ${alpha}: order consistency regressed by more than chance allows`
+  else if (strictRegressed) message = `${counts}`
+  else if (!power.detectable)
+    message =
+      `${counts}: no significant drop, but this set is too small to detect a drop of ${percent(detectableDrop)} ` +
+      `(${power.decisionsForDrop} decision${power.decisionsForDrop === 1 ? '' : 's'}; even all of them flipping one way gives ${formatP(power.bestCaseP)} ≥ ${alpha}). ` +
+      `The smallest drop it can detect is ${power.minimumFlips} decisions (${percent(power.minimumDetectableDrop)})` +
+      (baselineConsistent < power.minimumFlips ? `, and only ${baselineConsistent} were consistent at baseline` : '')
+  else message = `${counts}: no significant drop (a drop of ${percent(detectableDrop)} would be detectable)`
+  message += `; ${strictCounts}`
+  return {
+    status: regressed ? 'regressed' : 'pass',
+    pass: !regressed,
+    message,
+    baselineOrderConsistency: baseline.orderConsistency,
+    orderConsistency: current.orderConsistency,
+    worse,
+    better,
+    paired,
+    comparable,
+    changed: pairs.changed,
+    added: pairs.added,
+    removed: pairs.removed,
+    p,
+    baselineCircularAccuracy: baseline.circularAccuracy,
+    circularAccuracy: current.circularAccuracy,
+    strictWorse,
+    strictBetter,
+    strictP,
+    alpha,
+    power,
+  }
+}
+
+/** Pair current decisions with the baseline's by id; a different fingerprint means changed, not paired. */
+export function pairDecisions(baseline: BaselineFile, current: BaselineFile) {
+  let worse = 0
+  let better = 0
+  let paired = 0
+  let comparable = 0
+  let baselineConsistent = 0
+  let changed = 0
+  let added = 0
+  let strictWorse = 0
+  let strictBetter = 0
+  for (const [id, now] of Object.entries(current.decisions)) {
+    const before = Object.hasOwn(baseline.decisions, id) ? baseline.decisions[id]! : undefined
+    if (before === undefined) added++
+    else if (before.fingerprint !== now.fingerprint) changed++
+    else {
+      paired++
+      if (before.consistent !== null && now.consistent !== null) {
+        comparable++
+        if (before.consistent) baselineConsistent++
+        if (before.consistent && !now.consistent) worse++
+        else if (!before.consistent && now.consistent) better++
+      }
+      if (before.strict && !now.strict) strictWorse++
+      else if (!before.strict && now.strict) strictBetter++
+    }
+  }
+  const removed = Object.keys(baseline.decisions).filter((id) => !Object.hasOwn(current.decisions, id)).length
+  return { worse, better, paired, comparable, baselineConsistent, changed, added, removed, strictWorse, strictBetter }
+}
+
+function setup(baseline: Pick<BaselineFile, 'debias' | 'scorer'>): string {
+  return `debias ${baseline.debias} and scorer "${baseline.scorer}"`
+}
+
+/** `0.893 → 0.911` style summary of two values. */
+export function formatChange(before: number | null | undefined, after: number | null | undefined): string {
+  return `${formatValue(before)} → ${formatValue(after)}`
+}

@@ -1,0 +1,46 @@
+/**
+ * The plugin's globalSetup for shared models: runs once in Vitest's main process,
+ * starts one ONNX pool per configured model, provides their URLs to every test file,
+ * and returns a teardown that drains and closes them (a leaked pool would hold
+ * Vitest's exit for `teardownTimeout`;
+ * docs/design.md#vitest-mechanics-the-code-relies-on).
+ */
+import { relative } from 'node:path'
+import type { TestProject } from 'vitest/node'
+import type { SharedModelUrls } from '../models/client.ts'
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const models = project.getProvidedContext().sceptic?.models ?? {}
+  const names = Object.keys(models)
+  if (names.length === 0) {
+    project.provide('scepticModels', {})
+    return async () => {}
+  }
+  const { startScorerServer } = await import('../../scorers/onnx/runtime/pool-server.ts')
+  const servers: { close(): Promise<void> }[] = []
+  const urls: SharedModelUrls = {}
+  try {
+    for (const name of names) {
+      const server = await startScorerServer(models[name]!)
+      servers.push(server)
+      // The report shows the model path as the user wrote it (relative to the root), not
+      // this machine's absolute path: reports and baselines get compared across machines.
+      const model = models[name]!.model
+      const shown = relative(project.config.root, model) || '.'
+      urls[name] = {
+        url: server.url,
+        description: server.description.split(model).join(shown),
+        // The served scorer's own identity: one home for what keys an ONNX scorer.
+        cacheIdentity: server.scorer.cacheIdentity,
+        readout: server.scorer.manifestEntries().readout,
+      }
+    }
+  } catch (error) {
+    await Promise.all(servers.map((server) => server.close()))
+    throw error
+  }
+  project.provide('scepticModels', urls)
+  return async () => {
+    await Promise.all(servers.map((server) => server.close()))
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * The sceptic reporter (`vitest-sceptic/reporter`, default export). After the run it
+ * prints the sceptic report for every `describeDecisions` suite, with pass/fail
+ * marks beside the thresholds and the baseline verdict (docs/vitest.md#the-reporter).
+ */
+import { mkdirSync } from 'node:fs'
+import { appendToFileSync, writeFileAtomicSync } from '../../core/support/files.ts'
+import { dirname, relative, resolve } from 'node:path'
+import pc from 'picocolors'
+import type { UserConsoleLog } from 'vitest'
+import type { Reporter, TestModule, Vitest } from 'vitest/node'
+import { colorEnabled, render, type EvalResult } from '../../core/index.ts'
+import { githubAnnotations, githubSummary } from '../../report/github.ts'
+import { checkMark, describeTests, summariseTests, testOutcome, withDeclaredChecks, type SuiteTest } from '../../report/suite-tests.ts'
+import { thresholdTestName } from '../../core/thresholds/verdict.ts'
+import { escapeControl } from '../../core/support/escape.ts'
+import { renderHtmlReport } from '../../report/html.ts'
+import { THRESHOLD_METRICS } from '../../core/thresholds/metrics.ts'
+import { formatValue, slug, thresholdMark, worstCriterion } from '../assertions/format.ts'
+import { readSuiteMeta, type ScepticSuiteMeta } from '../meta.ts'
+import { formatProgress, parseProgress } from '../suite/progress.ts'
+import { machineReporterOnStdout } from './report-stream.ts'
+
+/** Options of {@link ScepticReporter}. */
+export interface ScepticReporterOptions {
+  /** Colour the report. Default: on for a terminal, off for a pipe or under `NO_COLOR`. */
+  color?: boolean
+  /**
+   * On GitHub Actions, append a Markdown table per suite to the job summary
+   * (`GITHUB_STEP_SUMMARY`). Default `true`.
+   */
+  githubSummary?: boolean
+  /**
+   * On GitHub Actions, also print `::error` annotations for failed thresholds,
+   * regressions and scoring failures. Default `false`: Vitest's own `github-actions`
+   * reporter already annotates every failed test, including these.
+   */
+  githubAnnotations?: boolean
+  /**
+   * Also write the HTML report (see `sceptic report`) to this path, relative to the
+   * Vitest root: one self-contained page per suite. With several suites the suite's
+   * slug goes before the extension (`eval-report.support-triage.html`).
+   */
+  html?: string
+}
+
+/** One suite's report entry, collected from suite meta. */
+export interface SuiteReport {
+  /** The test file, relative to the root. */
+  file: string
+  /** The suite's meta. */
+  meta: ScepticSuiteMeta
+  /** Its tests as Vitest ended them: the report never shows a suite as passed when one failed or did not run. */
+  tests?: SuiteTest[]
+}
+
+/**
+ * Prints the sceptic report after Vitest's own summary. The report is built in
+ * `onTestRunEnd` from the final task tree's suite meta, never from streamed events,
+ * because `--merge-reports` replays the tree but not every event (docs/design.md#vitest-mechanics-the-code-relies-on).
+ * Logging goes through `this.vitest.logger.log(...)` as a method call: taken off the
+ * logger unbound it crashes (docs/design.md#vitest-mechanics-the-code-relies-on).
+ */
+export default class ScepticReporter implements Reporter {
+  /** The Vitest instance, set in {@link onInit}. */
+  protected vitest: Vitest | undefined
+  private readonly options: ScepticReporterOptions
+
+  constructor(options: ScepticReporterOptions = {}) {
+    this.options = options
+  }
+
+  onInit(vitest: Vitest): void {
+    this.vitest = vitest
+  }
+
+  /** Progress lines from workers (only sent on an interactive terminal; see progress.ts). */
+  onUserConsoleLog(log: UserConsoleLog): void {
+    const event = parseProgress(log.content)
+    if (!event || !this.vitest || blobRun(this.vitest)) return
+    this.print(this.colors().dim(`  ⋯ ${formatProgress(event)}`))
+  }
+
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    const vitest = this.vitest
+    // A blob shard holds part of the run; the merged run prints the whole report.
+    if (!vitest || blobRun(vitest)) return
+    const reports = collectReports(testModules, vitest.config.root)
+    if (reports.length === 0) return
+    this.print(renderReports(reports, this.options.color ?? colorEnabled(this.stream())))
+    this.writeGitHubOutput(reports)
+    if (this.options.html) this.writeHtml(reports, resolve(vitest.config.root, this.options.html))
+  }
+
+  /** One HTML page per scored suite; the paths written are logged. */
+  private writeHtml(reports: readonly SuiteReport[], path: string): void {
+    const scored = reports.filter((report) => report.meta.result)
+    for (const { meta } of scored) {
+      const file = scored.length === 1 ? path : path.replace(/(\.html?)?$/, (ext) => `.${slug(meta.suite)}${ext || '.html'}`)
+      try {
+        mkdirSync(dirname(file), { recursive: true })
+        writeFileAtomicSync(file, renderHtmlReport({ result: meta.result!, records: meta.records ?? null, label: meta.suite }, { title: `Sceptic report: ${meta.suite}` }), { fsync: false })
+        if (this.vitest) this.print(`vitest-sceptic: wrote ${relative(this.vitest.config.root, file)}`)
+      } catch (error) {
+        this.vitest?.logger.error(`vitest-sceptic: cannot write the HTML report to ${file}: ${(error as Error).message}`)
+      }
+    }
+  }
+
+  /** GitHub Actions job summary (and, when asked, annotations), from the same suite meta. */
+  private writeGitHubOutput(reports: readonly SuiteReport[]): void {
+    if (process.env.GITHUB_ACTIONS !== 'true') return
+    const suites = reports.map(({ file, meta, tests }) => ({
+      ...meta,
+      file,
+      ...(tests ? { tests } : {}),
+      thresholds: meta.thresholds as Readonly<Record<string, number | undefined>>,
+    }))
+    const summaryFile = process.env.GITHUB_STEP_SUMMARY
+    if (this.options.githubSummary !== false && summaryFile) {
+      try {
+        appendToFileSync(summaryFile, githubSummary(suites) + '\n')
+      } catch (error) {
+        this.vitest?.logger.error(`vitest-sceptic: cannot write the job summary to ${summaryFile}: ${(error as Error).message}`)
+      }
+    }
+    if (this.options.githubAnnotations) for (const line of githubAnnotations(suites)) this.print(line)
+  }
+
+  /** stdout, unless a machine-readable reporter owns it (see report-stream.ts): then stderr. */
+  private stream(): NodeJS.WriteStream {
+    return this.vitest && machineReporterOnStdout(this.vitest.config, this.vitest.version) ? process.stderr : process.stdout
+  }
+
+  /** Print through Vitest's logger (as a method call) to {@link stream}. */
+  private print(text: string): void {
+    if (!this.vitest) return
+    if (this.stream() === process.stderr) this.vitest.logger.error(text)
+    else this.vitest.logger.log(text)
+  }
+
+  private colors() {
+    return pc.createColors(this.options.color ?? colorEnabled(this.stream()))
+  }
+}
+
+/** Whether the run writes blob reports (a shard of a run to be merged later). */
+export function blobRun(vitest: Pick<Vitest, 'config'>): boolean {
+  return (vitest.config.reporters ?? []).some((entry: unknown) => {
+    const name = Array.isArray(entry) ? entry[0] : entry
+    return name === 'blob'
+  })
+}
+
+/** Every sceptic suite in the run, in module path order then declaration order. */
+export function collectReports(testModules: ReadonlyArray<TestModule>, root: string): SuiteReport[] {
+  const reports: SuiteReport[] = []
+  const modules = [...testModules].sort((a, b) => (a.moduleId < b.moduleId ? -1 : a.moduleId > b.moduleId ? 1 : 0))
+  for (const module of modules) {
+    const file = relative(root, module.moduleId) || module.moduleId
+    for (const suite of module.children.allSuites()) {
+      const meta = readSuiteMeta(suite.meta())
+      if (!meta) continue
+      const tests = [...suite.children.allTests()].map((test) => ({ name: test.name, state: test.result().state }))
+      reports.push({ file, meta, tests: withDeclaredChecks(tests, meta.checks) })
+    }
+  }
+  return reports
+}
+
+/** The whole report: one block per suite. */
+export function renderReports(reports: readonly SuiteReport[], color: boolean): string {
+  const c = pc.createColors(color)
+  const blocks = reports.map((report) => renderSuite(report, color))
+  const rule = c.dim('─'.repeat(60))
+  return ['', c.bold(c.cyan(' SCEPTIC REPORT ')) + c.dim(` ${reports.length} suite${reports.length === 1 ? '' : 's'}`), ...blocks.flatMap((b) => [rule, b]), rule, ''].join('\n')
+}
+
+/** One suite's block: a heading, the core `render()` block with marks, then per-criterion and baseline verdicts. */
+export function renderSuite({ file, meta, tests }: SuiteReport, color: boolean): string {
+  const c = pc.createColors(color)
+  const heading = `${c.bold(meta.suite)}  ${c.dim(file)}`
+  if (!meta.result) return [heading, c.red(`not scored: ${meta.error ?? 'scoring did not finish'}`)].join('\n')
+  // The marks below are the verdicts' own; this line says which tests did not pass or run.
+  const summary = tests ? summariseTests(tests) : undefined
+  const testLine = summary ? describeTests(summary, (name) => `"${escapeControl(name)}"`) : null
+  const result = meta.result
+  const t = meta.thresholds
+  // A mark beside every thresholded built-in metric, from the same verdict as its test.
+  const marks: Record<string, string> = {}
+  for (const [key, threshold] of Object.entries(t))
+    if (threshold !== undefined && key !== 'perCriterion' && THRESHOLD_METRICS.has(key))
+      marks[key] = asTestEnded(thresholdMark(THRESHOLD_METRICS.get(key)!.read(result) ?? null, threshold, key), tests, thresholdTestName(key, threshold))
+  // render() reads metrics and manifest only; meta carries no per-decision records.
+  const lines = [heading, render({ ...result, records: [] } as EvalResult, { color, marks })]
+  if (t.perCriterion !== undefined) {
+    const worst = worstCriterion(result.perCriterion)
+    const mark = asTestEnded(thresholdMark(worst?.[1] ?? null, t.perCriterion), tests, thresholdTestName('perCriterion', t.perCriterion))
+    const paint = mark.startsWith('✗') ? c.red : mark.startsWith('⚠') ? c.yellow : c.green
+    lines.push(`${'every criterion'.padEnd(19)}${paint(mark)}${worst ? c.dim(`   worst "${worst[0]}" ${formatValue(worst[1])}`) : ''}`)
+  }
+  if (meta.baseline) {
+    const b = meta.baseline
+    const verdict = b.pass ? c.green(`✓ ${b.status}`) : c.red(`✗ ${b.status}`)
+    lines.push(`${'baseline'.padEnd(19)}${verdict}   ${c.dim(b.file)}`, `  ${b.pass ? b.message : c.red(b.message)}`)
+  }
+  if (testLine) lines.push(`${'tests'.padEnd(19)}${summary!.failed.length ? c.red(`✗ ${testLine}`) : c.yellow(`⚠ ${testLine}`)}`)
+  return lines.join('\n')
+}
+
+
+/** A threshold mark (`✓ ≥ 0.50`) as its test ended: `✗ ≥ 0.50 test failed` or `⚠ ≥ 0.50 not run` when the bound was met but the test did not pass. */
+function asTestEnded(mark: string, tests: readonly SuiteTest[] | undefined, name: string): string {
+  if (!mark.startsWith('✓')) return mark
+  const rest = mark.slice(1)
+  return checkMark(true, testOutcome(tests, name), { pass: mark, fail: `✗${rest}`, notRun: `⚠${rest}` })
+}
