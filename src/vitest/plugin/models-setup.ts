@@ -8,6 +8,8 @@
 import { relative } from 'node:path'
 import type { TestProject } from 'vitest/node'
 import type { SharedModelUrls } from '../models/client.ts'
+// Brings in the `sceptic` key of Vitest's ProvidedContext (declared beside the suite's reader).
+import type {} from '../suite/context.ts'
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const models = project.getProvidedContext().sceptic?.models ?? {}

@@ -131,7 +131,7 @@ export function sceptic(options: ScepticPluginOptions = {}): Plugin {
         vitest.config.reporters.push(new DecisionShardMerge())
       project.provide('sceptic', context)
       // Shared models start in this (main) process, once, from a globalSetup (docs/design.md#vitest-mechanics-the-code-relies-on).
-      const modelsSetup = builtFile('./models-setup')
+      const modelsSetup = builtFile('./models-setup', './models-setup')
       if (context.models) {
         const current = project.config.globalSetup
         const list = Array.isArray(current) ? current : current ? [current] : []
@@ -162,14 +162,14 @@ function refuseVmPool(pool: unknown): void {
 
 /** The setup file that registers the matchers. */
 function setupFile(): string {
-  return builtFile('./setup')
+  return builtFile('./setup', '../setup')
 }
 
-/** A file of this package by path: the built `.js` next to this module (`.ts` when run from source). */
-function builtFile(stem: string): string {
-  const js = fileURLToPath(new URL(`${stem}.js`, import.meta.url))
+/** A file of this package by path: the built `.js` beside the built plugin (dist/vitest/), else the source `.ts` (run from source). */
+function builtFile(built: string, source: string): string {
+  const js = fileURLToPath(new URL(`${built}.js`, import.meta.url))
   if (existsSync(js)) return js
-  return fileURLToPath(new URL(`${stem}.ts`, import.meta.url))
+  return fileURLToPath(new URL(`${source}.ts`, import.meta.url))
 }
 
 /** The plugin's cache option with an absolute `dir` (a relative one resolves against the Vitest root). */

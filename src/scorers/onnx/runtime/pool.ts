@@ -58,7 +58,7 @@ export function resolveWorkerUrl(): URL {
 
 /** A built worker script of dist/onnx/ (`worker.js`, `template-worker.js`), found from wherever this module was bundled. */
 export function resolveWorkerFile(name: string): URL {
-  for (const relative of [`./${name}`, `./onnx/${name}`, `../onnx/${name}`, `../../../dist/onnx/${name}`]) {
+  for (const relative of [`./${name}`, `./onnx/${name}`, `../onnx/${name}`, `../../../../dist/onnx/${name}`]) {
     const url = new URL(relative, import.meta.url)
     if (existsSync(url)) return url
   }
