@@ -6,7 +6,7 @@
  * mapped back to the option ids.
  */
 import { ConfigError } from '../core/support/errors.ts'
-import type { Criterion } from '../core/decisions/decisions.ts'
+import type { Criterion } from '../core/decisions/schema.ts'
 
 /** What an integer-like id is sent as: `option_<id>`. */
 export const ALIAS_PREFIX = 'option_'

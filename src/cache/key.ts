@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto'
 import pkg from '../../package.json' with { type: 'json' }
-import { canonicalJson, LETTERS } from '../core/decisions/decisions.ts'
+import { canonicalJson } from '../core/decisions/fingerprint.ts'
+import { LETTERS } from '../core/decisions/schema.ts'
 import type { ScoreRequest } from '../core/scorer/contract.ts'
 import { fileDigest } from './digest.ts'
 import { SCORER_ID_BYTES } from './segment.ts'

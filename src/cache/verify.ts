@@ -5,7 +5,7 @@
  * scoring is over and compared with the cached vectors; a difference fails the run instead
  * of judging the old model.
  */
-import { mulberry32 } from '../core/decisions/decisions.ts'
+import { mulberry32 } from '../core/math/random.ts'
 import { ScorerError } from '../core/support/errors.ts'
 import { isScoredOutcome, isScoreFailure, type ScoreFailure, type ScoreOutcome } from '../core/scorer/contract.ts'
 import type { CacheIdentity } from './key.ts'

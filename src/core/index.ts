@@ -2,25 +2,12 @@
  * The core: decisions in, an {@link EvalResult} out. Imports neither Vitest nor
  * onnxruntime, so it runs anywhere Node runs.
  */
-export {
-  CriterionSchema,
-  DecisionSchema,
-  LETTERS,
-  MAX_OPTIONS,
-  MIN_OPTIONS,
-  OptionSchema,
-  decisionJsonSchema,
-  fingerprint,
-  groupOf,
-  groupSplit,
-  isLabelled,
-  loadDecisions,
-  parseDecisions,
-  reorderCriterion,
-  validateDecision,
-  validateDecisions,
-} from './decisions/decisions.ts'
-export type { Criterion, Decision, GroupSplitOptions, LabelledDecision, Option } from './decisions/decisions.ts'
+export { CriterionSchema, DecisionSchema, LETTERS, MAX_OPTIONS, MIN_OPTIONS, OptionSchema, decisionJsonSchema, isLabelled, reorderCriterion } from './decisions/schema.ts'
+export { fingerprint } from './decisions/fingerprint.ts'
+export { groupOf, groupSplit } from './decisions/split.ts'
+export { loadDecisions, parseDecisions, validateDecision, validateDecisions } from './decisions/load.ts'
+export type { Criterion, Decision, LabelledDecision, Option } from './decisions/schema.ts'
+export type { GroupSplitOptions } from './decisions/split.ts'
 export { ConfigError, DataError, EvaluationError, ScorerError } from './support/errors.ts'
 export type { DataLocation } from './support/errors.ts'
 export { NULL_STATE, evaluateWithScorer } from './evaluate/index.ts'
@@ -109,8 +96,8 @@ export { runCustomMetrics } from './evaluate/sample-score.ts'
 export type { CustomMetric, SampleScore } from './evaluate/sample-score.ts'
 export { CACHE_COUNTS, cacheCountsSince, formatCacheCounts, readCacheCounts } from './scorer/cache-counts.ts'
 export type { CacheCounts } from './scorer/cache-counts.ts'
-export { loadDecisionLines } from './decisions/decisions.ts'
-export type { DecisionLine } from './decisions/decisions.ts'
+export { loadDecisionLines } from './decisions/load.ts'
+export type { DecisionLine } from './decisions/load.ts'
 export type { JsonlReadOptions } from './decisions/jsonl.ts'
 export { COMPUTED_MANIFEST_KEYS } from './result/manifest-extras.ts'
 export { parseShard, shardKey, shardOf, shardPositions } from './shards/spec.ts'

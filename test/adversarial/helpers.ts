@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import type { Decision } from '../../src/core/decisions/decisions.ts'
+import type { Decision } from '../../src/core/decisions/schema.ts'
 import { ROOT } from '../helpers/run.ts'
 
 const roots: string[] = []

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { mulberry32, type Decision } from '../../src/core/decisions/decisions.ts'
+import { mulberry32 } from '../../src/core/math/random.ts'
+import type { Decision } from '../../src/core/decisions/schema.ts'
 import { ConfigError } from '../../src/core/support/errors.ts'
 import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
 import { DEBIAS_MODES, orderings } from '../../src/core/requests/orderings.ts'

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { decisionId, implicitId } from '../../src/core/decisions/id.ts'
-import { parseDecisions, validateDecisions } from '../../src/core/decisions/decisions.ts'
+import { parseDecisions, validateDecisions } from '../../src/core/decisions/load.ts'
 import { DataError } from '../../src/core/support/errors.ts'
 import { evaluateWithScorer } from '../../src/core/index.ts'
 import { byId, decision } from '../helpers/decisions.ts'

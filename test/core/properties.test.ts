@@ -7,7 +7,7 @@ import {
   type EvalResult,
   type ScoreFn,
 } from '../../src/core/index.ts'
-import { mulberry32 } from '../../src/core/decisions/decisions.ts'
+import { mulberry32 } from '../../src/core/math/random.ts'
 
 // Invariants that must hold for any data and any scorer of the right shape.
 const quiet = { onWarning: () => {} }

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { chiSquareSurvival, lnGamma } from '../../src/core/math/chi-square.ts'
-import { mulberry32 } from '../../src/core/decisions/decisions.ts'
+import { mulberry32 } from '../../src/core/math/random.ts'
 import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
 import { orderings } from '../../src/core/requests/orderings.ts'
 import { CKLD_FLOOR, robustnessPanel, type PanelDecision } from '../../src/core/metrics/robustness.ts'

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { validateDecision, type Decision } from '../../src/core/decisions/decisions.ts'
+import { validateDecision } from '../../src/core/decisions/load.ts'
+import type { Decision } from '../../src/core/decisions/schema.ts'
 import { DataError } from '../../src/core/support/errors.ts'
 import type { ScoreOutcome } from '../../src/core/scorer/contract.ts'
 import { AnswerLineSchema, parsePartFile, RowLineSchema } from '../../src/core/shards/part-file.ts'

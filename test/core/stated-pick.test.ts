@@ -9,7 +9,7 @@ import { parsePartFile, partFileText, reassemble, recordingScorer } from '../../
 import { evaluateReassembled } from '../../src/core/shards/replay.ts'
 import { evaluateWithScorer, FAILURE_REASONS, isScoredOutcome, scoreFailure, type FallibleScoreFn } from '../../src/core/index.ts'
 import { ScorerError } from '../../src/core/support/errors.ts'
-import { fingerprint } from '../../src/core/decisions/decisions.ts'
+import { fingerprint } from '../../src/core/decisions/fingerprint.ts'
 import { orderingPick } from '../../src/core/evaluate/aggregate.ts'
 import { decision } from '../helpers/decisions.ts'
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { mulberry32 } from '../../src/core/decisions/decisions.ts'
+import { mulberry32 } from '../../src/core/math/random.ts'
 import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
 import type { ScoreFn } from '../../src/core/scorer/contract.ts'
 import { decision } from '../helpers/decisions.ts'

@@ -1,4 +1,4 @@
-import { mulberry32 } from '../../src/core/decisions/decisions.ts'
+import { mulberry32 } from '../../src/core/math/random.ts'
 import type { Decision, ScoreFn } from '../../src/core/index.ts'
 
 /**

@@ -5,7 +5,7 @@ import { mcnemarExact } from '../../src/core/math/stats.ts'
 import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
 import { DataError } from '../../src/core/support/errors.ts'
 import { resultToJson, type DecisionRecord, type EvalResult, type EvalResultJson } from '../../src/core/result/result.ts'
-import type { Decision } from '../../src/core/decisions/decisions.ts'
+import type { Decision } from '../../src/core/decisions/schema.ts'
 import {
   chanceByCriterion,
   eceFromBins,

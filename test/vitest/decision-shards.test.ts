@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
 import { shardPositions } from '../../src/core/shards/spec.ts'
-import { validateDecisions } from '../../src/core/decisions/decisions.ts'
+import { validateDecisions } from '../../src/core/decisions/load.ts'
 import { ALL_RIGHT, decisions, reader, SIMPSON } from '../fixtures/decision-shards/data.ts'
 import { FIXTURES, removeDistSnapshot, snapshotDist, vitest as spawnVitest } from './helpers.ts'
 

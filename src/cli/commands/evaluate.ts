@@ -1,7 +1,8 @@
 /** `sceptic evaluate DATA`: score a decision file and write the report, JSON and records. */
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { isLabelled, loadDecisions } from '../../core/decisions/decisions.ts'
+import { isLabelled } from '../../core/decisions/schema.ts'
+import { loadDecisions } from '../../core/decisions/load.ts'
 import { deadline, MAX_DEADLINE_MS } from '../../core/support/abort.ts'
 import { ConfigError, DataError, ScorerError } from '../../core/support/errors.ts'
 import { evaluateWithScorer } from '../../core/evaluate/index.ts'

@@ -1,5 +1,5 @@
 /** `sceptic schema`. */
-import { decisionJsonSchema } from '../../core/decisions/decisions.ts'
+import { decisionJsonSchema } from '../../core/decisions/schema.ts'
 import { parse } from '../args.ts'
 import type { Command } from '../command.ts'
 

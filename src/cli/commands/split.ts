@@ -1,5 +1,7 @@
 /** `sceptic split DATA`: a group-aware train/eval split. */
-import { groupOf, groupSplit, loadDecisionLines, type Decision } from '../../core/decisions/decisions.ts'
+import { groupOf, groupSplit } from '../../core/decisions/split.ts'
+import { loadDecisionLines } from '../../core/decisions/load.ts'
+import type { Decision } from '../../core/decisions/schema.ts'
 import { DataError } from '../../core/support/errors.ts'
 import { integer, parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'

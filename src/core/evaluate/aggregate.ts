@@ -3,7 +3,7 @@
  * (never per position: position is what we are trying to forget), the option and letter
  * picked under each ordering, failures and flags (docs/design.md#contracts, "Aggregation").
  */
-import { LETTERS, type Criterion } from '../decisions/decisions.ts'
+import { LETTERS, type Criterion } from '../decisions/schema.ts'
 import { ScorerError } from '../support/errors.ts'
 import { LOG_FLOOR } from '../requests/orderings.ts'
 import type { ScoreFailure } from '../scorer/contract.ts'

@@ -6,7 +6,7 @@
  */
 import { cacheCountsSince, readCacheCounts, settleCache } from '../scorer/cache-counts.ts'
 import { NEVER_ABORTS, raceAbort } from '../support/abort.ts'
-import type { Decision } from '../decisions/decisions.ts'
+import type { Decision } from '../decisions/schema.ts'
 import { checkEvaluateInput } from './input.ts'
 import type { EvalResult } from '../result/result.ts'
 import type { FallibleScoreFn, ScoreFn } from '../scorer/contract.ts'

@@ -1,5 +1,6 @@
 /** Checks on `evaluateWithScorer`'s input made before any scoring. */
-import { validateDecisions, type Decision } from '../decisions/decisions.ts'
+import { validateDecisions } from '../decisions/load.ts'
+import type { Decision } from '../decisions/schema.ts'
 import { ConfigError } from '../support/errors.ts'
 import { checkManifestExtras } from '../result/manifest-extras.ts'
 import { MAX_CHUNK_SIZE } from './options.ts'

@@ -1,5 +1,5 @@
 /** The options of `evaluateWithScorer`, and the settings they resolve to once defaults are applied and checked. */
-import type { Criterion } from '../decisions/decisions.ts'
+import type { Criterion } from '../decisions/schema.ts'
 import { ConfigError } from '../support/errors.ts'
 import type { StatisticsOptions } from '../statistics/compute.ts'
 import { assertAverageMode, assertDebiasMode, DEFAULT_DEBIAS, type AverageMode, type DebiasMode } from '../requests/orderings.ts'

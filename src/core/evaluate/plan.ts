@@ -3,7 +3,8 @@
  * orderings, in which chunks, and (under `pride`) which seeded sample gets every rotation.
  * Pure: nothing here calls the scorer.
  */
-import { isLabelled, mulberry32, reorderCriterion, type Criterion, type Decision, type LabelledDecision } from '../decisions/decisions.ts'
+import { isLabelled, reorderCriterion, type Criterion, type Decision, type LabelledDecision } from '../decisions/schema.ts'
+import { mulberry32 } from '../math/random.ts'
 import { decisionId } from '../decisions/id.ts'
 import { ConfigError, DataError } from '../support/errors.ts'
 import { orderings, type DebiasMode, type Ordering } from '../requests/orderings.ts'

@@ -3,7 +3,7 @@
  * content-free requests (Zhao et al., ICML 2021) and PriDe's prior estimated from a
  * sample scored under every rotation (Zheng et al., ICLR 2024).
  */
-import { reorderCriterion, type Criterion, type LabelledDecision } from '../decisions/decisions.ts'
+import { reorderCriterion, type Criterion, type LabelledDecision } from '../decisions/schema.ts'
 import { ScorerError } from '../support/errors.ts'
 import { LOG_FLOOR, type Ordering } from '../requests/orderings.ts'
 import { renormalise, scaledByMax } from './renormalise.ts'

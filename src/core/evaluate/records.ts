@@ -5,7 +5,7 @@
  * custom metrics, its frozen sample score.
  */
 import { hash } from 'node:crypto'
-import { reorderCriterion, type LabelledDecision } from '../decisions/decisions.ts'
+import { reorderCriterion, type LabelledDecision } from '../decisions/schema.ts'
 import { dict } from '../support/dict.ts'
 import { isConsistent } from '../metrics/headline.ts'
 import type { DecisionRecord } from '../result/record.ts'

@@ -3,7 +3,7 @@
  * the abort signal) and hold its answer to the ScoreFn contract (docs/design.md#contracts).
  * Every breach is a `ScorerError` naming the request.
  */
-import { LETTERS, type Criterion } from '../decisions/decisions.ts'
+import { LETTERS, type Criterion } from '../decisions/schema.ts'
 import { NEVER_ABORTS, raceAbort } from '../support/abort.ts'
 import { EvaluationError, ScorerError } from '../support/errors.ts'
 import { scaledByMax } from './renormalise.ts'

@@ -3,7 +3,7 @@
  * a seeded random order, a look after every batch at anytime-valid bounds built from the
  * evaluator's own outcomes, and what the result then says (`stopEarly`, `notScored`).
  */
-import { mulberry32 } from '../decisions/decisions.ts'
+import { mulberry32 } from '../math/random.ts'
 import { ConfigError } from '../support/errors.ts'
 import { isConsistent } from '../metrics/headline.ts'
 import type { EvalResult } from '../result/result.ts'

@@ -5,7 +5,7 @@
  * (Miller 2024; Wilson 1927; Clopper–Pearson 1934; McNemar 1947;
  * Fagerland et al. 2013; Efron 1987; Zheng et al. ICLR 2024).
  */
-import { mulberry32 } from '../decisions/decisions.ts'
+import { mulberry32 } from './random.ts'
 import { dict, own } from '../support/dict.ts'
 import { binOf, ECE_BINS, recallByClass } from '../metrics/headline.ts'
 

@@ -4,7 +4,8 @@
  * Only decisions scored under more than one ordering count; with none, every entry
  * is `null`. See docs/order-robustness.md for each number's question and its paper.
  */
-import { LETTERS, mulberry32, type Criterion } from '../decisions/decisions.ts'
+import { LETTERS, type Criterion } from '../decisions/schema.ts'
+import { mulberry32 } from '../math/random.ts'
 import { chiSquareSurvival } from '../math/chi-square.ts'
 import type { Ordering } from '../requests/orderings.ts'
 import { isPair, pairwiseAudit, type PairwiseAudit } from './pairwise.ts'

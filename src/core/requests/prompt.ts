@@ -1,5 +1,5 @@
 /** The default prompt. */
-import { LETTERS, type Criterion } from '../decisions/decisions.ts'
+import { LETTERS, type Criterion } from '../decisions/schema.ts'
 
 /**
  * The default prompt (docs/data-format.md#the-prompt): the state, a blank line, the question on

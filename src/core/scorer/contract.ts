@@ -1,5 +1,5 @@
 /** The scorer contract: requests, context, failures and flags (docs/design.md#contracts). */
-import type { Criterion } from '../decisions/decisions.ts'
+import type { Criterion } from '../decisions/schema.ts'
 
 /**
  * One thing to score: a state and a criterion whose options are already in the

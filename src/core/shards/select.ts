@@ -4,7 +4,8 @@
  * --shard` and `describeDecisions({ shard: 'decisions' })` under `vitest --shard`.
  */
 import { implicitId } from '../decisions/id.ts'
-import { fingerprint, isLabelled, type Decision } from '../decisions/decisions.ts'
+import { fingerprint } from '../decisions/fingerprint.ts'
+import { isLabelled, type Decision } from '../decisions/schema.ts'
 import { ConfigError } from '../support/errors.ts'
 import { shardPositions, type ShardSpec } from './spec.ts'
 

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto'
 import { ConfigError } from '../support/errors.ts'
-import type { Decision } from '../decisions/decisions.ts'
+import type { Decision } from '../decisions/schema.ts'
 
 /** One part of a sharded run: `index` (1-based) of `count`. */
 export interface ShardSpec {

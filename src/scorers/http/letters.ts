@@ -1,5 +1,5 @@
 /** Reading option-letter probabilities from an endpoint's top log-probabilities at one position. */
-import { LETTERS } from '../../core/decisions/decisions.ts'
+import { LETTERS } from '../../core/decisions/schema.ts'
 import { expShifted, renormalise } from '../../core/evaluate/renormalise.ts'
 
 /** A token and its log-probability, as endpoints return the top alternatives. */

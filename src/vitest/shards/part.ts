@@ -6,7 +6,7 @@
  * in its suite meta, which blob reports carry to `vitest --merge-reports`.
  */
 import { readCacheCounts } from '../../core/scorer/cache-counts.ts'
-import type { Decision } from '../../core/decisions/decisions.ts'
+import type { Decision } from '../../core/decisions/schema.ts'
 import { ConfigError } from '../../core/support/errors.ts'
 import { partFileText, recordingScorer, type PartSettings } from '../../core/shards/part-file.ts'
 import { selectShard, type ShardSelection } from '../../core/shards/select.ts'

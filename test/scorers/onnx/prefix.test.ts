@@ -3,7 +3,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { buildPrompt } from '../../../src/core/requests/prompt.ts'
-import type { Criterion } from '../../../src/core/decisions/decisions.ts'
+import type { Criterion } from '../../../src/core/decisions/schema.ts'
 import type { ScoreRequest } from '../../../src/core/scorer/contract.ts'
 import { suffixPad } from '../../../src/scorers/onnx/runtime/feeds.ts'
 import { commonPrefix, groupByPrefix } from '../../../src/scorers/onnx/runtime/prefix.ts'

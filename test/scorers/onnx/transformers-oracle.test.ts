@@ -6,7 +6,7 @@
 import { basename, dirname, join } from 'node:path'
 import { AutoModelForCausalLM, AutoTokenizer, env } from '@huggingface/transformers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { LETTERS } from '../../../src/core/decisions/decisions.ts'
+import { LETTERS } from '../../../src/core/decisions/schema.ts'
 import type { ScoreRequest } from '../../../src/core/scorer/contract.ts'
 import { halfToFloat, softmax } from '../../../src/scorers/onnx/readout/readout.ts'
 import { chatRenderer } from '../../../src/scorers/onnx/prompt/chat-template.ts'

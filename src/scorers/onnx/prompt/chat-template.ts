@@ -7,7 +7,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import type { Criterion } from '../../../core/decisions/decisions.ts'
+import type { Criterion } from '../../../core/decisions/schema.ts'
 import { ConfigError, firstLineOf } from '../../../core/support/errors.ts'
 import { resolveWorkerFile } from '../runtime/pool.ts'
 import type { TemplateMessage, TemplateReply, TemplateWorkerInit } from './template-protocol.ts'

@@ -3,7 +3,7 @@
  * head (made at startup or by `sceptic optimize-model`), the column whose token id the
  * readout file names. Pure.
  */
-import { LETTERS } from '../../../core/decisions/decisions.ts'
+import { LETTERS } from '../../../core/decisions/schema.ts'
 import { ConfigError } from '../../../core/support/errors.ts'
 import type { ReadoutFile } from './readout-file.ts'
 

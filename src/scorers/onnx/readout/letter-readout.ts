@@ -8,7 +8,7 @@
  * encoder is passed in.
  */
 import { ConfigError } from '../../../core/support/errors.ts'
-import { LETTERS } from '../../../core/decisions/decisions.ts'
+import { LETTERS } from '../../../core/decisions/schema.ts'
 
 /** What follows `prompt` when the model answers with `letter`. */
 export function letterContinuation(prompt: string, letter: string): string {

@@ -6,7 +6,7 @@
  * its own ending. Columns are looked up by id (letter-columns.ts), so extra ids cost a
  * column each and nothing else.
  */
-import { LETTERS } from '../../../core/decisions/decisions.ts'
+import { LETTERS } from '../../../core/decisions/schema.ts'
 import type { LoadedTokenizer } from '../prompt/tokenizer.ts'
 
 /** A prompt ending the readout must serve, and how its text is encoded (`special`: as the plain prompt). */

@@ -10,7 +10,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
-import { loadDecisions } from '../../../core/decisions/decisions.ts'
+import { loadDecisions } from '../../../core/decisions/load.ts'
 import { ConfigError } from '../../../core/support/errors.ts'
 import { removeOwnTreeSync, writeFileAtomicSync } from '../../../core/support/files.ts'
 import { evaluateWithScorer } from '../../../core/evaluate/index.ts'
