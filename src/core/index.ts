@@ -30,41 +30,18 @@ export { AVERAGE_MODES, DEBIAS_MODES, DEFAULT_DEBIAS, MAX_PERMUTATION_OPTIONS, a
 export type { AverageMode, DebiasMode, Ordering } from './requests/orderings.ts'
 export { DEFAULT_PRIDE_FRACTION } from './evaluate/index.ts'
 export type { PrideManifest } from './evaluate/index.ts'
-export {
-  DEFAULT_LEVEL,
-  DEFAULT_RESAMPLES,
-  ECE_MIN_ROWS,
-  chanceBalancedAccuracy,
-  chanceOrderConsistency,
-  clopperPearsonInterval,
-  cltStandardError,
-  clusteredStandardError,
-  designEffect,
-  eceNoiseFloor,
-  eceReliability,
-  majorityBaseline,
-  mcnemarExact,
-  millerMinimumDetectableEffect,
-  millerSampleSize,
-  minimumDetectableDifference,
-  pairedBootstrapDifference,
-  percentileBootstrap,
-  percentileBootstrapCounts,
-  rstd,
-  weightedBalancedAccuracy,
-  wilsonInterval,
-} from './math/stats.ts'
-export type {
-  BootstrapInterval,
-  BootstrapOptions,
-  EceNoiseFloor,
-  EceReliability,
-  Interval,
-  MajorityBaseline,
-  McNemarResult,
-  MillerPowerInput,
-  MinimumDetectableDifferenceOptions,
-} from './math/stats.ts'
+export { DEFAULT_LEVEL } from './math/normal.ts'
+export { DEFAULT_RESAMPLES, pairedBootstrapDifference, percentileBootstrap, percentileBootstrapCounts, weightedBalancedAccuracy } from './math/bootstrap.ts'
+export { ECE_MIN_ROWS, eceNoiseFloor, eceReliability } from './statistics/calibration.ts'
+export { chanceBalancedAccuracy, chanceOrderConsistency, majorityBaseline, rstd } from './statistics/baselines.ts'
+export { clopperPearsonInterval, mcnemarExact, wilsonInterval } from './math/binomial.ts'
+export { cltStandardError, clusteredStandardError, designEffect, millerMinimumDetectableEffect, millerSampleSize, minimumDetectableDifference } from './math/power.ts'
+export type { BootstrapInterval, BootstrapOptions } from './math/bootstrap.ts'
+export type { EceNoiseFloor, EceReliability } from './statistics/calibration.ts'
+export type { Interval } from './math/normal.ts'
+export type { MajorityBaseline } from './statistics/baselines.ts'
+export type { McNemarResult } from './math/binomial.ts'
+export type { MillerPowerInput, MinimumDetectableDifferenceOptions } from './math/power.ts'
 export { computeStatistics } from './statistics/compute.ts'
 export { formatInterval } from '../report/format.ts'
 export type { Statistics, StatisticsOptions, Verdict } from './statistics/compute.ts'

@@ -10,7 +10,7 @@
 import { eceNote } from './ece-note.ts'
 import { NO_DISTRIBUTION_NOTE, noDistributionCount } from '../core/metrics/no-distribution.ts'
 import { own } from '../core/support/dict.ts'
-import { ECE_MIN_ROWS } from '../core/math/stats.ts'
+import { ECE_MIN_ROWS } from '../core/statistics/calibration.ts'
 import type { DecisionRecord, EvalResultJson } from '../core/result/result.ts'
 import { isFiniteNumber, isObject, sortedLetters } from './html-format.ts'
 import { formatInterval } from './format.ts'

@@ -5,7 +5,7 @@ import { ConfigError } from '../../src/core/support/errors.ts'
 import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
 import { DEBIAS_MODES, orderings } from '../../src/core/requests/orderings.ts'
 import type { ScoreFn } from '../../src/core/scorer/contract.ts'
-import { chanceOrderConsistency } from '../../src/core/math/stats.ts'
+import { chanceOrderConsistency } from '../../src/core/statistics/baselines.ts'
 
 const quiet = { onWarning: () => {} }
 

@@ -6,7 +6,7 @@ import { formatInterval } from '../../src/report/format.ts'
 import { render } from '../../src/report/terminal.ts'
 import { resultToJson, type DecisionRecord } from '../../src/core/result/result.ts'
 import type { ScoreFn } from '../../src/core/scorer/contract.ts'
-import { wilsonInterval } from '../../src/core/math/stats.ts'
+import { wilsonInterval } from '../../src/core/math/binomial.ts'
 
 const OPTIONS = ['a', 'b', 'c', 'd']
 

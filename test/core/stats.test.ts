@@ -5,32 +5,12 @@ import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
 import type { ScoreFn } from '../../src/core/scorer/contract.ts'
 import { decision } from '../helpers/decisions.ts'
 import { balancedAccuracy, expectedCalibrationError } from '../../src/core/metrics/headline.ts'
-import {
-  binomialLowerTail,
-  binomialPmf,
-  binomialUpperTail,
-  chanceOrderConsistency,
-  classIndices,
-  clopperPearsonInterval,
-  cltStandardError,
-  clusteredStandardError,
-  designEffect,
-  eceNoiseFloor,
-  eceReliability,
-  majorityBaseline,
-  mcnemarExact,
-  millerMinimumDetectableEffect,
-  millerSampleSize,
-  minimumDetectableDifference,
-  normalQuantile,
-  pairedBootstrapDifference,
-  percentileBootstrap,
-  percentileBootstrapCounts,
-  quantileSorted,
-  rstd,
-  weightedBalancedAccuracy,
-  wilsonInterval,
-} from '../../src/core/math/stats.ts'
+import { binomialLowerTail, binomialPmf, binomialUpperTail, clopperPearsonInterval, mcnemarExact, wilsonInterval } from '../../src/core/math/binomial.ts'
+import { chanceOrderConsistency, majorityBaseline, rstd } from '../../src/core/statistics/baselines.ts'
+import { classIndices, pairedBootstrapDifference, percentileBootstrap, percentileBootstrapCounts, quantileSorted, weightedBalancedAccuracy } from '../../src/core/math/bootstrap.ts'
+import { cltStandardError, clusteredStandardError, designEffect, millerMinimumDetectableEffect, millerSampleSize, minimumDetectableDifference } from '../../src/core/math/power.ts'
+import { eceNoiseFloor, eceReliability } from '../../src/core/statistics/calibration.ts'
+import { normalQuantile } from '../../src/core/math/normal.ts'
 
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { computeStatistics } from '../../src/core/statistics/compute.ts'
 import { formatInterval } from '../../src/report/format.ts'
-import { mcnemarExact } from '../../src/core/math/stats.ts'
+import { mcnemarExact } from '../../src/core/math/binomial.ts'
 import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
 import { DataError } from '../../src/core/support/errors.ts'
 import { resultToJson, type DecisionRecord, type EvalResult, type EvalResultJson } from '../../src/core/result/result.ts'

@@ -9,17 +9,10 @@ import { own } from '../support/dict.ts'
 import { DataError } from '../support/errors.ts'
 import { balancedAccuracy, isConsistent } from '../metrics/headline.ts'
 import type { DecisionRecord } from '../result/result.ts'
-import {
-  DEFAULT_LEVEL,
-  classIndices,
-  defaultResamples,
-  mcnemarExact,
-  minimumDetectableDifference,
-  percentileBootstrapCounts,
-  weightedBalancedAccuracy,
-  type BootstrapInterval,
-  type McNemarResult,
-} from '../math/stats.ts'
+import { DEFAULT_LEVEL } from '../math/normal.ts'
+import { classIndices, defaultResamples, percentileBootstrapCounts, weightedBalancedAccuracy, type BootstrapInterval } from '../math/bootstrap.ts'
+import { mcnemarExact, type McNemarResult } from '../math/binomial.ts'
+import { minimumDetectableDifference } from '../math/power.ts'
 
 /** Anything with records and, optionally, a manifest fingerprint: an `EvalResult`, a parsed JSON, a records file. */
 export interface Comparable {

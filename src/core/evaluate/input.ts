@@ -4,7 +4,7 @@ import type { Decision } from '../decisions/schema.ts'
 import { ConfigError } from '../support/errors.ts'
 import { checkManifestExtras } from '../result/manifest-extras.ts'
 import { MAX_CHUNK_SIZE } from './options.ts'
-import { MAX_RESAMPLES } from '../math/stats.ts'
+import { MAX_RESAMPLES } from '../math/bootstrap.ts'
 
 /** The options {@link checkEvaluateInput} checks (a subset of `EvaluateOptions`). */
 export interface CheckedEvaluateOptions {

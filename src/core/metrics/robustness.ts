@@ -9,7 +9,7 @@ import { mulberry32 } from '../math/random.ts'
 import { chiSquareSurvival } from '../math/chi-square.ts'
 import type { Ordering } from '../requests/orderings.ts'
 import { isPair, pairwiseAudit, type PairwiseAudit } from './pairwise.ts'
-import { defaultResamples, quantileSorted } from '../math/stats.ts'
+import { defaultResamples, quantileSorted } from '../math/bootstrap.ts'
 import { appendAll, largest, smallest } from '../support/spreadless.ts'
 
 /** One scored decision, as the panel reads it. */

@@ -7,7 +7,8 @@
  * parameter space (Andrews, Econometrica 68:399–405, 2000); an exact binomial
  * interval does not (Clopper & Pearson, Biometrika 26:404–413, 1934).
  */
-import { clopperPearsonInterval, type BootstrapInterval } from '../math/stats.ts'
+import { clopperPearsonInterval } from '../math/binomial.ts'
+import type { BootstrapInterval } from '../math/bootstrap.ts'
 
 /** Whether a bootstrap interval has collapsed to a point (every replicate equal). */
 export function isCollapsed(interval: Pick<BootstrapInterval, 'lower' | 'upper'>): boolean {

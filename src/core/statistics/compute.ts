@@ -8,27 +8,12 @@ import { balancedAccuracyBoundsExact, unlessCollapsed } from './boundary-interva
 import { own } from '../support/dict.ts'
 import { expectedCalibrationError, isConsistent } from '../metrics/headline.ts'
 import type { DecisionRecord } from '../result/record.ts'
-import {
-  chanceBalancedAccuracy,
-  chanceOrderConsistency,
-  classIndices,
-  clopperPearsonInterval,
-  DEFAULT_LEVEL,
-  defaultResamples,
-  designEffect,
-  eceReliability,
-  majorityBaseline,
-  mcnemarExact,
-  minimumDetectableDifference,
-  normalQuantile,
-  percentileBootstrapCounts,
-  rstd,
-  weightedBalancedAccuracy,
-  wilsonInterval,
-  type BootstrapInterval,
-  type Interval,
-  type McNemarResult,
-} from '../math/stats.ts'
+import { chanceBalancedAccuracy, chanceOrderConsistency, majorityBaseline, rstd } from './baselines.ts'
+import { classIndices, defaultResamples, percentileBootstrapCounts, weightedBalancedAccuracy, type BootstrapInterval } from '../math/bootstrap.ts'
+import { clopperPearsonInterval, mcnemarExact, wilsonInterval, type McNemarResult } from '../math/binomial.ts'
+import { DEFAULT_LEVEL, normalQuantile, type Interval } from '../math/normal.ts'
+import { designEffect, minimumDetectableDifference } from '../math/power.ts'
+import { eceReliability } from './calibration.ts'
 
 /** Whether a headline number beats its trivial references, judged by its interval's lower bound. */
 export interface Verdict {

@@ -3,7 +3,7 @@
  * 1947; Fagerland et al. 2013; docs/statistics.md#baselines-and-verdicts) on top of
  * `mcnemarExact`, and the power check. Pure; the Vitest layer's baseline gate calls it.
  */
-import { mcnemarExact } from '../math/stats.ts'
+import { mcnemarExact } from '../math/binomial.ts'
 
 /** Outcome of {@link mcnemarRegression}. */
 export interface McNemarRegression {

@@ -13,7 +13,7 @@ import { z } from 'zod'
 import { AVERAGE_MODES, ConfigError, DEBIAS_MODES, resolveReducer } from '../../core/index.ts'
 import { MAX_DEADLINE_MS } from '../../core/support/abort.ts'
 import { MAX_CHUNK_SIZE, MAX_EPOCHS } from '../../core/evaluate/options.ts'
-import { MAX_RESAMPLES } from '../../core/math/stats.ts'
+import { MAX_RESAMPLES } from '../../core/math/bootstrap.ts'
 
 /** The plugin-level defaults of `describeDecisions` options, checked on the way in. */
 export const SuiteDefaultsSchema = z.strictObject({

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { mulberry32 } from '../../../src/core/math/random.ts'
-import { logFactorial } from '../../../src/core/math/stats.ts'
+import { logFactorial } from '../../../src/core/math/binomial.ts'
 import {
   bernoulliConfidenceSequence,
   logBeta,
