@@ -14,7 +14,7 @@ const entries: Record<string, string> = {
   'onnx/template-child': 'src/scorers/onnx/prompt/template-child.ts',
   'onnx/pool-server': 'src/scorers/onnx/runtime/pool-server.ts',
   'http/index': 'src/scorers/http/index.ts',
-  'ai/index': 'src/ai/index.ts',
+  'ai/index': 'src/scorers/ai/index.ts',
   'report/index': 'src/report/index.ts',
   'vitest/reporter': 'src/vitest/reporter/reporter.ts',
   'vitest/plugin': 'src/vitest/plugin/plugin.ts',

@@ -1,6 +1,6 @@
 import { createOpenAI } from '@ai-sdk/openai'
 import { afterEach, describe, expect, it } from 'vitest'
-import { decisionModelScorer } from '../../src/ai/index.ts'
+import { decisionModelScorer } from '../../src/scorers/ai/index.ts'
 import { evaluateWithScorer, type Decision } from '../../src/core/index.ts'
 import { ConfigError } from '../../src/core/support/errors.ts'
 import type { ScoreRequest } from '../../src/core/scorer/contract.ts'

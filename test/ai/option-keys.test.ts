@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { isIndexKey, orderedCriteria, sentKeys } from '../../src/ai/option-keys.ts'
+import { isIndexKey, orderedCriteria, sentKeys } from '../../src/scorers/ai/option-keys.ts'
 import { ConfigError } from '../../src/core/support/errors.ts'
 
 // Ids that break object key order or prototypes: array indices, near-indices, prototype names.

@@ -1,8 +1,8 @@
 /** `criterionFromDecideQuestion`: an app's AI SDK choice question as a criterion, so an eval asks what production asks. */
 import type { Experimental_DecisionQuestion } from 'ai'
-import { CriterionSchema, type Criterion } from '../core/decisions/schema.ts'
-import { ConfigError } from '../core/support/errors.ts'
-import { firstIssue } from '../core/decisions/zod-issue.ts'
+import { CriterionSchema, type Criterion } from '../../core/decisions/schema.ts'
+import { ConfigError } from '../../core/support/errors.ts'
+import { firstIssue } from '../../core/decisions/zod-issue.ts'
 
 /**
  * The criterion for a choice question: options from `criteria` (id = key, text = its

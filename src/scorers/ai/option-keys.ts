@@ -5,8 +5,8 @@
  * (`option_1`), the order of every request's criteria is verified, and answers are
  * mapped back to the option ids.
  */
-import { ConfigError } from '../core/support/errors.ts'
-import type { Criterion } from '../core/decisions/schema.ts'
+import { ConfigError } from '../../core/support/errors.ts'
+import type { Criterion } from '../../core/decisions/schema.ts'
 
 /** What an integer-like id is sent as: `option_<id>`. */
 export const ALIAS_PREFIX = 'option_'

@@ -1,7 +1,7 @@
 /** The failure bucket and scrubbed message of one failed decide call. */
 import { APICallError, Experimental_DecisionRefusalError, InvalidResponseDataError, JSONParseError, RetryError, TypeValidationError } from 'ai'
-import { scoreFailure, type ScoreFailure } from '../core/scorer/contract.ts'
-import type { Scrubber } from '../scorers/http/scrub.ts'
+import { scoreFailure, type ScoreFailure } from '../../core/scorer/contract.ts'
+import type { Scrubber } from '../http/scrub.ts'
 
 /** Longest message kept, in characters (after scrubbing). */
 const MESSAGE_MAX = 300
