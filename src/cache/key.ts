@@ -8,36 +8,11 @@ import { createHash } from 'node:crypto'
 import pkg from '../../package.json' with { type: 'json' }
 import { canonicalJson } from '../core/decisions/fingerprint.ts'
 import { LETTERS } from '../core/decisions/schema.ts'
-import type { ScoreRequest } from '../core/scorer/contract.ts'
+import type { CacheIdentity, ScoreRequest } from '../core/scorer/contract.ts'
 import { fileDigest } from './digest.ts'
 import { SCORER_ID_BYTES } from './segment.ts'
 
-/**
- * What makes a scorer's vectors what they are. ONNX and HTTP scorers of this package
- * carry one as `cacheIdentity`; a user ScoreFn opts in with a string `cacheKey`.
- * Must never hold a secret (an API key): it is hashed, and its `label` is stored.
- */
-export interface CacheIdentity {
-  /** Scorer kind: `onnx`, `http`, `user`. */
-  readonly kind: string
-  /** Human label stored beside the cache (model directory, model at URL, module); not part of the key. */
-  readonly label: string
-  /** Files whose bytes decide the output, by role (`model`, `tokenizer`, …), absolute paths; a missing file counts as absent. */
-  readonly files?: Readonly<Record<string, string>>
-  /** JSON settings that decide the output (sampling parameters, dtype, template, …). */
-  readonly settings?: unknown
-  /**
-   * The vectors come from a process the key cannot digest (a server that may load new
-   * weights under the same model name): its cache hits are spot-checked live
-   * (docs/cache.md, "Remote scorers: hits re-checked live"). Not part of the key. Default `false`.
-   */
-  readonly remote?: boolean
-  /**
-   * The scorer samples (e.g. `generate` mode at a temperature above 0): two calls may
-   * rightly differ, so hits are never re-checked live. Not part of the key. Default `false`.
-   */
-  readonly sampled?: boolean
-}
+export type { CacheIdentity }
 
 /**
  * The scorer id: a hex sha256 prefix of this package's version (a new release may read

@@ -109,3 +109,30 @@ export function isScoredOutcome(outcome: unknown): outcome is ScoredOutcome {
 export function isFlaggedScore(outcome: unknown): outcome is ScoredOutcome {
   return isScoredOutcome(outcome)
 }
+
+/**
+ * What makes a scorer's vectors what they are. ONNX and HTTP scorers of this package
+ * carry one as `cacheIdentity`; a user ScoreFn opts in with a string `cacheKey`.
+ * Must never hold a secret (an API key): it is hashed, and its `label` is stored.
+ */
+export interface CacheIdentity {
+  /** Scorer kind: `onnx`, `http`, `user`. */
+  readonly kind: string
+  /** Human label stored beside the cache (model directory, model at URL, module); not part of the key. */
+  readonly label: string
+  /** Files whose bytes decide the output, by role (`model`, `tokenizer`, …), absolute paths; a missing file counts as absent. */
+  readonly files?: Readonly<Record<string, string>>
+  /** JSON settings that decide the output (sampling parameters, dtype, template, …). */
+  readonly settings?: unknown
+  /**
+   * The vectors come from a process the key cannot digest (a server that may load new
+   * weights under the same model name): its cache hits are spot-checked live
+   * (docs/cache.md, "Remote scorers: hits re-checked live"). Not part of the key. Default `false`.
+   */
+  readonly remote?: boolean
+  /**
+   * The scorer samples (e.g. `generate` mode at a temperature above 0): two calls may
+   * rightly differ, so hits are never re-checked live. Not part of the key. Default `false`.
+   */
+  readonly sampled?: boolean
+}

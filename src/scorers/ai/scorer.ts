@@ -7,7 +7,7 @@
  */
 import { experimental_decide, Experimental_DecisionRefusalError, RetryError, type Experimental_DecisionModel } from 'ai'
 import { deadline } from '../../core/support/abort.ts'
-import type { CacheIdentity } from '../../cache/key.ts'
+import type { CacheIdentity } from '../../core/scorer/contract.ts'
 import { ConfigError } from '../../core/support/errors.ts'
 import { NO_DISTRIBUTION } from '../../core/metrics/no-distribution.ts'
 import { isMaximalSlot, maximalSlots } from '../../core/evaluate/argmax.ts'

@@ -1,5 +1,5 @@
 /** `openAIScorer`: score decisions with an OpenAI-compatible completions endpoint (docs/remote-scorers.md). */
-import type { CacheIdentity } from '../../cache/key.ts'
+import type { CacheIdentity } from '../../core/scorer/contract.ts'
 import { fanOut } from '../../core/support/abort.ts'
 import type { FallibleScoreFn, ScoreRequest } from '../../core/scorer/contract.ts'
 import { assignGroups } from './assign.ts'

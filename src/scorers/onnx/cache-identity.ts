@@ -6,7 +6,7 @@
  * and prefix sharing change only float rounding (≤ 1e-5) and are left out.
  */
 import { dirname, join } from 'node:path'
-import type { CacheIdentity } from '../../cache/key.ts'
+import type { CacheIdentity } from '../../core/scorer/contract.ts'
 import { declaredExternalData } from './model/external-locations.ts'
 import { externalDataOf, type ModelFiles } from './model/model-dir.ts'
 import { READOUT_FILE } from './readout/readout-file.ts'
