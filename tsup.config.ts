@@ -7,6 +7,7 @@ import { defineConfig } from 'tsup'
 const entries: Record<string, string> = {
   index: 'src/index.ts',
   'core/index': 'src/core/index.ts',
+  'stats/index': 'src/core/stats.ts',
   'cache/index': 'src/cache/index.ts',
   'cli/main': 'src/cli/main.ts',
   'onnx/index': 'src/scorers/onnx/index.ts',

@@ -1,7 +1,7 @@
 /**
- * `vitest-sceptic/report`: turn results into what people look at. The HTML page
- * (self-contained, inline SVG) and GitHub Actions summaries and annotations. No
- * Vitest, no onnxruntime.
+ * `vitest-sceptic/report`: turn results into what people look at. The terminal
+ * report and comparison, the HTML page (self-contained, inline SVG), GitHub Actions
+ * summaries and annotations, and the verdict rule. No Vitest, no onnxruntime.
  */
 export { renderHtmlReport } from './html.ts'
 export type { HtmlReportOptions } from './html.ts'
@@ -13,3 +13,10 @@ export { githubAnnotations, githubSummary, thresholdChecks } from './github.ts'
 export type { GitHubSuite } from './github.ts'
 export { comparisonVerdict, runVerdict, significantChanges, VERDICT_RULE } from './run-verdict.ts'
 export type { PairedChange, RunVerdict, VerdictSeverity } from './run-verdict.ts'
+export { colorEnabled, render } from './terminal.ts'
+export type { RenderOptions } from './terminal.ts'
+export { renderComparison } from './terminal-comparison.ts'
+export type { RenderComparisonOptions } from './terminal-comparison.ts'
+export { eceNote } from './ece-note.ts'
+export type { EceNote } from './ece-note.ts'
+export { formatInterval } from './format.ts'

@@ -14,26 +14,9 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
-import {
-  ConfigError,
-  DataError,
-  ScorerError,
-  compareResults,
-  evaluateWithScorer,
-  computeStatistics,
-  loadDecisions,
-  majorityBaseline,
-  recordsToJsonl,
-  render,
-  renderComparison,
-  resolveReducer,
-  resultToJson,
-  validateDecisions,
-  type Decision,
-  type EvalResult,
-  type FallibleScoreFn,
-  type ScoreFn,
-} from '../../src/core/index.ts'
+import { ConfigError, DataError, ScorerError, compareResults, evaluateWithScorer, loadDecisions, recordsToJsonl, resolveReducer, resultToJson, validateDecisions, type Decision, type EvalResult, type FallibleScoreFn, type ScoreFn } from '../../src/core/index.ts'
+import { render, renderComparison } from '../../src/report/index.ts'
+import { computeStatistics, majorityBaseline } from '../../src/core/stats.ts'
 import { escapeControl } from '../../src/core/support/escape.ts'
 import { parseRecordsJsonl, parseResultJson, renderHtmlReport } from '../../src/report/html.ts'
 import { githubSummary, thresholdChecks } from '../../src/report/github.ts'

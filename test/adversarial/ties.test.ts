@@ -9,17 +9,8 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import alwaysFirstModule from '../../examples/scorers/always-first.mjs'
-import {
-  compareResults,
-  evaluateWithScorer,
-  recordsToJsonl,
-  render,
-  resultToJson,
-  type Decision,
-  type EvalResult,
-  type FallibleScoreFn,
-  type ScoreFn,
-} from '../../src/core/index.ts'
+import { compareResults, evaluateWithScorer, recordsToJsonl, resultToJson, type Decision, type EvalResult, type FallibleScoreFn, type ScoreFn } from '../../src/core/index.ts'
+import { render } from '../../src/report/index.ts'
 import { parseRecordsJsonl, parseResultJson, renderHtmlReport } from '../../src/report/html.ts'
 import { githubSummary, thresholdChecks } from '../../src/report/github.ts'
 import { checkRecordsMatch } from '../../src/report/records-match.ts'

@@ -6,18 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { cachedScorer, slices } from '../../src/cache/cached-scorer.ts'
 import type { CacheIdentity } from '../../src/cache/key.ts'
 import { CacheStore } from '../../src/cache/store.ts'
-import {
-  evaluateWithScorer,
-  recordsToJsonl,
-  render,
-  resultToJson,
-  scoreFailure,
-  type Decision,
-  type DebiasMode,
-  type EvalResult,
-  type FallibleScoreFn,
-  type ScoreRequest,
-} from '../../src/core/index.ts'
+import { evaluateWithScorer, recordsToJsonl, resultToJson, scoreFailure, type Decision, type DebiasMode, type EvalResult, type FallibleScoreFn, type ScoreRequest } from '../../src/core/index.ts'
+import { render } from '../../src/report/index.ts'
 import { openAIScorer } from '../../src/scorers/http/index.ts'
 import { decision } from '../helpers/decisions.ts'
 import { startFakeOpenAI } from '../helpers/fake-openai.ts'

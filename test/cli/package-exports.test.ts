@@ -6,7 +6,7 @@ describe('package exports', () => {
   it('vitest-sceptic/core gives the documented API without loading vitest or onnxruntime', async () => {
     const script = `
       const core = await import('vitest-sceptic/core')
-      const names = ['loadDecisions', 'evaluateWithScorer', 'orderings', 'DEBIAS_MODES', 'render', 'groupSplit',
+      const names = ['loadDecisions', 'evaluateWithScorer', 'orderings', 'DEBIAS_MODES', 'groupSplit',
         'meanGroupBalancedAccuracy', 'chanceAccuracy', 'ConfigError', 'DataError', 'ScorerError', 'EvaluationError']
       const missing = names.filter((n) => !(n in core))
       console.log(JSON.stringify({ missing, modes: core.DEBIAS_MODES, scorerIsEvaluationError: new core.ScorerError('x') instanceof core.EvaluationError }))
@@ -18,6 +18,29 @@ describe('package exports', () => {
     expect(out.missing).toEqual([])
     expect(out.modes).toEqual(expect.arrayContaining(['none', 'cyclic', 'permutation', 'calibrated']))
     expect(out.scorerIsEvaluationError).toBe(true)
+  })
+
+  it('vitest-sceptic/report renders, vitest-sceptic/stats computes, and the root stays curated (at most 60 names)', async () => {
+    const script = `
+      const report = await import('vitest-sceptic/report')
+      const stats = await import('vitest-sceptic/stats')
+      const root = await import('vitest-sceptic')
+      console.log(JSON.stringify({
+        report: ['render', 'renderComparison', 'colorEnabled', 'eceNote', 'renderHtmlReport'].filter((n) => !(n in report)),
+        stats: ['wilsonInterval', 'mcnemarExact', 'percentileBootstrap', 'computeStatistics', 'bernoulliConfidenceSequence'].filter((n) => !(n in stats)),
+        root: ['describeDecisions', 'evaluateWithScorer', 'openAIScorer', 'onnxScorer', 'ConfigError'].filter((n) => !(n in root)),
+        rootCount: Object.keys(root).length,
+        wilson: stats.wilsonInterval(8, 10).lower,
+      }))
+    `
+    const { code, stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script])
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    const out = JSON.parse(stdout)
+    expect(out).toMatchObject({ report: [], stats: [], root: [] })
+    expect(out.rootCount).toBeLessThanOrEqual(60)
+    // Wilson 95% for 8 of 10: lower bound 0.4902 (Newcombe 1998, Table I).
+    expect(out.wilson).toBeCloseTo(0.4902, 4)
   })
 
   it('the core bundle imports neither vitest nor onnxruntime-node', async () => {

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  ConfigError,
-  ScorerError,
-  evaluateWithScorer,
-  render,
-  type FallibleScoreFn,
-  type ScoreFn,
-} from '../../src/core/index.ts'
+import { ConfigError, ScorerError, evaluateWithScorer, type FallibleScoreFn, type ScoreFn } from '../../src/core/index.ts'
+import { render } from '../../src/report/index.ts'
 import { atLeast, max, meanReducer as mean, median, mode, passAt } from '../../src/core/evaluate/reducers.ts'
 import { scoreFailure } from '../../src/core/scorer/contract.ts'
 import { alwaysFirst, byId, decision } from '../helpers/decisions.ts'

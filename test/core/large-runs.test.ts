@@ -2,7 +2,8 @@
 // call (Math.max(...a), push(...a)) throws "Maximum call stack size exceeded" at about
 // 125,000 elements, after all scoring. These runs go well past it, end to end in process.
 import { describe, expect, it } from 'vitest'
-import { evaluateWithScorer, recordsToJsonl, render, resultToJson, type Decision, type ScoreFn } from '../../src/core/index.ts'
+import { evaluateWithScorer, recordsToJsonl, resultToJson, type Decision, type ScoreFn } from '../../src/core/index.ts'
+import { render } from '../../src/report/index.ts'
 import { parsePartFile, partFileText, reassemble, recordingScorer } from '../../src/core/shards/part-file.ts'
 import { evaluateReassembled } from '../../src/core/shards/replay.ts'
 import { selectShard } from '../../src/core/shards/select.ts'

@@ -1,15 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import {
-  DataError,
-  evaluateWithScorer,
-  groupOf,
-  groupSplit,
-  meanGroupBalancedAccuracy,
-  render,
-  resultToJson,
-  type Decision,
-} from '../../src/core/index.ts'
+import { DataError, evaluateWithScorer, groupOf, groupSplit, meanGroupBalancedAccuracy, resultToJson, type Decision } from '../../src/core/index.ts'
+import { render } from '../../src/report/index.ts'
 import { alwaysFirst, byId, decision } from '../helpers/decisions.ts'
 
 const quiet = { onWarning: () => {} }

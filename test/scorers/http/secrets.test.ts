@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { evaluateWithScorer, recordsToJsonl, render, resultToJson, type Decision } from '../../../src/core/index.ts'
+import { evaluateWithScorer, recordsToJsonl, resultToJson, type Decision } from '../../../src/core/index.ts'
+import { render } from '../../../src/report/index.ts'
 import { openAIScorer } from '../../../src/scorers/http/index.ts'
 import { startFakeOpenAI } from '../../helpers/fake-openai.ts'
 
