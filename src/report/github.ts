@@ -6,7 +6,7 @@
  */
 import type { EvalResultJson } from '../core/result/result.ts'
 import { evaluateThresholds, isBuiltinThreshold, thresholdLabel, THRESHOLD_METRICS } from '../core/thresholds/metrics.ts'
-import { stopEarlyLine, stopEarlyOf } from '../core/sequential/verdict.ts'
+import { stopEarlyLine, stopEarlyOf } from '../core/thresholds/sequential/verdict.ts'
 import { formatP, lettersLine, percent } from './format.ts'
 import { runVerdict, type VerdictSeverity } from './run-verdict.ts'
 import { checkMark, describeTests, summariseTests, testOutcome, type SuiteTest } from './suite-tests.ts'

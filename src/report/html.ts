@@ -21,7 +21,7 @@ import { CSS } from './html-style.ts'
 import type { ReportRun } from './run-files.ts'
 import { chanceByCriterion, eceFromBins, expectedLetterShares, LEVEL_DEFAULT_TEXT, readExtras, reliabilityBins, type Range } from './rederive.ts'
 import { barRows, columnChart, escapeXml, niceMax, percent, reliabilityChart } from './svg.ts'
-import { stopEarlyLine, stopEarlyOf } from '../core/sequential/verdict.ts'
+import { stopEarlyLine, stopEarlyOf } from '../core/thresholds/sequential/verdict.ts'
 import { thresholdLabel } from '../core/thresholds/metrics.ts'
 
 

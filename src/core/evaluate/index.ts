@@ -19,7 +19,7 @@ import { contentFreeCriteria, estimatePridePriors, priorKey, scoreContentFree } 
 import { decisionOutcomes } from './records.ts'
 import { scoreChunk, type ScoredChunk } from './score.ts'
 import { EarlyStop } from './stop-early.ts'
-import { checkThresholds } from '../sequential/options.ts'
+import { checkThresholds } from '../thresholds/sequential/options.ts'
 
 export { DEFAULT_PRIDE_FRACTION, type EvaluateOptions, type EvaluateProgress } from './options.ts'
 export { argmaxFirst, TIE_TOLERANCE } from './argmax.ts'

@@ -7,7 +7,7 @@ import { buildPrompt } from '../requests/prompt.ts'
 import { resolveReducer, type Reducer, type ReducerLike } from './reducers.ts'
 import type { CustomMetric } from './sample-score.ts'
 import { EVALUATE_RENAMES, refuseRenamedOptions } from './renamed-options.ts'
-import type { StopEarlyOptions } from '../sequential/options.ts'
+import type { StopEarlyOptions } from '../thresholds/sequential/options.ts'
 import type { Threshold } from '../thresholds/verdict.ts'
 
 /** Most epochs a run takes: every epoch is held per decision until the run ends. */

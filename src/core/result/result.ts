@@ -9,7 +9,7 @@ import { DecisionRecordSchema, type DecisionFailure, type DecisionRecord } from 
 import type { Statistics } from '../statistics/compute.ts'
 import type { DebiasMode } from '../requests/orderings.ts'
 import type { RobustnessPanel } from '../metrics/robustness.ts'
-import type { StopEarlyResult } from '../sequential/result.ts'
+import type { StopEarlyResult } from './stop-early.ts'
 import type { Threshold } from '../thresholds/verdict.ts'
 
 export { DecisionRecordSchema, type DecisionFailure, type DecisionRecord } from './record.ts'

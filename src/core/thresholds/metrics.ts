@@ -4,7 +4,7 @@
  * one of the suite's custom metrics (`result.metrics`); anything else fails closed.
  */
 import type { EvalResultJson } from '../result/result.ts'
-import { withStopEarly } from '../sequential/verdict.ts'
+import { withStopEarly } from './sequential/verdict.ts'
 import { thresholdVerdict, type Threshold, type ThresholdVerdict } from './verdict.ts'
 
 /** A metric a threshold can bound. */

@@ -10,7 +10,7 @@ import { compareWithBaseline, type BaselineFile, type BaselineGateOptions, type 
 import { percent } from '../assertions/format.ts'
 import { notWrittenHint } from './missing-record.ts'
 import { compareSequentially } from './sequential.ts'
-import type { StopEarlyResult } from '../../core/sequential/result.ts'
+import type { StopEarlyResult } from '../../core/result/stop-early.ts'
 
 /** The circumstances of one gate. */
 export interface BaselineCircumstances {

@@ -3,8 +3,8 @@
  * discordant pairs of the decisions scored (anytime-valid, so valid at the stop), instead
  * of the fixed-sample exact test, whose level holds only for a sample fixed in advance.
  */
-import { mcnemarEValue } from '../../core/sequential/mcnemar.ts'
-import type { StopEarlyResult } from '../../core/sequential/result.ts'
+import { mcnemarEValue } from '../../core/math/sequential-mcnemar.ts'
+import type { StopEarlyResult } from '../../core/result/stop-early.ts'
 import { compareWithBaseline, pairDecisions, type BaselineFile, type BaselineGateOptions, type BaselineOutcome } from './file.ts'
 import { percent } from '../assertions/format.ts'
 

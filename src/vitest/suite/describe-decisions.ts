@@ -46,7 +46,7 @@ import { progressEmitter } from './progress.ts'
 import { failureRateProblem } from './failure-rate.ts'
 import { callbackUnderShards, checkDeclared, deferredTest, SuitePart } from '../shards/part.ts'
 import { resolveReducer } from '../../core/evaluate/reducers.ts'
-import { resolveStopEarly, type StopEarlyOptions } from '../../core/sequential/options.ts'
+import { resolveStopEarly, type StopEarlyOptions } from '../../core/thresholds/sequential/options.ts'
 import { existsSync } from 'node:fs'
 
 /** Default scoring timeout of a suite: 10 minutes (inference is slow; Vitest's 10 s hook default is not for this). */

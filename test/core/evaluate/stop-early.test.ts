@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigError, evaluateWithScorer, type ScoreFn } from '../../../src/core/index.ts'
-import { bernoulliConfidenceSequence } from '../../../src/core/sequential/confidence-sequence.ts'
+import { bernoulliConfidenceSequence } from '../../../src/core/math/confidence-sequence.ts'
 import { bernoulliReader, bernoulliSet } from '../../helpers/bernoulli-set.ts'
 
 /** The reader, counting the decisions it was asked about. */

@@ -8,9 +8,9 @@ import {
   logGamma,
   logMixtureMartingale,
   meanRateConfidenceSequence,
-} from '../../../src/core/sequential/confidence-sequence.ts'
-import { mcnemarEValue, mcnemarRegressed } from '../../../src/core/sequential/mcnemar.ts'
-import { boundsVerdict, lookStops, SequentialMonitor } from '../../../src/core/sequential/monitor.ts'
+} from '../../../src/core/math/confidence-sequence.ts'
+import { mcnemarEValue, mcnemarRegressed } from '../../../src/core/math/sequential-mcnemar.ts'
+import { boundsVerdict, lookStops, SequentialMonitor } from '../../../src/core/thresholds/sequential/monitor.ts'
 
 describe('logGamma', () => {
   it('matches ln((n-1)!) and Γ(½) = √π', () => {

@@ -9,7 +9,7 @@
  * (the incomplete beta of integer arguments is a binomial tail). By Ville's inequality
  * P(∃ look: E ≥ 1/α) ≤ α, so "regressed" may be declared at any look (or stopping time).
  */
-import { binomialLowerTail, logFactorial } from '../math/binomial.ts'
+import { binomialLowerTail, logFactorial } from './binomial.ts'
 
 /** The e-value of "regressed" after `worse` pairs went the bad way and `better` the good way. */
 export function mcnemarEValue(worse: number, better: number): number {

@@ -8,8 +8,8 @@
  * (`meanRateConfidenceSequence`), and the worst criterion's balanced accuracy takes each
  * criterion's joint bounds at level α / criteria (a union bound over the criteria).
  */
-import { thresholdVerdict, toBounds, type Threshold } from '../thresholds/verdict.ts'
-import { bernoulliConfidenceSequence, meanRateConfidenceSequence, type BetaPrior, type RateBounds } from './confidence-sequence.ts'
+import { thresholdVerdict, toBounds, type Threshold } from '../verdict.ts'
+import { bernoulliConfidenceSequence, meanRateConfidenceSequence, type BetaPrior, type RateBounds } from '../../math/confidence-sequence.ts'
 
 /** The threshold keys a run can decide before the last decision; any other key waits for the full set. */
 export const SEQUENTIAL_KEYS: readonly string[] = ['balancedAccuracy', 'orderConsistency', 'accuracy', 'perCriterion', 'circularAccuracy']

@@ -1,6 +1,6 @@
 /** What a result says about a run that could stop early. */
-import type { RateBounds } from './confidence-sequence.ts'
-import type { SequentialVerdict } from './monitor.ts'
+import type { RateBounds } from '../math/confidence-sequence.ts'
+import type { SequentialVerdict } from '../thresholds/sequential/monitor.ts'
 
 /** What a run that could stop early says about it (`result.stopEarly`). */
 export interface StopEarlyResult {

@@ -1,7 +1,7 @@
 /** The `stopEarly` option of an evaluation, its defaults and checks, and what a result says about it. */
-import { ConfigError } from '../support/errors.ts'
-import { THRESHOLD_METRICS } from '../thresholds/metrics.ts'
-import { assertThreshold, type Threshold } from '../thresholds/verdict.ts'
+import { ConfigError } from '../../support/errors.ts'
+import { THRESHOLD_METRICS } from '../metrics.ts'
+import { assertThreshold, type Threshold } from '../verdict.ts'
 
 /** Default level of the anytime-valid bounds. */
 export const DEFAULT_STOP_ALPHA = 0.05

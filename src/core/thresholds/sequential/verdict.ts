@@ -5,10 +5,10 @@
  * already decided. The threshold tests, the CLI, the reports and the job summary read it
  * through `evaluateThreshold`.
  */
-import type { EvalResultJson } from '../result/result.ts'
-import { formatThreshold, toBounds, type Threshold, type ThresholdVerdict } from '../thresholds/verdict.ts'
-import type { RateBounds } from './confidence-sequence.ts'
-import type { StopEarlyResult } from './result.ts'
+import type { EvalResultJson } from '../../result/result.ts'
+import { formatThreshold, toBounds, type Threshold, type ThresholdVerdict } from '../verdict.ts'
+import type { RateBounds } from '../../math/confidence-sequence.ts'
+import type { StopEarlyResult } from '../../result/stop-early.ts'
 
 /** A result's `stopEarly`, read defensively (documents written by other versions lack it, a hand-edited one may be malformed). */
 export function stopEarlyOf(result: EvalResultJson): StopEarlyResult | undefined {
