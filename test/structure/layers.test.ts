@@ -8,7 +8,7 @@ import { relativeImports, sourceFiles } from './source-files.ts'
 const src = resolve(import.meta.dirname, '../../src')
 
 /** The core's stage folders, bottom floor first: a stage imports only stages below it. */
-const CORE_STAGES = ['support', 'math', 'decisions', 'requests', 'scorer', 'result', 'metrics', 'statistics', 'thresholds', 'sequential', 'compare', 'evaluate', 'shards']
+const CORE_STAGES = ['support', 'math', 'decisions', 'requests', 'scorer', 'result', 'metrics', 'statistics', 'thresholds', 'compare', 'evaluate', 'shards']
 
 /** What each top-level folder of src/ may import besides itself. */
 const ALLOWED: Record<string, readonly string[]> = {

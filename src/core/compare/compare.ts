@@ -9,18 +9,12 @@ import { own } from '../support/dict.ts'
 import { DataError } from '../support/errors.ts'
 import { balancedAccuracy, isConsistent } from '../metrics/headline.ts'
 import type { DecisionRecord } from '../result/result.ts'
+import type { Comparable } from '../result/files.ts'
 import { DEFAULT_LEVEL } from '../math/normal.ts'
 import { classIndices, defaultResamples, percentileBootstrapCounts, weightedBalancedAccuracy, type BootstrapInterval } from '../math/bootstrap.ts'
 import { mcnemarExact, type McNemarResult } from '../math/binomial.ts'
 import { minimumDetectableDifference } from '../math/power.ts'
-
-/** Anything with records and, optionally, a manifest fingerprint: an `EvalResult`, a parsed JSON, a records file. */
-export interface Comparable {
-  /** One record per labelled decision. */
-  readonly records: readonly DecisionRecord[]
-  /** The run's manifest; only `fingerprint` is read. Absent for a `--records-out` file. */
-  readonly manifest?: { readonly fingerprint?: string | undefined } | undefined
-}
+export type { Comparable }
 
 /** Options for {@link compareResults}. */
 export interface CompareOptions {

@@ -10,6 +10,9 @@
  * primacy nor recency, so a flat reader is never read as fair or as biased.
  */
 import type { Ordering } from '../requests/orderings.ts'
+import type { PairwiseAudit } from '../result/robustness.ts'
+
+export type { PairwiseAudit }
 
 /** One pair as scored: the picked slot under each of its two orderings. */
 export interface PairInput {
@@ -23,23 +26,6 @@ export interface PairInput {
   epochPicks?: readonly (readonly number[])[]
 }
 
-/** The audit (`pairwise` in results; JSON keys exactly these names). */
-export interface PairwiseAudit {
-  /** Pairs judged in both orders. */
-  pairs: number
-  /** Share of pairs classified consistent, in [0, 1] (undecided pairs count against it). */
-  positionConsistency: number
-  /** Pairs classified primacy (favouring the first-shown candidate). */
-  primacy: number
-  /** Pairs classified recency (favouring the second-shown candidate). */
-  recency: number
-  /** (recency − primacy) / pairs, in [−1, 1]: 0 fair, negative favours the first-shown. */
-  preferenceFairness: number
-  /** Share of candidate picks (over all pair orderings; tie options and tied maxima left out) that chose the first-shown candidate; `null` when there is none. */
-  firstShownRate: number | null
-  /** Share of (pair, ordering) whose pick was the same, untied, in every epoch; present only with more than one epoch. */
-  repetitionStability?: number
-}
 
 /** The position of a pick: the first-shown candidate, the second-shown, a pinned (tie) option, or none (a tied maximum). */
 export type PairPosition = 'A' | 'B' | 'tie' | 'none'

@@ -8,7 +8,10 @@ import { LETTERS, type Criterion } from '../decisions/schema.ts'
 import { mulberry32 } from '../math/random.ts'
 import { chiSquareSurvival } from '../math/chi-square.ts'
 import type { Ordering } from '../requests/orderings.ts'
-import { isPair, pairwiseAudit, type PairwiseAudit } from './pairwise.ts'
+import { isPair, pairwiseAudit } from './pairwise.ts'
+import type { PairwiseAudit, RobustnessPanel, SlotBias } from '../result/robustness.ts'
+
+export type { RobustnessPanel, SlotBias }
 import { defaultResamples, quantileSorted } from '../math/bootstrap.ts'
 import { appendAll, largest, smallest } from '../support/spreadless.ts'
 
@@ -28,45 +31,7 @@ export interface PanelDecision {
   epochPicks?: readonly (readonly number[])[]
 }
 
-/** χ² goodness of fit of the letters picked against a position-blind reader. */
-export interface SlotBias {
-  /** Pearson's χ² statistic. */
-  chiSquare: number
-  /** Degrees of freedom: letters with a non-zero expectation, minus one. */
-  df: number
-  /** Upper-tail p-value of χ² under χ²(df). */
-  p: number
-  /** Cramér's V = sqrt(χ² / (N·(k − 1))), k = df + 1 letters, N picks counted; capped at 1. */
-  cramersV: number
-  /** 95% percentile bootstrap interval of V, resampling decisions (seeded); `null` when not computed (`statistics: false`). */
-  cramersVInterval: [number, number] | null
-}
 
-/** The panel's numbers (EvalResult keys of the same names). */
-export interface RobustnessPanel {
-  /**
-   * Share of decisions whose pick is the gold option under every ordering (OpenCompass
-   * CircularEval's strict accuracy, `perf_circular`); a uniform guesser on n options
-   * scores (1/n)^n. `null` when no decision was scored under more than one ordering.
-   */
-  circularAccuracy: number | null
-  /** Mean correctness over all (decision, ordering) pairs (OpenCompass `acc_circular`); `null` as above. */
-  orderingAccuracy: number | null
-  /**
-   * Accuracy over the (decision, ordering) pairs that showed the gold option at each
-   * letter (Zheng et al., ICLR 2024; Pezeshkpour & Hruschka, NAACL 2024); `null` for a
-   * letter that never showed gold, and for the whole entry as above.
-   */
-  accuracyByGoldSlot: Record<string, number | null> | null
-  /** Max − min of `accuracyByGoldSlot`, in [0, 1]; a position-blind reader scores 0. `null` as above. */
-  slotSensitivityGap: number | null
-  /** χ² test of the letters picked against a position-blind reader, with Cramér's V; `null` as above. */
-  slotBias: SlotBias | null
-  /** KL(gold-letter distribution ‖ picked-letter distribution) in nats (Choi et al., 2025), picked shares floored at {@link CKLD_FLOOR}; `null` as above. */
-  ckld: number | null
-  /** Pairwise judge audit over two-candidate decisions (Shi et al., 2024); `null` when there is no pair judged in both orders. */
-  pairwise: PairwiseAudit | null
-}
 
 /** Floor on a picked-letter share inside CKLD's logarithm: a letter never picked contributes at most ln(1e6) ≈ 13.8 times its gold share. */
 export const CKLD_FLOOR = 1e-6

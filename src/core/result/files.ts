@@ -7,7 +7,6 @@
  * {@link DataError} naming the file, the line and the field.
  */
 import type { z } from 'zod'
-import type { Comparable } from '../compare/compare.ts'
 import { DataError } from '../support/errors.ts'
 import { DecisionRecordSchema, type DecisionRecord } from './record.ts'
 import { EvalResultJsonSchema, EvalResultSchema, type EvalResultJson } from './result.ts'
@@ -49,6 +48,14 @@ export function parseRecordsJsonl(text: string, file: string): DecisionRecord[] 
       out.push(parsed.data)
     })
   return out
+}
+
+/** Anything with records and, optionally, a manifest fingerprint: an `EvalResult`, a parsed JSON, a records file. */
+export interface Comparable {
+  /** One record per labelled decision. */
+  readonly records: readonly DecisionRecord[]
+  /** The run's manifest; only `fingerprint` is read. Absent for a `--records-out` file. */
+  readonly manifest?: { readonly fingerprint?: string | undefined } | undefined
 }
 
 /**

@@ -6,11 +6,10 @@ import { z } from 'zod'
 import type { CacheCounts } from '../scorer/cache-counts.ts'
 import { dictSchema } from '../support/dict.ts'
 import { DecisionRecordSchema, type DecisionFailure, type DecisionRecord } from './record.ts'
-import type { Statistics } from '../statistics/compute.ts'
+import type { Statistics } from './statistics.ts'
 import type { DebiasMode } from '../requests/orderings.ts'
-import type { RobustnessPanel } from '../metrics/robustness.ts'
+import type { RobustnessPanel } from './robustness.ts'
 import type { StopEarlyResult } from './stop-early.ts'
-import type { Threshold } from '../thresholds/verdict.ts'
 
 export { DecisionRecordSchema, type DecisionFailure, type DecisionRecord } from './record.ts'
 
@@ -83,7 +82,7 @@ export interface Manifest {
    */
   notScored?: number
   /** The thresholds the run was given (`evaluateWithScorer`'s `thresholds`, the CLI's `--threshold`). */
-  thresholds?: Record<string, Threshold>
+  thresholds?: Record<string, number | { min?: number | undefined; max?: number | undefined }>
   /** What the score cache did in this run (present only when a cache was in use; see docs/cache.md). */
   cache?: CacheCounts
   /** Anything else the caller recorded (batch size, workers, …). */

@@ -1,6 +1,8 @@
 /** What a result says about a run that could stop early. */
 import type { RateBounds } from '../math/confidence-sequence.ts'
-import type { SequentialVerdict } from '../thresholds/sequential/monitor.ts'
+
+/** A threshold's sequential verdict. */
+export type SequentialVerdict = 'pass' | 'fail' | 'undecided'
 
 /** What a run that could stop early says about it (`result.stopEarly`). */
 export interface StopEarlyResult {

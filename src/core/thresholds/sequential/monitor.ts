@@ -10,12 +10,13 @@
  */
 import { thresholdVerdict, toBounds, type Threshold } from '../verdict.ts'
 import { bernoulliConfidenceSequence, meanRateConfidenceSequence, type BetaPrior, type RateBounds } from '../../math/confidence-sequence.ts'
+import type { SequentialVerdict } from '../../result/stop-early.ts'
+
+export type { SequentialVerdict }
 
 /** The threshold keys a run can decide before the last decision; any other key waits for the full set. */
 export const SEQUENTIAL_KEYS: readonly string[] = ['balancedAccuracy', 'orderConsistency', 'accuracy', 'perCriterion', 'circularAccuracy']
 
-/** A threshold's sequential verdict. */
-export type SequentialVerdict = 'pass' | 'fail' | 'undecided'
 
 /** One scored decision as the looks read it: the evaluator's own hit, consistency and circular hit. */
 export interface SequentialObservation {
