@@ -17,6 +17,7 @@ const errorBlock = (output: string) => output.slice(output.indexOf('Startup Erro
 test.each([
   ['models', /^\[?ConfigError: vitest-sceptic: models\.tiny: no model directory at models\/nope \(relative paths resolve against the Vitest root .*startup-error\)\]?$/],
   ['alpha', /^\[?ConfigError: vitest-sceptic: sceptic\(\): alpha must be a significance level in \(0, 1\), got 2\]?$/],
+  ['baseline', /^\[?ConfigError: vitest-sceptic: sceptic\(\): baseline must be the folder of the baselines \(a path\), got false; to turn the gate off for one suite, set baseline: false on that suite\]?$/],
 ])('a bad %s option: one line, no stack, a failing exit', async (bad, line) => {
   const { code, output } = await vitest(['run', '--root', join(FIXTURES, 'startup-error')], { SCEPTIC_E2E_DIST: dist, SCEPTIC_FIXTURE_BAD: bad })
   expect(code, output).toBe(1)

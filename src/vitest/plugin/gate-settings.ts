@@ -20,3 +20,11 @@ export function checkGateSettings(where: string, { alpha, detectableDrop }: Gate
   if (detectableDrop !== undefined && !(typeof detectableDrop === 'number' && detectableDrop > 0 && detectableDrop <= 1))
     throw new ConfigError(`${where}: detectableDrop must be a share of decisions in (0, 1], got ${String(detectableDrop)}`)
 }
+
+/** Throw a one-line {@link ConfigError} unless the plugin's `baseline` is absent or a folder path. */
+export function checkBaselineFolder(where: string, baseline: unknown): void {
+  if (baseline === undefined || (typeof baseline === 'string' && baseline !== '')) return
+  throw new ConfigError(
+    `${where}: baseline must be the folder of the baselines (a path), got ${JSON.stringify(baseline) ?? String(baseline)}; to turn the gate off for one suite, set baseline: false on that suite`,
+  )
+}

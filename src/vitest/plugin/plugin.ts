@@ -19,7 +19,7 @@ import { checkSharedModels, checkVitestVersion, installedVitestVersion } from '.
 import { parseProgress } from '../suite/progress.ts'
 import { withRerunTriggers } from './watch.ts'
 import { suiteDefaultsFrom, type SuiteDefaults } from './suite-defaults.ts'
-import { checkGateSettings } from './gate-settings.ts'
+import { checkBaselineFolder, checkGateSettings } from './gate-settings.ts'
 import { interactiveTerminal } from '../suite/progress.ts'
 import ScepticReporter, { blobRun, type ScepticReporterOptions } from '../reporter/reporter.ts'
 import { PLUGIN_NAME, refuseUninheritedProjects } from './projects-check.ts'
@@ -89,6 +89,7 @@ export function sceptic(options: ScepticPluginOptions = {}): Plugin {
   // Checked when the config is loaded: a bad default names the option before any test runs.
   const defaults = atStartup(() => suiteDefaultsFrom(options as Readonly<Record<string, unknown>>))
   atStartup(() => checkGateSettings('vitest-sceptic: sceptic()', options))
+  atStartup(() => checkBaselineFolder('vitest-sceptic: sceptic()', options.baseline))
   return {
     name: PLUGIN_NAME,
     config: (userConfig) => atStartup(() => {
