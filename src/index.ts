@@ -7,8 +7,10 @@
  * edit here (checked by api/index.api.txt).
  */
 // Suites, their tests and matchers.
-export { BASELINE_TEST_NAME, CALLBACK_TEST_NAME, DEFAULT_SCORING_TIMEOUT_MS, describeDecisions, thresholdTestName } from './vitest/suite/describe-decisions.ts'
-export type { DecisionsCallback, DescribeDecisionsOptions, ScorerHandle } from './vitest/suite/describe-decisions.ts'
+export { BASELINE_TEST_NAME, CALLBACK_TEST_NAME, DEFAULT_SCORING_TIMEOUT_MS } from './vitest/suite/options.ts'
+export { describeDecisions } from './vitest/suite/describe-decisions.ts'
+export { thresholdTestName } from './core/thresholds/verdict.ts'
+export type { DecisionsCallback, DescribeDecisionsOptions, ScorerHandle } from './vitest/suite/options.ts'
 export { scepticMatchers } from './vitest/assertions/matchers.ts'
 export type { AboveChanceOptions, AtLeast, LetterDistributionOptions, ResultLike, ScepticMatchers } from './vitest/assertions/matchers.ts'
 export { letterDistributionAdapter } from './vitest/assertions/snapshot.ts'

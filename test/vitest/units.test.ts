@@ -9,7 +9,7 @@ import { baselineDecisions, baselineFromResult, compareWithBaseline, readBaselin
 import { underCI } from '../../src/vitest/baseline/gate.ts'
 import { formatBound, meets, slug, thresholdMark, worstCriterion } from '../../src/vitest/assertions/format.ts'
 import { formatP } from '../../src/report/format.ts'
-import { scorerHandle } from '../../src/vitest/suite/describe-decisions.ts'
+import { scorerHandle } from '../../src/vitest/suite/score-suite.ts'
 import { aboveChanceP } from '../../src/core/statistics/above-chance.ts'
 import { scepticMatchers, type AtLeast } from '../../src/vitest/assertions/matchers.ts'
 import { mcnemarRegression, minimumDetectableDiscordant, powerCheck } from '../../src/core/statistics/regression-gate.ts'
