@@ -203,7 +203,7 @@ describe('sizes memory cannot hold are refused before any scoring', () => {
     const scorer = writeScorer(dir, FIRST_SCORER)
     const epochs = await sceptic(['evaluate', data, '--scorer', scorer, '--epochs', '1001'], { timeoutMs: 20_000 })
     expect(epochs.code).toBe(2)
-    expect(oneLine(epochs.stderr)).toBe('sceptic: UsageError: --epochs must be an integer ≥ 1 and ≤ 1000, got "1001"')
+    expect(oneLine(epochs.stderr)).toBe('sceptic: ConfigError: --epochs must be an integer ≥ 1 and ≤ 1000, got "1001"')
     const compare = await sceptic(['compare', data, data, '--resamples', '1000000'], { timeoutMs: 20_000 })
     expect(compare.code).toBe(2)
     expect(oneLine(compare.stderr)).toBe('sceptic: UsageError: --resamples must be an integer ≥ 1 and ≤ 100000, got "1000000"')

@@ -22,7 +22,8 @@ import { parsePartFile, reassemble } from '../../src/core/shards/part-file.ts'
 import { openAIScorer } from '../../src/scorers/http/index.ts'
 import { baselineFromResult, baselinePath, readBaseline, writeBaseline } from '../../src/vitest/baseline/file.ts'
 import { runBaselineGate } from '../../src/vitest/baseline/gate.ts'
-import { SuitePart } from '../../src/vitest/shards/part.ts'
+import { runEvaluation } from '../../src/run/run.ts'
+import { parseRunSettings } from '../../src/run/settings.ts'
 import { mergeDecisionShards } from '../../src/vitest/shards/merge.ts'
 import type { ScepticSuiteMeta, ScepticTestMeta } from '../../src/vitest/meta.ts'
 import { refuseUninheritedProjects } from '../../src/vitest/plugin/projects-check.ts'
@@ -359,13 +360,9 @@ async function shardCopy(
   deferred: NonNullable<ScepticTestMeta['deferred']>,
   threshold?: { bound: number; declared: number },
 ): Promise<RunnerTestFile> {
-  const part = new SuitePart({ index, count: 2 }, 'cyclic')
-  const mine = part.select(all)
-  const recorded = part.record(score)
-  if (mine.length > 0) await evaluateWithScorer(mine, recorded, { debias: 'cyclic', scorerDescription: 'fixture' })
-  part.finish({ settings: { debias: 'cyclic', seed: 0, epochs: 1, reducer: 'mean', average: 'probability', storePrompts: false }, scorer: 'fixture', manifest: {}, cacheOf: score, records: mine.length })
+  const { part } = await runEvaluation(all, { score: score, description: 'fixture', manifest: {} }, parseRunSettings({ debias: 'cyclic' }), { cache: false, shard: { spec: { index, count: 2 }, label: 'vitest --shard' } })
   const thresholds = threshold ? { balancedAccuracy: threshold.declared } : {}
-  const suiteMeta: ScepticSuiteMeta = { schema: 1, suite, thresholds, shard: { index, count: 2, part: part.written, maxFailureRate: 0 } }
+  const suiteMeta: ScepticSuiteMeta = { schema: 1, suite, thresholds, shard: { index, count: 2, part, maxFailureRate: 0 } }
   const testMeta: ScepticTestMeta = threshold ? { suite, check: 'balancedAccuracy', bound: threshold.bound, deferred } : { suite, check: 'baseline', deferred }
   const testTask = { id: 'f_0_0', type: 'test', name: 'deferred', mode: 'skip', meta: { sceptic: testMeta }, result: { state: 'skip', note: 'deferred' } }
   const suiteTask = { id: 'f_0', type: 'suite', name: suite, mode: 'run', meta: { sceptic: suiteMeta }, tasks: [testTask], result: { state: 'pass' } }

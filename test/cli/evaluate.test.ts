@@ -61,7 +61,7 @@ describe('sceptic evaluate', () => {
   it.each([
     [['evaluate'], 2, /evaluate takes one DATA file/],
     [['evaluate', DATA], 2, /give exactly one of --model DIR or --scorer MODULE/],
-    [['evaluate', DATA, '--scorer', READER, '--debias', 'sideways'], 2, /ConfigError: debias="sideways" is not a mode/],
+    [['evaluate', DATA, '--scorer', READER, '--debias', 'sideways'], 2, /ConfigError: --debias must be one of none, cyclic, permutation, calibrated, pride, got "sideways"/],
     [['evaluate', DATA, '--scorer', READER, '--bogus'], 2, /unknown option --bogus \(see: sceptic evaluate --help\)/],
     [['evaluate', DATA, '--scorer', READER, '--debais', 'none'], 2, /unknown option --debais; did you mean --debias\?/],
     [['evaluate', DATA, '--scorer', READER, '--json-outt', 'x.json'], 2, /did you mean --json-out\?/],

@@ -174,8 +174,8 @@ describe("debias: 'pride'", () => {
 
   it('rejects a fraction outside (0, 1] and an unknown average, with ConfigError', async () => {
     await expect(evaluateWithScorer(set4(4), scorer, { debias: 'pride', prideFraction: 0, ...quiet })).rejects.toThrow(ConfigError)
-    await expect(evaluateWithScorer(set4(4), scorer, { debias: 'pride', prideFraction: 1.5, ...quiet })).rejects.toThrow(/prideFraction must be in \(0, 1\]/)
-    await expect(evaluateWithScorer(set4(4), scorer, { average: 'median' as never, ...quiet })).rejects.toThrow(/average="median" is not a mode/)
+    await expect(evaluateWithScorer(set4(4), scorer, { debias: 'pride', prideFraction: 1.5, ...quiet })).rejects.toThrow(/prideFraction must be a number in \(0, 1\], got 1\.5/)
+    await expect(evaluateWithScorer(set4(4), scorer, { average: 'median' as never, ...quiet })).rejects.toThrow(/average must be one of probability, log, got "median"/)
   })
 })
 

@@ -8,7 +8,8 @@ import type { RunnerTask, RunnerTestFile } from 'vitest'
 import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
 import { validateDecisions } from '../../src/core/decisions/load.ts'
 import type { ScoreFn } from '../../src/core/scorer/contract.ts'
-import { SuitePart } from '../../src/vitest/shards/part.ts'
+import { runEvaluation } from '../../src/run/run.ts'
+import { parseRunSettings } from '../../src/run/settings.ts'
 import { mergeDecisionShards } from '../../src/vitest/shards/merge.ts'
 import { summarise } from '../../src/vitest/assertions/format.ts'
 import type { ScepticSuiteMeta, ScepticTestMeta } from '../../src/vitest/meta.ts'
@@ -18,15 +19,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 /** 0.8 on slot A whatever the options: under cyclic every decision's totals tie. */
 const alwaysFirst: ScoreFn = (requests) => requests.map(({ criterion }) => criterion.options.map((_, slot) => (slot === 0 ? 0.8 : 0.1)))
-const SETTINGS = { debias: 'cyclic', seed: 0, epochs: 1, reducer: 'mean', average: 'probability', storePrompts: false } as const
 
 /** One shard's copy of the suite as a blob holds it: the suite task with its part and one deferred threshold test. */
 async function shardCopy(index: number, count: number): Promise<RunnerTestFile> {
-  const part = new SuitePart({ index, count }, 'cyclic')
-  const mine = part.select(data)
-  if (mine.length > 0) await evaluateWithScorer(mine, part.record(alwaysFirst), { debias: 'cyclic', scorerDescription: 'fixture' })
-  part.finish({ settings: SETTINGS, scorer: 'fixture', manifest: {}, cacheOf: alwaysFirst, records: mine.length })
-  const suiteMeta: ScepticSuiteMeta = { schema: 1, suite: 'suite', thresholds: { balancedAccuracy: 0.9 }, shard: { index, count, part: part.written, maxFailureRate: 0 } }
+  const { part } = await runEvaluation(data, { score: alwaysFirst, description: 'fixture', manifest: {} }, parseRunSettings({ debias: 'cyclic' }), { cache: false, shard: { spec: { index, count }, label: 'vitest --shard' } })
+  const suiteMeta: ScepticSuiteMeta = { schema: 1, suite: 'suite', thresholds: { balancedAccuracy: 0.9 }, shard: { index, count, part, maxFailureRate: 0 } }
   const testMeta: ScepticTestMeta = { suite: 'suite', check: 'balancedAccuracy', bound: 0.9, deferred: { name: 'balancedAccuracy ≥ 0.9' } }
   const testTask = { id: 'f_0_0', type: 'test', name: 'deferred', mode: 'skip', meta: { sceptic: testMeta }, result: { state: 'skip', note: 'deferred' } }
   const suite = { id: 'f_0', type: 'suite', name: 'suite', mode: 'run', meta: { sceptic: suiteMeta }, tasks: [testTask], result: { state: 'pass' } }

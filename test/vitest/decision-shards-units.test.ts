@@ -11,7 +11,9 @@ import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
 import { validateDecisions } from '../../src/core/decisions/load.ts'
 import type { Decision } from '../../src/core/decisions/schema.ts'
 import type { ScoreRequest } from '../../src/core/scorer/contract.ts'
-import { checkDeclared, SuitePart } from '../../src/vitest/shards/part.ts'
+import { checkDeclared } from '../../src/vitest/shards/part.ts'
+import { runEvaluation } from '../../src/run/run.ts'
+import { parseRunSettings } from '../../src/run/settings.ts'
 import { declaresDecisionShards, withDecisionShards } from '../../src/vitest/shards/sequencer.ts'
 import { DecisionShardMerge, mergeDecisionShards } from '../../src/vitest/shards/merge.ts'
 import { summarise } from '../../src/vitest/assertions/format.ts'
@@ -77,12 +79,8 @@ const options = (n: number) => ['a', 'b', 'c', 'd'].slice(0, n).map((id) => ({ i
 
 /** One shard's copy of a suite, as a blob holds it: a suite task with its part, and one deferred test. */
 async function shardCopy(all: readonly Decision[], index: number, count: number, bound: number, deferred?: ScepticTestMeta['deferred']): Promise<RunnerTestFile> {
-  const part = new SuitePart({ index, count }, 'cyclic')
-  const mine = part.select(all)
-  const recorded = part.record(score)
-  if (mine.length > 0) await evaluateWithScorer(mine, recorded, { debias: 'cyclic', scorerDescription: 'fixture' })
-  part.finish({ settings: { debias: 'cyclic', seed: 0, epochs: 1, reducer: 'mean', average: 'probability', storePrompts: false }, scorer: 'fixture', manifest: {}, cacheOf: score, records: mine.length })
-  return fileWith({ schema: 1, suite: 'suite', thresholds: { balancedAccuracy: bound }, shard: { index, count, part: part.written, maxFailureRate: 0 } }, bound, deferred)
+  const { part } = await runEvaluation(all, { score: score, description: 'fixture', manifest: {} }, parseRunSettings({ debias: 'cyclic' }), { cache: false, shard: { spec: { index, count }, label: 'vitest --shard' } })
+  return fileWith({ schema: 1, suite: 'suite', thresholds: { balancedAccuracy: bound }, shard: { index, count, part, maxFailureRate: 0 } }, bound, deferred)
 }
 
 function fileWith(suiteMeta: ScepticSuiteMeta, bound: number, deferred?: ScepticTestMeta['deferred']): RunnerTestFile {

@@ -1,34 +1,32 @@
 /** `sceptic evaluate DATA`: score a decision file and write the report, JSON and records. */
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { isLabelled } from '../../core/decisions/schema.ts'
+import type { CacheIdentity } from '../../cache/key.ts'
+import { cacheIdentityOf } from '../../cache/with-cache.ts'
 import { loadDecisions } from '../../core/decisions/load.ts'
-import { deadline, MAX_DEADLINE_MS } from '../../core/support/abort.ts'
-import { ConfigError, DataError, ScorerError } from '../../core/support/errors.ts'
-import { evaluateWithScorer } from '../../core/evaluate/index.ts'
-import { assertDebiasMode, DEBIAS_MODES, DEFAULT_DEBIAS, type AverageMode } from '../../core/requests/orderings.ts'
-import { DEFAULT_PRIDE_FRACTION, MAX_EPOCHS } from '../../core/evaluate/options.ts'
-import { resolveReducer, type ReducerLike } from '../../core/evaluate/reducers.ts'
-import { colorEnabled, render } from '../../report/terminal.ts'
+import { DEFAULT_PRIDE_FRACTION, MAX_EPOCHS } from '../../core/evaluate/settings.ts'
+import { DEBIAS_MODES, DEFAULT_DEBIAS } from '../../core/requests/orderings.ts'
 import { recordsToJsonl, resultToJson, type EvalResult } from '../../core/result/result.ts'
 import type { ScoreFn } from '../../core/scorer/contract.ts'
 import { ownDescription } from '../../core/scorer/description.ts'
-import { cacheFromFlags, CACHE_FLAGS, integer, parse, type OptionTable } from '../args.ts'
-import { cacheIdentityOf, withCache } from '../../cache/with-cache.ts'
-import type { CacheIdentity } from '../../cache/key.ts'
-import { useScorer } from '../scorer-lifecycle.ts'
-import type { Command } from '../command.ts'
-import { UsageError } from '../usage-error.ts'
-import { readCacheCounts } from '../../core/scorer/cache-counts.ts'
-import { parseShard } from '../../core/shards/spec.ts'
-import { partFileText, recordingScorer } from '../../core/shards/part-file.ts'
-import { partFileOf, selectShard } from '../shard-run.ts'
 import { withScorerManifest } from '../../core/scorer/live-manifest.ts'
+import { parseShard } from '../../core/shards/spec.ts'
+import { deadline, MAX_DEADLINE_MS } from '../../core/support/abort.ts'
+import { ConfigError, DataError, ScorerError } from '../../core/support/errors.ts'
+import type { Threshold } from '../../core/thresholds/verdict.ts'
+import { colorEnabled, render } from '../../report/terminal.ts'
+import { runEvaluation, selectRun } from '../../run/run.ts'
+import { parseRunSettings, type RunSettings } from '../../run/settings.ts'
 import { modelInputFiles } from '../../scorers/onnx/model/model-dir.ts'
+import { cacheFromFlags, CACHE_FLAGS, integer, parse, type OptionTable } from '../args.ts'
+import type { Command } from '../command.ts'
 import { MODEL_FLAGS, modelOptionsFromFlags, type ModelFlagOptions } from '../model-flags.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 import { cliProgress } from '../progress.ts'
+import { useScorer } from '../scorer-lifecycle.ts'
+import { partFileOf } from '../shard-run.ts'
 import { parseThresholdFlags, thresholdReport } from '../thresholds.ts'
+import { UsageError } from '../usage-error.ts'
 
 const USAGE =
   'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--pride-fraction F] [--batch-size N] [--workers N] [--dtype NAME] [--chat-template [--system TEXT] [--chat-template-kwargs JSON]] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--no-statistics] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--cache-verify N] [--json-out FILE] [--records-out FILE] [--timeout SECONDS] [--shard i/n] [--threshold KEY=VALUE ...] [--stop-early [--alpha A]]'
@@ -74,158 +72,129 @@ export const evaluateCommand: Command = {
   summary: 'Score a JSONL decision file and print the sceptic report.',
   async run(argv) {
     const { values: raw, positionals } = parse(argv, OPTIONS, USAGE)
-    const values = raw as Record<string, string | undefined>
-    if (positionals.length !== 1) throw new UsageError(`evaluate takes one DATA file. Usage: sceptic ${USAGE}`)
-    if ((values.model === undefined) === (values.scorer === undefined))
-      throw new UsageError(`give exactly one of --model DIR or --scorer MODULE. Usage: sceptic ${USAGE}`)
-    const debias = values.debias
-    assertDebiasMode(debias)
-    const seed = integer(values.seed, 'seed') ?? 0
-    const batchSize = integer(values['batch-size'], 'batch-size', 1)
-    const workers = integer(values.workers, 'workers', 1)
-    const epochs = integer(values.epochs, 'epochs', 1, MAX_EPOCHS) ?? 1
-    const reducer = resolveReducer((values.reducer ?? 'mean') as ReducerLike)
-    const prideFraction = fraction(values['pride-fraction'], 'pride-fraction')
-    // The parser fills in the default, so ask the command line whether the user gave it.
-    if (debias !== 'pride' && argv.some((arg) => /^--pride-fraction(=|$)/.test(arg))) throw new UsageError('--pride-fraction needs --debias pride: only pride scores a sample under every rotation')
-    const modelOptions = modelOptionsFromFlags(raw, values.model !== undefined)
-
-    const thresholds = parseThresholdFlags(raw.threshold as string[] | undefined)
-    const stopEarly = raw['stop-early'] === true
-    // The parser fills in the default, so ask the command line whether the user gave it.
-    if (!stopEarly && argv.some((arg) => /^--alpha(=|$)/.test(arg))) throw new UsageError('--alpha needs --stop-early: it is the level of the anytime-valid bounds')
-    if (stopEarly && Object.keys(thresholds).length === 0) throw new UsageError('--stop-early needs at least one --threshold KEY=VALUE: the thresholds are what the run decides')
-    const alpha = stopEarly ? Number(values.alpha) : undefined
-    if (alpha !== undefined && !(alpha > 0 && alpha < 1)) throw new UsageError(`--alpha must be a number in (0, 1), got "${values.alpha}"`)
-    if (Object.keys(thresholds).length > 0 && !stopEarly && values.shard !== undefined)
-      throw new UsageError('--threshold cannot be combined with --shard: a part is not the whole set; gate the merged result')
-    if (stopEarly && values.shard !== undefined)
-      throw new ConfigError('--stop-early cannot be combined with --shard: a part that stops on its own decisions would not merge into a full run; score the whole set with --stop-early, or shard without it')
-    const timeoutSeconds = seconds(values.timeout, 'timeout')
-    const data = positionals[0]!
-    const shard = values.shard !== undefined ? parseShard(values.shard) : undefined
-    if (shard && values['records-out'] === undefined)
-      throw new UsageError('--shard needs --records-out FILE: the part\'s records (and the part file beside them) are what `sceptic merge` reads')
+    const flags = readFlags(raw as Record<string, string | boolean | string[] | undefined>, positionals, argv)
+    const { data, settings, thresholds, shard } = flags
     const outputs = await planOutputs(
       [
-        { flag: '--json-out', path: values['json-out'] },
-        { flag: '--records-out', path: values['records-out'] },
-        { flag: '--records-out (part file)', path: shard ? partFileOf(values['records-out']!) : undefined },
+        { flag: '--json-out', path: flags.jsonOut },
+        { flag: '--records-out', path: flags.recordsOut },
+        { flag: '--records-out (part file)', path: shard ? partFileOf(flags.recordsOut!) : undefined },
       ],
-      [data, ...(values.scorer !== undefined ? [values.scorer] : []), ...(values.model !== undefined ? modelInputFiles(values.model) : [])],
+      [data, ...(flags.scorer !== undefined ? [flags.scorer] : []), ...(flags.model !== undefined ? modelInputFiles(flags.model) : [])],
     )
     const all = await loadDecisions(data)
-    const selection = shard ? selectShard(all, shard, debias) : undefined
-    const decisions = selection ? selection.evaluate : all
-    const total = decisions.filter(isLabelled).length
-    if (total === 0 && !selection)
-      throw new DataError(`none of the ${decisions.length} decisions has an answer_id, so there is nothing to score against`, {
-        file: data,
-      })
+    const selected = selectRun(all, settings.debias, shard && { spec: shard, label: '--shard' })
+    const { labelled } = selected
+    if (!shard && labelled.all === 0) throw new DataError(`none of the ${all.length} decisions has an answer_id, so there is nothing to score against`, { file: data })
     // --timeout bounds everything from here: loading the scorer, scoring, closing it.
     let scored = 0
-    const limit =
-      timeoutSeconds === undefined
-        ? undefined
-        : deadline(
-            timeoutSeconds * 1000,
-            () => new ScorerError(`the run timed out after ${timeoutSeconds} s (--timeout) with ${scored} of ${total} decisions scored; nothing was written`),
-          )
-    const signal = limit?.signal
+    const limit = flags.timeoutSeconds === undefined ? undefined : deadline(flags.timeoutSeconds * 1000, () => timedOut(flags.timeoutSeconds!, scored, labelled.scored))
     const progress = cliProgress(data)
     try {
-      let part: ((records: number) => string) | undefined
-      const result = await useScorer<LoadedScorer, EvalResult | undefined>(
-        () => (values.model !== undefined ? loadModel(values.model, { batchSize, workers, ...modelOptions }) : loadScorerModule(values.scorer!)),
-        (scorer) => {
-          const cached = withCache(scorer.score, {
+      const { result, part } = await useScorer(
+        () => (flags.model !== undefined ? loadModel(flags.model, flags.modelOptions) : loadScorerModule(flags.scorer!)),
+        (scorer) =>
+          runEvaluation(selected, scorer, settings, {
             cache: cacheFromFlags(raw),
-            identity: scorer.identity ?? cacheIdentityOf(scorer.score, scorer.description),
-            onWarning: (message) => process.stderr.write(`${message}\n`),
-          })
-          // A shard keeps every answer for the merge (docs/scaling-out.md).
-          const recording = selection ? recordingScorer(cached) : undefined
-          if (selection && recording)
-            part = (records) =>
-              partFileText({
-                shard: shard!,
-                fingerprint: selection.fingerprint,
-                rows: all.length,
-                settings: { debias, seed, epochs, reducer: reducer.name, average: values.average ?? 'probability', storePrompts: raw['store-prompts'] === true, ...(raw['no-statistics'] === true ? { statistics: false as const } : {}) },
-                scorer: scorer.description,
-                manifest: scorer.manifest,
-                cache: readCacheCounts(cached),
-                records,
-                decisions: selection.rows,
-                answers: recording.answers,
-              })
-          // A shard can hold no labelled decision (small data, many shards): it leaves an empty part.
-          if (total === 0) return Promise.resolve(undefined)
-          return evaluateWithScorer(
-            decisions,
-            recording?.score ?? cached,
-            {
-              debias,
-              seed,
-              scorerDescription: scorer.description,
-              manifest: shard ? withScorerManifest({ shard: `${shard.index}/${shard.count}` }, { manifestEntries: () => scorer.manifest }) : scorer.manifest,
-              epochs,
-              reducer,
-              ...(values.average !== undefined ? { average: values.average as AverageMode } : {}),
-              storePrompts: raw['store-prompts'] === true,
-              ...(prideFraction !== undefined ? { prideFraction } : {}),
-              ...(raw['no-statistics'] === true ? { statistics: false } : {}),
-              ...(Object.keys(thresholds).length > 0 ? { thresholds } : {}),
-              ...(stopEarly ? { stopEarly: { alpha: alpha! } } : {}),
-              ...(signal ? { signal } : {}),
-              onProgress: (p) => {
-                scored = p.scored
-                progress.update(p)
-              },
-              onWarning: (message) => {
-                progress.done()
-                process.stderr.write(`${message}\n`)
-              },
-            },
-          )
-        },
-        signal,
+            signal: limit?.signal,
+            thresholds,
+            onCacheWarning: (message) => process.stderr.write(`${message}\n`),
+            onProgress: (p) => ((scored = p.scored), progress.update(p)),
+            onWarning: (message) => (progress.done(), process.stderr.write(`${message}\n`)),
+          }),
+        limit?.signal,
       )
       progress.done()
       if (result === undefined) {
-        await writeOutputs(
-          outputs.filter((o) => o.flag !== '--json-out').map((output) => ({ output, content: output.flag === '--records-out' ? '' : part!(0) })),
-        )
-        process.stderr.write(
-          `shard ${shard!.index}/${shard!.count} holds none of the ${all.filter(isLabelled).length} labelled decisions: wrote an empty part${values['json-out'] !== undefined ? ' (no --json-out: there is no result)' : ''}; merge every part with \`sceptic merge\`\n`,
-        )
+        await writeOutputs(outputs.filter((o) => o.flag !== '--json-out').map((output) => ({ output, content: output.flag === '--records-out' ? '' : part! })))
+        const noJson = flags.jsonOut !== undefined ? ' (no --json-out: there is no result)' : ''
+        process.stderr.write(`shard ${shard!.index}/${shard!.count} holds none of the ${labelled.all} labelled decisions: wrote an empty part${noJson}; merge every part with \`sceptic merge\`\n`)
         return 0
       }
       process.stdout.write(render(result, { color: colorEnabled(process.stdout) }) + '\n')
-      await writeOutputs(
-        outputs.map((output) => ({
-          output,
-          content:
-            output.flag === '--json-out'
-              ? JSON.stringify(resultToJson(result), null, 2) + '\n'
-              : output.flag === '--records-out'
-                ? recordsToJsonl(result.records)
-                : part!(result.records.length),
-        })),
-      )
-      if (shard) process.stderr.write(`shard ${shard.index}/${shard.count}: ${total} of ${all.filter(isLabelled).length} labelled decisions scored; merge every part with \`sceptic merge\`\n`)
-      if (Object.keys(thresholds).length > 0) {
-        // Gating outside Vitest: the same verdicts as the threshold tests, exit 1 when one fails.
-        const report = thresholdReport(result, thresholds)
-        process.stdout.write(['', 'thresholds:', ...report.lines.map((line) => `  ${line}`), ''].join('\n'))
-        if (!report.pass) return 1
-      }
+      await writeOutputs(outputs.map((output) => ({ output, content: outputText(output.flag, result, part) })))
+      if (shard) process.stderr.write(`shard ${shard.index}/${shard.count}: ${labelled.scored} of ${labelled.all} labelled decisions scored; merge every part with \`sceptic merge\`\n`)
+      return gate(result, thresholds)
     } finally {
       progress.done()
       limit?.clear()
     }
-    return 0
   },
+}
+
+/** What `evaluate` was asked to do, its flags checked: each run setting by its one rule (src/run/settings.ts). */
+function readFlags(raw: Record<string, string | boolean | string[] | undefined>, positionals: readonly string[], argv: readonly string[]) {
+  const values = raw as Record<string, string | undefined>
+  // The parser fills in defaults, so ask the command line whether the user gave a flag.
+  const given = (flag: string) => argv.some((arg) => new RegExp(`^--${flag}(=|$)`).test(arg))
+  if (positionals.length !== 1) throw new UsageError(`evaluate takes one DATA file. Usage: sceptic ${USAGE}`)
+  if ((values.model === undefined) === (values.scorer === undefined)) throw new UsageError(`give exactly one of --model DIR or --scorer MODULE. Usage: sceptic ${USAGE}`)
+  const stopEarly = raw['stop-early'] === true
+  const settings = runSettingsFromFlags(values, stopEarly)
+  if (settings.debias !== 'pride' && given('pride-fraction')) throw new UsageError('--pride-fraction needs --debias pride: only pride scores a sample under every rotation')
+  if (!stopEarly && given('alpha')) throw new UsageError('--alpha needs --stop-early: it is the level of the anytime-valid bounds')
+  const thresholds = parseThresholdFlags(raw.threshold as string[] | undefined)
+  const gated = Object.keys(thresholds).length > 0
+  if (stopEarly && !gated) throw new UsageError('--stop-early needs at least one --threshold KEY=VALUE: the thresholds are what the run decides')
+  if (gated && !stopEarly && values.shard !== undefined) throw new UsageError('--threshold cannot be combined with --shard: a part is not the whole set; gate the merged result')
+  if (stopEarly && values.shard !== undefined)
+    throw new ConfigError('--stop-early cannot be combined with --shard: a part that stops on its own decisions would not merge into a full run; score the whole set with --stop-early, or shard without it')
+  const shard = values.shard !== undefined ? parseShard(values.shard) : undefined
+  if (shard && values['records-out'] === undefined)
+    throw new UsageError('--shard needs --records-out FILE: the part\'s records (and the part file beside them) are what `sceptic merge` reads')
+  const modelOptions = { batchSize: integer(values['batch-size'], 'batch-size', 1), workers: integer(values.workers, 'workers', 1), ...modelOptionsFromFlags(raw as Record<string, string | boolean | undefined>, values.model !== undefined) }
+  return {
+    data: positionals[0]!,
+    model: values.model,
+    scorer: values.scorer,
+    modelOptions,
+    settings,
+    thresholds,
+    shard,
+    timeoutSeconds: seconds(values.timeout, 'timeout'),
+    jsonOut: values['json-out'],
+    recordsOut: values['records-out'],
+  }
+}
+
+/** The run settings the flags give; a bad one is a ConfigError naming its flag, stating its one rule. */
+function runSettingsFromFlags(values: Record<string, string | undefined>, stopEarly: boolean): RunSettings {
+  const number = (value: string | undefined) => (value === undefined ? undefined : value.trim() === '' ? Number.NaN : Number(value))
+  const flagOf = (path: string) => `--${path.split('.').at(-1)!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+  return parseRunSettings(
+    {
+      debias: values.debias,
+      average: values.average,
+      prideFraction: number(values['pride-fraction']),
+      seed: number(values.seed),
+      epochs: number(values.epochs),
+      reducer: values.reducer,
+      storePrompts: values['store-prompts'] !== undefined,
+      statistics: values['no-statistics'] === undefined,
+      stopEarly: stopEarly ? { alpha: number(values.alpha) } : false,
+    },
+    { name: flagOf, given: (path) => values[flagOf(path).slice(2)] },
+  )
+}
+
+/** The run past `--timeout`: nothing is written. */
+function timedOut(timeoutSeconds: number, scored: number, total: number): ScorerError {
+  return new ScorerError(`the run timed out after ${timeoutSeconds} s (--timeout) with ${scored} of ${total} decisions scored; nothing was written`)
+}
+
+/** What goes into each output file. */
+function outputText(flag: string, result: EvalResult, part: string | undefined): string {
+  if (flag === '--json-out') return JSON.stringify(resultToJson(result), null, 2) + '\n'
+  if (flag === '--records-out') return recordsToJsonl(result.records)
+  return part!
+}
+
+/** Gating outside Vitest: the same verdicts as the threshold tests, exit 1 when one fails. */
+function gate(result: EvalResult, thresholds: Readonly<Record<string, Threshold>>): number {
+  if (Object.keys(thresholds).length === 0) return 0
+  const report = thresholdReport(result, thresholds)
+  process.stdout.write(['', 'thresholds:', ...report.lines.map((line) => `  ${line}`), ''].join('\n'))
+  return report.pass ? 0 : 1
 }
 
 /** A positive number of seconds up to {@link MAX_DEADLINE_MS} (10^9 s), or a UsageError naming the option. */
@@ -233,14 +202,6 @@ function seconds(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined
   const n = Number(value)
   if (!(n > 0 && n <= MAX_DEADLINE_MS / 1000)) throw new UsageError(`--${name} must be a positive number of seconds, got "${value}" (at most 1e9 s, about 31 years)`)
-  return n
-}
-
-/** A number in (0, 1], or a UsageError naming the option. */
-function fraction(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined
-  const n = Number(value)
-  if (value.trim() === '' || !(n > 0 && n <= 1)) throw new UsageError(`--${name} must be a number in (0, 1], got "${value}"`)
   return n
 }
 

@@ -21,7 +21,8 @@ import { scoreChunk, type ScoredChunk } from './score.ts'
 import { EarlyStop } from './stop-early.ts'
 import { checkThresholds } from '../thresholds/sequential/options.ts'
 
-export { DEFAULT_PRIDE_FRACTION, type EvaluateOptions, type EvaluateProgress } from './options.ts'
+export { type EvaluateOptions, type EvaluateProgress } from './options.ts'
+export { DEFAULT_PRIDE_FRACTION } from './settings.ts'
 export { argmaxFirst, TIE_TOLERANCE } from './argmax.ts'
 export { divideOut, NULL_STATE, type PrideManifest } from './priors.ts'
 export { summariseFailures } from '../result/failure-summary.ts'
@@ -40,8 +41,8 @@ export async function evaluateWithScorer(
   score: ScoreFn | FallibleScoreFn,
   options: EvaluateOptions = {},
 ): Promise<EvalResult> {
-  const decisions = checkEvaluateInput(input, options)
   const settings = resolveSettings(options)
+  const decisions = checkEvaluateInput(input, options)
   const { debias, epochs, signal } = settings
   const startedAt = Date.now()
   const t0 = performance.now()

@@ -1,29 +1,20 @@
 /** The options of `evaluateWithScorer`, and the settings they resolve to once defaults are applied and checked. */
 import type { Criterion } from '../decisions/schema.ts'
-import { ConfigError } from '../support/errors.ts'
 import type { StatisticsOptions } from '../statistics/compute.ts'
-import { assertAverageMode, assertDebiasMode, DEFAULT_DEBIAS, type AverageMode, type DebiasMode } from '../requests/orderings.ts'
+import type { AverageMode, DebiasMode } from '../requests/orderings.ts'
 import { buildPrompt } from '../requests/prompt.ts'
 import { resolveReducer, type Reducer, type ReducerLike } from './reducers.ts'
 import type { CustomMetric } from './sample-score.ts'
 import { EVALUATE_RENAMES, refuseRenamedOptions } from './renamed-options.ts'
+import { parseEvaluateSettings } from './settings.ts'
 import type { StopEarlyOptions } from '../thresholds/sequential/options.ts'
 import type { Threshold } from '../thresholds/verdict.ts'
-
-/** Most epochs a run takes: every epoch is held per decision until the run ends. */
-export const MAX_EPOCHS = 1000
-
-/** Most requests per scorer call (`chunkSize`): a call's requests and prompts are built at once. */
-export const MAX_CHUNK_SIZE = 100_000
 
 /**
  * Most per-epoch values one run holds with several epochs: `epochs × Σ (options + orderings)`
  * over its decisions (2^27, about 1 GiB of totals and picks).
  */
 export const MAX_EPOCH_VALUES = 2 ** 27
-
-/** Default share of decisions `pride` samples to estimate the slot prior: 0.05 (PriDe's α). */
-export const DEFAULT_PRIDE_FRACTION = 0.05
 
 /** Progress of a running evaluation, in decisions. */
 export interface EvaluateProgress {
@@ -131,14 +122,10 @@ export interface Settings {
   readonly reducer: Reducer
 }
 
-/** Apply the defaults and refuse a bad mode, epoch count or reducer (a `ConfigError` naming it). */
+/** Apply the defaults and refuse a bad option (a `ConfigError` stating its rule) before anything is scored. */
 export function resolveSettings(options: EvaluateOptions): Settings {
   refuseRenamedOptions('evaluateWithScorer', options, EVALUATE_RENAMES)
-  const { debias = DEFAULT_DEBIAS, seed = 0, chunkSize = 1024, template = buildPrompt, signal, epochs = 1 } = options
-  const { average = 'probability', prideFraction = DEFAULT_PRIDE_FRACTION } = options
-  assertDebiasMode(debias)
-  assertAverageMode(average)
-  if (!(Number.isInteger(epochs) && epochs >= 1 && epochs <= MAX_EPOCHS)) throw new ConfigError(`epochs must be an integer ≥ 1 and ≤ ${MAX_EPOCHS}, got ${epochs}`)
-  const reducer = resolveReducer(options.reducer)
-  return { debias, average, prideFraction, seed, chunkSize, template, signal, epochs, reducer }
+  const { debias, average, prideFraction, seed, chunkSize, epochs, reducer } = parseEvaluateSettings(options as Readonly<Record<string, unknown>>)
+  const { template = buildPrompt, signal } = options
+  return { debias, average, prideFraction, seed, chunkSize, template, signal, epochs, reducer: resolveReducer(reducer) }
 }

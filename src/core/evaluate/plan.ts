@@ -130,7 +130,6 @@ export function describeRequest(plan: Plan, epochs: number, index: number, job: 
  * slot count, so each option count needs its own sample).
  */
 export function prideSample(rows: readonly LabelledDecision[], fraction: number, seed: number): Set<number> {
-  if (!(fraction > 0 && fraction <= 1)) throw new ConfigError(`prideFraction must be in (0, 1], got ${fraction}`)
   const byCount = new Map<number, number[]>()
   rows.forEach((row, r) => {
     const k = row.criterion.options.length

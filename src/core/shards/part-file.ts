@@ -16,28 +16,31 @@ import type { AverageMode, DebiasMode } from '../requests/orderings.ts'
 import type { FallibleScoreFn, ScoreFn, ScoreOutcome, ScoreRequest } from '../scorer/contract.ts'
 import { shardOf, shardKey, type ShardSpec } from './spec.ts'
 import { parseJsonText } from '../support/json-text.ts'
+import { EVALUATE_FIELDS, type EvaluateSettings } from '../evaluate/settings.ts'
+import { resolveReducer } from '../evaluate/reducers.ts'
 
 /** The `format` tag of a part file's header line. */
 export const PART_FORMAT = 'vitest-sceptic-shard-part'
 
-/** The settings that must be equal in every part (they decide the merged numbers). */
+/** The settings that must be equal in every part (they decide the merged numbers): a view of the evaluation's. */
 export const PartSettingsSchema = z.strictObject({
-  /** Debias mode of the run. */
-  debias: z.string(),
-  /** Seed of the run (bootstrap, splits). */
-  seed: z.number().int(),
-  /** Epochs per (decision, ordering). */
-  epochs: z.number().int().min(1),
-  /** Epoch reducer name. */
+  debias: EVALUATE_FIELDS.debias,
+  seed: EVALUATE_FIELDS.seed,
+  epochs: EVALUATE_FIELDS.epochs,
+  /** The epoch reducer's name. */
   reducer: z.string(),
-  /** `probability` or `log`. */
-  average: z.string(),
-  /** Whether records keep prompt text. */
-  storePrompts: z.boolean(),
+  average: EVALUATE_FIELDS.average,
+  storePrompts: EVALUATE_FIELDS.storePrompts,
   /** `false` when the parts ran without statistics (`--no-statistics`); absent: with them. */
   statistics: z.literal(false).optional(),
 })
 export type PartSettings = z.infer<typeof PartSettingsSchema>
+
+/** The part-file view of a run's settings. */
+export function partSettingsOf(settings: EvaluateSettings): PartSettings {
+  const { debias, seed, epochs, average, storePrompts } = settings
+  return { debias, seed, epochs, reducer: resolveReducer(settings.reducer).name, average, storePrompts, ...(settings.statistics === false ? { statistics: false as const } : {}) }
+}
 
 /** Line 1 of a part file. */
 export const PartHeaderSchema = z.strictObject({

@@ -5,13 +5,8 @@
  * and leaves its part (decisions and every scorer answer, the `sceptic merge` part format)
  * in its suite meta, which blob reports carry to `vitest --merge-reports`.
  */
-import { readCacheCounts } from '../../core/scorer/cache-counts.ts'
-import type { Decision } from '../../core/decisions/schema.ts'
 import { ConfigError } from '../../core/support/errors.ts'
-import { partFileText, recordingScorer, type PartSettings } from '../../core/shards/part-file.ts'
-import { selectShard, type ShardSelection } from '../../core/shards/select.ts'
 import type { ShardSpec } from '../../core/shards/spec.ts'
-import type { FallibleScoreFn, ScoreFn } from '../../core/scorer/contract.ts'
 import type { Threshold } from '../../core/thresholds/verdict.ts'
 import { test } from 'vitest'
 import { fileDeclaresDecisionShards } from './sequencer.ts'
@@ -41,51 +36,6 @@ export function checkDeclared(suite: string, file: string | undefined): void {
     throw new ConfigError(
       `describeDecisions("${suite}"): shard: 'decisions' must be written literally in ${file} (the plugin reads the file to run it in every shard)`,
     )
-}
-
-/** One suite's part in one shard: select, record, write. */
-export class SuitePart {
-  private selection: ShardSelection | undefined
-  private rows = 0
-  private recording: ReturnType<typeof recordingScorer> | undefined
-
-  constructor(
-    readonly spec: ShardSpec,
-    private readonly debias: string,
-  ) {}
-
-  /** The decisions this shard scores, out of all of them (file order). */
-  select(all: readonly Decision[]): Decision[] {
-    this.rows = all.length
-    this.selection = selectShard(all, this.spec, this.debias, 'vitest --shard with shard: \'decisions\'')
-    return this.selection.evaluate
-  }
-
-  /** `score`, keeping every answer for the part. */
-  record<S extends ScoreFn | FallibleScoreFn>(score: S): FallibleScoreFn {
-    this.recording = recordingScorer(score)
-    return this.recording.score
-  }
-
-  /** The part text, once {@link finish} ran. */
-  written: string | undefined
-
-  /** Write the part in the format `sceptic merge` reads (header, decisions, answers) to {@link written}. */
-  finish(part: { settings: PartSettings; scorer: string; manifest: Record<string, unknown>; cacheOf: unknown; records: number }): void {
-    if (!this.selection) throw new Error('SuitePart.finish before select')
-    this.written = partFileText({
-      shard: this.spec,
-      fingerprint: this.selection.fingerprint,
-      rows: this.rows,
-      settings: part.settings,
-      scorer: part.scorer,
-      manifest: part.manifest,
-      cache: readCacheCounts(part.cacheOf),
-      records: part.records,
-      decisions: this.selection.rows,
-      answers: this.recording?.answers ?? [],
-    })
-  }
 }
 
 /**

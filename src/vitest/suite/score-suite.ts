@@ -4,112 +4,78 @@
  */
 import { existsSync } from 'node:fs'
 import { isAbsolute, relative, resolve } from 'node:path'
-import { cacheIdentityOf, withCache } from '../../cache/with-cache.ts'
-import { resolveReducer } from '../../core/evaluate/reducers.ts'
-import { type DebiasMode, type Decision, type EvalResult, evaluateWithScorer, type FallibleScoreFn, isLabelled, loadDecisions, type ScoreFn, validateDecisions } from '../../core/index.ts'
+import { cacheIdentityOf } from '../../cache/with-cache.ts'
+import { type Decision, type FallibleScoreFn, loadDecisions, type ScoreFn, validateDecisions } from '../../core/index.ts'
 import { describeScorer, ownDescription } from '../../core/scorer/description.ts'
 import { withScorerManifest } from '../../core/scorer/live-manifest.ts'
-import { deadline } from '../../core/support/abort.ts'
+import type { ShardSpec } from '../../core/shards/spec.ts'
+import { runEvaluation, selectRun, type RunOutcome, type RunScorer, type RunSelection } from '../../run/run.ts'
+import type { RunSettings } from '../../run/settings.ts'
 import { baselinePath } from '../baseline/file.ts'
 import { updateMode } from '../baseline/gate.ts'
 import type { Thresholds } from '../meta.ts'
-import { SuitePart } from '../shards/part.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, type ScepticContext } from './context.ts'
-import type { DescribeDecisionsOptions, ScorerHandle } from './options.ts'
+import { DEFAULT_SCORING_TIMEOUT_MS, type DescribeDecisionsOptions, type ScorerHandle } from './options.ts'
 import { progressEmitter } from './progress.ts'
 
 /**
- * Load and score, bounded by `timeout`. The timer aborts the run's signal, which the
- * scorer receives with every call; the evaluation rejects at once, so a scorer stuck
+ * Load and score, bounded by the suite's timeout. The timer aborts the run's signal, which
+ * the scorer receives with every call; the evaluation rejects at once, so a scorer stuck
  * inside one call cannot hold the suite past its timeout.
  */
-export async function scoreWithTimeout(
+export async function scoreSuite(
   name: string,
   options: DescribeDecisionsOptions,
-  debias: DebiasMode,
-  timeout: number,
+  settings: RunSettings,
   context: ScepticContext | undefined,
-  part?: SuitePart,
+  split?: ShardSpec,
   fullRun?: string,
-): Promise<EvalResult | undefined> {
-  let decisions: Decision[]
+): Promise<RunOutcome> {
+  let selected: RunSelection
   try {
-    decisions = await loadData(options.data, context)
-    if (part) decisions = part.select(decisions)
+    const shard = split && { spec: split, label: "vitest --shard with shard: 'decisions'" }
+    selected = selectRun(await loadData(options.data, context), settings.debias, shard)
   } catch (error) {
     throw wrapFailure(name, error)
   }
-  const handle = scorerHandle(options.scorer)
-  let progress = { scored: 0, total: decisions.filter(isLabelled).length }
-  const emit = context?.progress ? progressEmitter(name) : undefined
-  // The deadline's signal reaches the scorer (ScoreContext.signal) and the evaluator stops
-  // waiting on a scorer call the moment it fires, so a stuck scorer cannot hold the suite.
-  const limit = deadline(timeout, () => {
-    const error = new Error(
-      `"${name}": scoring timed out after ${formatMs(timeout)} (${progress.scored} of ${progress.total} decisions scored). ` +
-        'Raise the suite\'s (or the plugin\'s) `timeout` option, or score fewer decisions.',
-    )
-    error.name = 'ScoringTimeout'
-    return error
-  })
-  const cached = withCache(handle.score, {
-    cache: options.cache ?? context?.cache,
-    ...(context ? { cwd: context.root } : {}),
-    identity: cacheIdentityOf(handle.score, handle.description),
-  })
-  const score = part ? part.record(cached) : cached
-  const scorer = options.scorerDescription ?? handle.description ?? describeScorer(handle.score)
-  // The scorer's own entries (an openAIScorer's requests per endpoint) are read at the end of the run.
-  const manifest = withScorerManifest({ ...handle.manifest, ...options.manifest }, handle.score)
-  const settings = {
-    debias,
-    seed: options.seed ?? 0,
-    epochs: options.epochs ?? 1,
-    reducer: resolveReducer(options.reducer).name,
-    average: options.average ?? 'probability',
-    storePrompts: options.storePrompts === true,
-  }
-  const finishPart = (records: number) => part?.finish({ settings, scorer, manifest, cacheOf: cached, records })
-  // A shard can hold no labelled decision of the suite: it leaves an empty part.
-  if (part && progress.total === 0) return void finishPart(0)
-  const evaluation = evaluateWithScorer(decisions, score, {
-    debias,
-    seed: options.seed ?? 0,
-    scorerDescription: scorer,
-    manifest: part
-      ? withScorerManifest({ ...handle.manifest, ...options.manifest, shard: `${part.spec.index}/${part.spec.count}` }, handle.score)
-      : fullRun
-        ? { ...manifest, stopEarlyOff: fullRun }
-        : manifest,
-    ...(options.stopEarly && !fullRun && !part ? { thresholds: definedThresholds(options.thresholds ?? {}), stopEarly: options.stopEarly } : {}),
-    ...(options.chunkSize !== undefined ? { chunkSize: options.chunkSize } : {}),
-    ...(options.template ? { template: options.template } : {}),
-    ...(options.epochs !== undefined ? { epochs: options.epochs } : {}),
-    ...(options.reducer !== undefined ? { reducer: options.reducer } : {}),
-    ...(options.average !== undefined ? { average: options.average } : {}),
-    ...(options.prideFraction !== undefined ? { prideFraction: options.prideFraction } : {}),
-    ...(options.statistics !== undefined ? { statistics: options.statistics } : {}),
-    ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
-    ...(options.storePrompts ? { storePrompts: true } : {}),
-    signal: limit.signal,
-    onWarning: () => {
-      // Unlabelled rows are counted in the manifest and shown in the report; no console noise.
-    },
-    onProgress: (p) => {
-      progress = { scored: p.scored, total: p.total }
-      emit?.(p)
-    },
-  })
+  const timeout = settings.timeout ?? DEFAULT_SCORING_TIMEOUT_MS
+  const stops = settings.stopEarly !== false && !fullRun && !split
   try {
-    const result = await evaluation
-    finishPart(result.records.length)
-    return result
+    return await runEvaluation(selected, suiteScorer(options), { ...settings, timeout, stopEarly: stops ? settings.stopEarly : false }, {
+      cache: options.cache ?? context?.cache,
+      cwd: context?.root,
+      timedOut: ({ scored, total }) => scoringTimeout(name, timeout, scored, total),
+      thresholds: stops ? definedThresholds(options.thresholds ?? {}) : undefined,
+      metrics: options.metrics,
+      template: options.template,
+      manifest: fullRun ? { stopEarlyOff: fullRun } : undefined,
+      onProgress: context?.progress ? progressEmitter(name) : undefined,
+    })
   } catch (error) {
     if ((error as Error)?.name === 'ScoringTimeout') throw error
     throw wrapFailure(name, error)
-  } finally {
-    limit.clear()
   }
+}
+
+/** The suite's scorer as a run takes it: its description, manifest entries and cache identity. */
+function suiteScorer(options: DescribeDecisionsOptions): RunScorer {
+  const handle = scorerHandle(options.scorer)
+  return {
+    score: handle.score,
+    description: options.scorerDescription ?? handle.description ?? describeScorer(handle.score),
+    // The scorer's own entries (an openAIScorer's requests per endpoint) are read at the end of the run.
+    manifest: withScorerManifest({ ...handle.manifest, ...options.manifest }, handle.score),
+    identity: cacheIdentityOf(handle.score, handle.description),
+  }
+}
+
+function scoringTimeout(name: string, timeout: number, scored: number, total: number): Error {
+  const error = new Error(
+    `"${name}": scoring timed out after ${formatMs(timeout)} (${scored} of ${total} decisions scored). ` +
+      'Raise the suite\'s (or the plugin\'s) `timeout` option, or score fewer decisions.',
+  )
+  error.name = 'ScoringTimeout'
+  return error
 }
 
 /**

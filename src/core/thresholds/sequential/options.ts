@@ -26,16 +26,10 @@ export interface StopEarlySettings {
   readonly minDecisions: number
 }
 
-/** Apply the defaults to `stopEarly` for a run of `total` labelled decisions; a bad value is a ConfigError. */
+/** Apply the defaults to `stopEarly` (checked with the other settings) for a run of `total` labelled decisions. */
 export function resolveStopEarly(option: true | StopEarlyOptions, total: number): StopEarlySettings {
   const given: StopEarlyOptions = option === true ? {} : option
-  if (typeof given !== 'object' || given === null) throw new ConfigError(`stopEarly must be true or { alpha?, batch?, minDecisions? }, got ${String(option)}`)
-  for (const key of Object.keys(given))
-    if (!['alpha', 'batch', 'minDecisions'].includes(key)) throw new ConfigError(`stopEarly: unknown option "${key}"; use alpha, batch or minDecisions`)
   const { alpha = DEFAULT_STOP_ALPHA, batch = Math.min(MAX_DEFAULT_BATCH, Math.max(8, Math.ceil(total / 50))), minDecisions = 0 } = given
-  if (!(typeof alpha === 'number' && alpha > 0 && alpha < 1)) throw new ConfigError(`stopEarly.alpha must be in (0, 1), got ${String(alpha)}`)
-  if (!(Number.isInteger(batch) && batch >= 1)) throw new ConfigError(`stopEarly.batch must be an integer ≥ 1, got ${String(batch)}`)
-  if (!(Number.isInteger(minDecisions) && minDecisions >= 0)) throw new ConfigError(`stopEarly.minDecisions must be an integer ≥ 0, got ${String(minDecisions)}`)
   return { alpha, batch, minDecisions }
 }
 
