@@ -129,8 +129,9 @@ function settingsProblem(issue: z.core.$ZodIssue, input: unknown, rules: Readonl
   return `${where}${name(path)} must be ${rule}, got ${shown(value)}`
 }
 
-/** A value as an error shows it: strings quoted, everything else as JSON where it can be. */
+/** A value as an error shows it: numbers as written (NaN too), strings quoted, the rest as JSON where it can be. */
 export function shown(value: unknown): string {
+  if (typeof value === 'number') return String(value)
   try {
     return JSON.stringify(value) ?? String(value)
   } catch {
