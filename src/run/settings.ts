@@ -4,7 +4,7 @@
  * shard's part-file settings are views of it.
  */
 import { z } from 'zod'
-import { EVALUATE_DEFAULTS, EVALUATE_FIELDS, EVALUATE_RULES, parseSettings, settingsSchema, settingsView, type SettingsNaming } from '../core/evaluate/settings.ts'
+import { checkAcross, EVALUATE_DEFAULTS, EVALUATE_FIELDS, EVALUATE_RULES, parseSettings, settingsSchema, settingsView, type SettingsNaming } from '../core/evaluate/settings.ts'
 import { MAX_DEADLINE_MS } from '../core/support/abort.ts'
 
 /** Each run option's rule: the evaluation's, and how long and how badly a run may go. */
@@ -27,7 +27,7 @@ export const RUN_RULES: Readonly<Record<string, string>> = {
 export const RUN_DEFAULTS = { ...EVALUATE_DEFAULTS, maxFailureRate: 0 } as const
 
 /** Every option of one run, checked, with its default. */
-export const RunSettingsSchema = settingsSchema(RUN_FIELDS, RUN_DEFAULTS)
+export const RunSettingsSchema = settingsSchema(RUN_FIELDS, RUN_DEFAULTS).superRefine(checkAcross)
 /** See {@link RunSettingsSchema}. */
 export type RunSettings = z.output<typeof RunSettingsSchema>
 /** The run options as a user gives them (each optional). */

@@ -111,3 +111,27 @@ describe('RunSettings', () => {
     }
   })
 })
+
+describe('rules across options', () => {
+  it('pass_at_K needs K epochs: refused before the scorer is called, on every face, exactly when K > epochs', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 6 }), async (k, epochs) => {
+        let calls = 0
+        const counted = (requests: Parameters<typeof alwaysFirst>[0]) => ((calls += 1), alwaysFirst(requests))
+        const options = { reducer: `pass_at_${k}` as const, epochs }
+        const sentence = `reducer pass_at_${k} needs at least ${k} epochs, got epochs ${epochs}`
+        if (k <= epochs) {
+          expect(refusal(() => parseRunSettings(options))).toBe('ok')
+          await evaluateWithScorer(data, counted, { ...options, ...quiet })
+          expect(calls).toBeGreaterThan(0)
+          return
+        }
+        expect(refusal(() => parseRunSettings(options))).toBe(sentence)
+        expect(refusal(() => describeDecisions('s', { data, scorer: alwaysFirst, ...options }))).toBe(`describeDecisions("s"): ${sentence}`)
+        await expect(evaluateWithScorer(data, counted, { ...options, ...quiet })).rejects.toThrow(sentence)
+        expect(calls).toBe(0)
+      }),
+      { numRuns: 60 },
+    )
+  })
+})

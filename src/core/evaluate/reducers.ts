@@ -14,6 +14,8 @@ export interface Reducer {
   readonly name: string
   /** Reduce one decision's epoch scores (at least one) to one value. */
   reduce(values: readonly number[]): number
+  /** Fewest epochs it is defined for (`pass_at_K`: K), checked with the settings before scoring. */
+  readonly minEpochs?: number
 }
 
 /** Mean of the epoch scores (Inspect's default `mean_score`): C, I, C → 0.6667. */
@@ -74,6 +76,7 @@ export function passAt(k: number, threshold = 1): Reducer {
   checkParameters('passAt', k, threshold)
   return {
     name: reducerName('pass_at', k, threshold),
+    minEpochs: k,
     reduce: (values) => {
       const n = values.length
       if (k > n) throw new ConfigError(`passAt(${k}) needs at least ${k} epochs, got ${n}`)

@@ -7,7 +7,7 @@ import { z } from 'zod'
 import { MAX_RESAMPLES } from '../math/bootstrap.ts'
 import { AVERAGE_MODES, DEBIAS_MODES, DEFAULT_DEBIAS } from '../requests/orderings.ts'
 import { ConfigError } from '../support/errors.ts'
-import { resolveReducer, type ReducerLike } from './reducers.ts'
+import { resolveReducer, type Reducer, type ReducerLike } from './reducers.ts'
 
 /** Most epochs a run takes: every epoch is held per decision until the run ends. */
 export const MAX_EPOCHS = 1000
@@ -139,8 +139,21 @@ export function shown(value: unknown): string {
   }
 }
 
+/** Rules across options: a reducer defined only from K epochs (`pass_at_K`) needs `epochs ≥ K`, known before scoring. */
+export function checkAcross(settings: { readonly epochs: number; readonly reducer: ReducerLike }, ctx: z.core.$RefinementCtx): void {
+  let reducer: Reducer
+  try {
+    reducer = resolveReducer(settings.reducer)
+  } catch {
+    return // the reducer's own rule reports it
+  }
+  const { minEpochs, name } = reducer
+  if (minEpochs !== undefined && settings.epochs < minEpochs)
+    ctx.addIssue({ code: 'custom', path: ['reducer'], message: `reducer ${name} needs at least ${minEpochs} epochs, got epochs ${settings.epochs}`, input: settings })
+}
+
 /** The evaluation options of `evaluateWithScorer`, with their defaults. */
-export const EvaluateSettingsSchema = settingsSchema(EVALUATE_FIELDS, EVALUATE_DEFAULTS)
+export const EvaluateSettingsSchema = settingsSchema(EVALUATE_FIELDS, EVALUATE_DEFAULTS).superRefine(checkAcross)
 /** See {@link EvaluateSettingsSchema}. */
 export type EvaluateSettings = z.output<typeof EvaluateSettingsSchema>
 
