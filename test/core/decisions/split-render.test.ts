@@ -78,7 +78,7 @@ describe('render', () => {
         // Without statistics only the size rule applies (the HTML page says the same).
         `ece                ${result.ece!.toFixed(3)}   unreliable at n = 2 (< 300): read the Brier score`,
         `brier              ${result.brier!.toFixed(3)}`,
-        // The order-robustness block; its numbers are tested in test/core/robustness.test.ts.
+        // The order-robustness block; its numbers are tested in test/core/metrics/robustness.test.ts.
         'order robustness   every number from the same picks, no extra model calls',
         // A uniform guesser: ((1/3)^3 + (1/2)^2) / 2 = 14.4%.
         '  circular         0.0%   right under every ordering; a uniform guesser 14.4%',

@@ -1,5 +1,5 @@
 // Chat templates and the in-context letter readout on the fixture tokenizer (fast; the
-// real tokenizers are checked against transformers.js in transformers-oracle.test.ts).
+// real tokenizers are checked against transformers.js in ../transformers-oracle.test.ts).
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
