@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { validateDecision } from '../../src/core/index.ts'
 import { startFakeOpenAI } from '../helpers/fake-openai.ts'
 import { run } from '../helpers/run.ts'
-import { REPO, removeDistSnapshot, snapshotDist, vitest } from '../vitest/helpers.ts'
+import { REPO, removeDistSnapshot, snapshotDist, vitest } from '../helpers/vitest.ts'
 
 // ─── Blocks ──────────────────────────────────────────────────────────────────
 

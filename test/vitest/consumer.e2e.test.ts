@@ -4,7 +4,7 @@
 import { cpSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { FIXTURES, REPO, removeDistSnapshot, snapshotDist, vitestStreams } from './helpers.ts'
+import { FIXTURES, REPO, removeDistSnapshot, snapshotDist, vitestStreams } from '../helpers/vitest.ts'
 
 const E2E_TIMEOUT = 180_000
 let dist = ''

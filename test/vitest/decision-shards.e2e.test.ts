@@ -8,7 +8,7 @@ import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
 import { shardPositions } from '../../src/core/shards/spec.ts'
 import { validateDecisions } from '../../src/core/decisions/load.ts'
 import { ALL_RIGHT, decisions, reader, SIMPSON } from '../fixtures/decision-shards/data.ts'
-import { FIXTURES, removeDistSnapshot, snapshotDist, vitest as spawnVitest } from './helpers.ts'
+import { FIXTURES, removeDistSnapshot, snapshotDist, vitest as spawnVitest } from '../helpers/vitest.ts'
 
 const E2E_TIMEOUT = 240_000
 const PROJECT = join(FIXTURES, 'decision-shards')

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, existsSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { FIXTURES, removeDistSnapshot, snapshotDist, vitest as spawnVitest } from './helpers.ts'
+import { FIXTURES, removeDistSnapshot, snapshotDist, vitest as spawnVitest } from '../helpers/vitest.ts'
 
 // Each spawned run takes seconds (more on 2 busy cores); some tests spawn three.
 const E2E_TIMEOUT = 180_000

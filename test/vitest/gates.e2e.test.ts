@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from './helpers.ts'
+import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from '../helpers/vitest.ts'
 
 const E2E_TIMEOUT = 180_000
 const GATES = join(FIXTURES, 'gates')

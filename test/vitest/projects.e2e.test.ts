@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from './helpers.ts'
+import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from '../helpers/vitest.ts'
 
 const E2E_TIMEOUT = 120_000
 const out = mkdtempSync(join(tmpdir(), 'sceptic-projects-'))

@@ -9,7 +9,7 @@ import { withCache } from '../../src/cache/with-cache.ts'
 import { evaluateWithScorer } from '../../src/core/index.ts'
 import { openAIScorer } from '../../src/scorers/http/index.ts'
 import { startFakeOpenAI, type Behaviour } from '../helpers/fake-openai.ts'
-import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from './helpers.ts'
+import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from '../helpers/vitest.ts'
 
 const out = mkdtempSync(join(tmpdir(), 'sceptic-remote-cache-'))
 let dist = ''

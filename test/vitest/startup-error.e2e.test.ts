@@ -2,7 +2,7 @@
 // the error wrapped in Vitest's startup stack (test/fixtures/startup-error, built package).
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from './helpers.ts'
+import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from '../helpers/vitest.ts'
 
 let dist = ''
 beforeAll(async () => {

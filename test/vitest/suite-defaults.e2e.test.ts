@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from './helpers.ts'
+import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from '../helpers/vitest.ts'
 
 const out = mkdtempSync(join(tmpdir(), 'sceptic-defaults-'))
 let dist = ''

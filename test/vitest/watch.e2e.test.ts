@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { REPO, removeDistSnapshot, snapshotDist } from './helpers.ts'
+import { REPO, removeDistSnapshot, snapshotDist } from '../helpers/vitest.ts'
 
 const VITEST_BIN = join(REPO, 'node_modules/vitest/vitest.mjs')
 let dist = ''

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { run as spawnRun } from '../../helpers/run.ts'
 import { biased, startFakeDecisions } from '../../helpers/fake-decisions.mjs'
-import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from '../../vitest/helpers.ts'
+import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from '../../helpers/vitest.ts'
 
 const E2E_TIMEOUT = 120_000
 const DECIDE = join(FIXTURES, 'decide')
