@@ -1,13 +1,12 @@
 // `sceptic cache clear --scorer DESCRIPTION | --older-than DAYS` through the built CLI:
 // only the selected entries go; the rest keep serving hits.
-import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ROOT, sceptic } from '../helpers/run.ts'
+import { useTempDir } from '../helpers/temp.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'sceptic-cache-select-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = useTempDir('sceptic-cache-select-')
 const DATA = join(ROOT, 'examples/data/tickets.jsonl')
 const scorer = (name: string) => join(dir, `${name}.mjs`)
 beforeAll(() => {

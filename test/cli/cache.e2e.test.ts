@@ -1,30 +1,28 @@
 // The score cache through the built CLI: resume after SIGKILL, stats, clear, bad files, flags.
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { pathToFileURL } from 'node:url'
 import { CLI, ROOT, sceptic } from '../helpers/run.ts'
 import { startFakeOpenAI, type Behaviour } from '../helpers/fake-openai.ts'
+import { useTempDir } from '../helpers/temp.ts'
 
 const SCORER = join(ROOT, 'test/fixtures/cache/slow-scorer.mjs')
 const MODEL = join(ROOT, 'examples/models/tiny')
 const TICKETS = join(ROOT, 'examples/data/tickets.jsonl')
-let dir: string
+const dir = useTempDir('sceptic-cache-cli-')
 let data: string
 const DECISIONS = 700
 const REQUESTS = DECISIONS * 2 // cyclic over two options
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'sceptic-cache-cli-'))
   data = join(dir, 'data.jsonl')
   const lines = Array.from({ length: DECISIONS }, (_, i) =>
     JSON.stringify({ id: `d${i}`, state: `Evidence number ${i} ${'x'.repeat(i % 13)}`, criterion: { key: 'k', options: [{ id: 'a', text: 'Alpha' }, { id: 'b', text: 'Beta option' }] }, answer_id: i % 3 ? 'a' : 'b' }),
   )
   writeFileSync(data, lines.join('\n') + '\n')
 })
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const counted = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).reduce((sum, n) => sum + Number(n), 0) : 0)
 const withoutTimes = (path: string) => {

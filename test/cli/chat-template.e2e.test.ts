@@ -1,14 +1,13 @@
 // `sceptic evaluate --model DIR --chat-template [--system TEXT] [--chat-template-kwargs JSON]`
 // end to end on a copy of the example model given a chat template, plus the flags' errors.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ROOT, sceptic } from '../helpers/run.ts'
+import { useTempDir } from '../helpers/temp.ts'
 
 const DATA = 'examples/data/tickets.jsonl'
-const dir = mkdtempSync(join(tmpdir(), 'sceptic-chat-cli-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = useTempDir('sceptic-chat-cli-')
 const model = join(dir, 'model')
 cpSync(join(ROOT, 'examples/models/tiny'), model, { recursive: true })
 writeFileSync(

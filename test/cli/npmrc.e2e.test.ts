@@ -2,14 +2,13 @@
 // project's .npmrc must stop onnxruntime-node's install script from downloading CUDA files.
 // Checked as a chain: npm (10 and 11) hands the .npmrc setting to scripts, and the
 // install script exits early, without network, when it sees that setting.
-import { mkdtempSync, copyFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { copyFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { ROOT, run } from '../helpers/run.ts'
+import { useTempDir } from '../helpers/temp.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'sceptic-npmrc-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = useTempDir('sceptic-npmrc-')
 copyFileSync(join(ROOT, '.npmrc'), join(dir, '.npmrc'))
 writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'probe', version: '1.0.0', scripts: { probe: 'node -p process.env.npm_config_onnxruntime_node_install' } }))
 

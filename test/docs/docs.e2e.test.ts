@@ -2,15 +2,15 @@
 // convention is documented in docs/README.md, "Every code block is run": the info string
 // says what a block is, and each page runs in a scratch project of its own where
 // `vitest-sceptic` is the built package.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { validateDecision } from '../../src/core/index.ts'
 import { startFakeOpenAI } from '../helpers/fake-openai.ts'
 import { run } from '../helpers/run.ts'
-import { REPO, removeDistSnapshot, snapshotDist, vitest } from '../helpers/vitest.ts'
+import { useTempDir, useTempDirs } from '../helpers/temp.ts'
+import { REPO, useDistSnapshot, vitest } from '../helpers/vitest.ts'
 
 // ─── Blocks ──────────────────────────────────────────────────────────────────
 
@@ -266,19 +266,18 @@ function checkRunCommand(command: string, scripts: Set<string>): string[] {
 let packageDir = ''
 let cli = ''
 /** Records files the README's `sceptic compare` line names, made once by the built CLI. */
-let seed = ''
+const seed = useTempDir('sceptic-docs-seed-')
 let fake: Awaited<ReturnType<typeof startFakeOpenAI>> | undefined
-const scratchDirs: string[] = []
+const scratchDir = useTempDirs('sceptic-docs-')
+const dist = useDistSnapshot()
 
 beforeAll(async () => {
   // A private copy of dist/ (others may rebuild it meanwhile), made a package: package.json
   // beside it, so `vitest-sceptic/...` resolves through the exports map as when installed.
-  const dist = await snapshotDist()
-  packageDir = dirname(dist)
+  packageDir = dirname(dist())
   cpSync(join(REPO, 'package.json'), join(packageDir, 'package.json'))
-  cli = join(dist, 'cli/main.js')
+  cli = join(dist(), 'cli/main.js')
   fake = await startFakeOpenAI()
-  seed = mkdtempSync(join(tmpdir(), 'sceptic-docs-seed-'))
   for (const [name, scorer] of [['base', 'always-first'], ['tuned', 'keyword-reader']]) {
     const args = ['evaluate', 'examples/data/tickets.jsonl', '--scorer', `examples/scorers/${scorer}.mjs`, '--debias', 'cyclic']
     const made = await run(process.execPath, [cli, ...args, '--records-out', join(seed, `${name}.records.jsonl`)], { timeoutMs: NODE_TIMEOUT })
@@ -288,13 +287,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fake?.close()
-  for (const dir of [...scratchDirs, seed]) if (dir) rmSync(dir, { recursive: true, force: true })
-  if (packageDir) removeDistSnapshot(join(packageDir, 'dist'))
 })
 
 function scratchProject(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'sceptic-docs-'))
-  scratchDirs.push(dir)
+  const dir = scratchDir()
   const link = (target: string, path: string) => {
     mkdirSync(dirname(join(dir, path)), { recursive: true })
     symlinkSync(target, join(dir, path), 'dir')

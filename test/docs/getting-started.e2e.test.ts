@@ -2,17 +2,17 @@
 // fresh `npm init -y` project (CommonJS), `npm i -D <tarball> vitest` from the registry
 // (cache), every file the "In your own project" section writes out, its commands, and the
 // output it documents.
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { afterAll, beforeAll, expect, test } from 'vitest'
+import { beforeAll, expect, test } from 'vitest'
 import { ROOT, run } from '../helpers/run.ts'
+import { useTempDir } from '../helpers/temp.ts'
 
 const doc = readFileSync(join(ROOT, 'docs/getting-started.md'), 'utf8')
 const section = doc.slice(doc.indexOf('## In your own project'), doc.indexOf('## Next'))
 const blocks = [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, body: m[2]!, at: m.index! }))
 const vitestVersion = JSON.parse(readFileSync(join(ROOT, 'node_modules/vitest/package.json'), 'utf8')).version as string
-const project = mkdtempSync(join(tmpdir(), 'sceptic-getting-started-'))
+const project = useTempDir('sceptic-getting-started-')
 const env = { CI: undefined, GITHUB_ACTIONS: undefined, VITEST: undefined, VITEST_MODE: undefined, VITEST_POOL_ID: undefined, VITEST_WORKER_ID: undefined, TEST: undefined, NODE_ENV: undefined }
 
 beforeAll(async () => {
@@ -28,7 +28,6 @@ beforeAll(async () => {
   expect(install.code, install.stderr).toBe(0)
   expect(JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')).type ?? 'commonjs').toBe('commonjs') // as npm init -y makes it
 }, 420_000)
-afterAll(() => rmSync(project, { recursive: true, force: true }))
 
 test('every file the section writes out, then its commands, give the documented output', async () => {
   const app = join(project, 'app')

@@ -2,19 +2,18 @@
 // package, vitest and onnxruntime-node added to a fresh project. Without a decision on
 // onnxruntime-node's install script pnpm refuses the install (ERR_PNPM_IGNORED_BUILDS); with
 // `allowBuilds: { onnxruntime-node: false }` it installs, and an ONNX suite runs on the CPU build.
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ROOT, run } from '../helpers/run.ts'
+import { useTempDir } from '../helpers/temp.ts'
 
 // The pnpm the docs were written against; it comes from the npm registry like every other package.
 const PNPM = 'pnpm@12.23.0'
 const VITEST = JSON.parse(readFileSync(join(ROOT, 'node_modules/vitest/package.json'), 'utf8')).version as string
 const ORT = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).devDependencies['onnxruntime-node'] as string
 
-const dir = mkdtempSync(join(tmpdir(), 'sceptic-pnpm-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = useTempDir('sceptic-pnpm-')
 
 // npm's own settings (npm test exports .npmrc as npm_config_*) and the outer Vitest's must not leak into the project.
 const env = Object.fromEntries(

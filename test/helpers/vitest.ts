@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll } from 'vitest'
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url))
 export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url))
@@ -41,6 +42,32 @@ export async function snapshotDist(): Promise<string> {
 /** Remove a copy made by {@link snapshotDist}. */
 export function removeDistSnapshot(dist: string): void {
   rmSync(dirname(dist), { recursive: true, force: true })
+}
+
+/**
+ * A private copy of dist/ for this file's fixture runs, taken in `beforeAll` and removed in
+ * `afterAll`; the getter gives its path inside hooks and tests.
+ */
+export function useDistSnapshot(): () => string {
+  let dist = ''
+  beforeAll(async () => {
+    dist = await snapshotDist()
+  })
+  afterAll(() => {
+    if (dist) removeDistSnapshot(dist)
+  })
+  return () => {
+    if (!dist) throw new Error('the dist/ snapshot is taken in beforeAll: read it in a hook or a test')
+    return dist
+  }
+}
+
+/** Install a dist/ copy in `project` as `npm i -D vitest-sceptic` would: node_modules/vitest-sceptic. */
+export function installBuilt(project: string, dist: string): void {
+  const installed = join(project, 'node_modules', 'vitest-sceptic')
+  mkdirSync(installed, { recursive: true })
+  cpSync(join(REPO, 'package.json'), join(installed, 'package.json'))
+  cpSync(dist, join(installed, 'dist'), { recursive: true })
 }
 
 function complete(dir: string): boolean {

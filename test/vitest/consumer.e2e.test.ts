@@ -1,30 +1,25 @@
 // End-to-end: a consumer project that installed vitest-sceptic. A CommonJS project (no
 // "type": "module") loads the plugin from vitest.config.ts, .cjs and .mjs; the plugin adds
 // the eval include to the project's own; machine-readable reporters keep stdout valid.
-import { cpSync, mkdirSync, rmSync } from 'node:fs'
+import { cpSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { FIXTURES, REPO, removeDistSnapshot, snapshotDist, vitestStreams } from '../helpers/vitest.ts'
+import { FIXTURES, installBuilt, REPO, useDistSnapshot, vitestStreams } from '../helpers/vitest.ts'
 
 const E2E_TIMEOUT = 180_000
-let dist = ''
+const dist = useDistSnapshot()
 let project = ''
 
 // The fixture, copied under node_modules/ (so vitest resolves from this repository) with the
 // built package installed as node_modules/vitest-sceptic, as `npm i -D vitest-sceptic` would.
-beforeAll(async () => {
-  dist = await snapshotDist()
+beforeAll(() => {
   project = join(REPO, 'node_modules', '.cache', `vitest-sceptic-consumer-${process.pid}`)
   rmSync(project, { recursive: true, force: true })
   cpSync(join(FIXTURES, 'commonjs'), project, { recursive: true })
-  const installed = join(project, 'node_modules', 'vitest-sceptic')
-  mkdirSync(installed, { recursive: true })
-  cpSync(join(REPO, 'package.json'), join(installed, 'package.json'))
-  cpSync(dist, join(installed, 'dist'), { recursive: true })
+  installBuilt(project, dist())
 })
 afterAll(() => {
   if (project) rmSync(project, { recursive: true, force: true })
-  if (dist) removeDistSnapshot(dist)
 })
 
 const run = (args: string[], env: Record<string, string> = {}) => vitestStreams(['run', '--root', project, ...args], env)

@@ -1,30 +1,21 @@
 // End-to-end: `describeDecisions({ shard: 'decisions' })` under real `vitest run --shard i/2
 // --reporter=blob` runs, then `vitest --merge-reports`, on test/fixtures/decision-shards.
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
 import { shardPositions } from '../../src/core/shards/spec.ts'
 import { validateDecisions } from '../../src/core/decisions/load.ts'
 import { ALL_RIGHT, decisions, reader, SIMPSON } from '../fixtures/decision-shards/data.ts'
-import { FIXTURES, removeDistSnapshot, snapshotDist, vitest as spawnVitest } from '../helpers/vitest.ts'
+import { useTempDir } from '../helpers/temp.ts'
+import { FIXTURES, useDistSnapshot, vitest as spawnVitest } from '../helpers/vitest.ts'
 
 const E2E_TIMEOUT = 240_000
 const PROJECT = join(FIXTURES, 'decision-shards')
-let dist = ''
-let scratch = ''
-const vitest = (args: string[]) => spawnVitest(['run', '--root', PROJECT, ...args], { SCEPTIC_E2E_DIST: dist })
+const dist = useDistSnapshot()
+const scratch = useTempDir('sceptic-decision-shards-')
+const vitest = (args: string[]) => spawnVitest(['run', '--root', PROJECT, ...args], { SCEPTIC_E2E_DIST: dist() })
 const shard = (i: number, dir: string) => vitest([`--shard=${i}/2`, '--reporter=verbose', '--reporter=blob', `--outputFile.blob=${join(dir, `blob-${i}.json`)}`])
-
-beforeAll(async () => {
-  dist = await snapshotDist()
-  scratch = mkdtempSync(join(tmpdir(), 'sceptic-decision-shards-'))
-})
-afterAll(() => {
-  if (scratch) rmSync(scratch, { recursive: true, force: true })
-  if (dist) removeDistSnapshot(dist)
-})
 
 test('the fixture: each half of "simpson" alone has balanced accuracy 5/6 (passes 0.8), the whole 0.7 (fails)', async () => {
   const all = validateDecisions(decisions('s', SIMPSON))

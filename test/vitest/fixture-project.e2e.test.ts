@@ -1,33 +1,21 @@
 // End-to-end: spawn `vitest run` on the fixture projects in test/fixtures/ and check
 // exit codes, output and the files written . The steps share one
 // scratch directory and run in order: each builds on what the previous one wrote.
-import { mkdtempSync, readFileSync, existsSync, readdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { FIXTURES, removeDistSnapshot, snapshotDist, vitest as spawnVitest } from '../helpers/vitest.ts'
+import { describe, expect, test } from 'vitest'
+import { useTempDirs } from '../helpers/temp.ts'
+import { FIXTURES, useDistSnapshot, vitest as spawnVitest } from '../helpers/vitest.ts'
 
 // Each spawned run takes seconds (more on 2 busy cores); some tests spawn three.
 const E2E_TIMEOUT = 180_000
 const PROJECT = join(FIXTURES, 'project')
 const BROKEN = join(FIXTURES, 'broken')
-const scratch: string[] = []
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sceptic-e2e-'))
-  scratch.push(dir)
-  return dir
-}
+const tempDir = useTempDirs('sceptic-e2e-')
 
 // Fixture runs use a private copy of dist/ (see snapshotDist).
-let dist = ''
-const vitest = (args: string[], env: Record<string, string> = {}) => spawnVitest(args, { SCEPTIC_E2E_DIST: dist, ...env })
-beforeAll(async () => {
-  dist = await snapshotDist()
-})
-afterAll(() => {
-  for (const dir of scratch) rmSync(dir, { recursive: true, force: true })
-  if (dist) removeDistSnapshot(dist)
-})
+const dist = useDistSnapshot()
+const vitest = (args: string[], env: Record<string, string> = {}) => spawnVitest(args, { SCEPTIC_E2E_DIST: dist(), ...env })
 
 describe('fixture project: thresholds, snapshots and the baseline gate', () => {
   const out = tempDir()

@@ -3,25 +3,18 @@
 // one-ordering suite had no baseline test, `vitest -u` under CI rewrote the baseline and
 // passed, and the reporter and job summary showed ✅ for suites whose tests failed or
 // were filtered out.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, expect, test } from 'vitest'
-import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from '../helpers/vitest.ts'
+import { expect, test } from 'vitest'
+import { useTempDir } from '../helpers/temp.ts'
+import { FIXTURES, useDistSnapshot, vitest } from '../helpers/vitest.ts'
 
 const E2E_TIMEOUT = 180_000
 const GATES = join(FIXTURES, 'gates')
-const out = mkdtempSync(join(tmpdir(), 'sceptic-gates-'))
-let dist = ''
-beforeAll(async () => {
-  dist = await snapshotDist()
-})
-afterAll(() => {
-  rmSync(out, { recursive: true, force: true })
-  if (dist) removeDistSnapshot(dist)
-})
+const out = useTempDir('sceptic-gates-')
+const dist = useDistSnapshot()
 const run = (args: string[], env: Record<string, string> = {}) =>
-  vitest(['run', '--root', GATES, ...args], { SCEPTIC_E2E_DIST: dist, SCEPTIC_FIXTURE_OUT: out, ...env })
+  vitest(['run', '--root', GATES, ...args], { SCEPTIC_E2E_DIST: dist(), SCEPTIC_FIXTURE_OUT: out, ...env })
 const baselineFile = join(out, 'baselines', 'gated.json')
 
 test('a configured baseline gate with one ordering fails by name; the report never shows a failed suite as passed', async () => {

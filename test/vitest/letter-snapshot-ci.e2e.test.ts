@@ -1,24 +1,17 @@
 // End-to-end: `CI=true vitest run -u` never rewrites a letter-distribution snapshot, the
 // baselines' rule: a reference written by the run it gates checks nothing. On the old code
 // Vitest's `-u` overrode CI and rewrote the stored letters, and the test passed.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, expect, test } from 'vitest'
-import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from '../helpers/vitest.ts'
+import { expect, test } from 'vitest'
+import { useTempDir } from '../helpers/temp.ts'
+import { FIXTURES, useDistSnapshot, vitest } from '../helpers/vitest.ts'
 
 const E2E_TIMEOUT = 120_000
-const out = mkdtempSync(join(tmpdir(), 'sceptic-letter-snap-'))
-let dist = ''
-beforeAll(async () => {
-  dist = await snapshotDist()
-})
-afterAll(() => {
-  rmSync(out, { recursive: true, force: true })
-  if (dist) removeDistSnapshot(dist)
-})
+const out = useTempDir('sceptic-letter-snap-')
+const dist = useDistSnapshot()
 const run = (args: string[], env: Record<string, string> = {}) =>
-  vitest(['run', '--root', join(FIXTURES, 'letter-snapshot'), ...args], { SCEPTIC_E2E_DIST: dist, SCEPTIC_FIXTURE_OUT: out, ...env })
+  vitest(['run', '--root', join(FIXTURES, 'letter-snapshot'), ...args], { SCEPTIC_E2E_DIST: dist(), SCEPTIC_FIXTURE_OUT: out, ...env })
 const snap = join(out, 'letters.eval.ts.snap')
 
 test('written locally; under CI, -u rewrites nothing and fails with the baselines\' message, moved letters or not', async () => {

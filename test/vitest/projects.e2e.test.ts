@@ -2,24 +2,16 @@
 // (test/fixtures/projects). A root sceptic() that no project inherits used to pass
 // silently (no gate, no reporter, no setup reached the suites); it now fails at startup in
 // one line naming `extends: true`. The two supported layouts run the suite and report it.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, expect, test } from 'vitest'
-import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from '../helpers/vitest.ts'
+import { expect, test } from 'vitest'
+import { useTempDir } from '../helpers/temp.ts'
+import { FIXTURES, useDistSnapshot, vitest } from '../helpers/vitest.ts'
 
 const E2E_TIMEOUT = 120_000
-const out = mkdtempSync(join(tmpdir(), 'sceptic-projects-'))
-let dist = ''
-beforeAll(async () => {
-  dist = await snapshotDist()
-})
-afterAll(() => {
-  rmSync(out, { recursive: true, force: true })
-  if (dist) removeDistSnapshot(dist)
-})
+const out = useTempDir('sceptic-projects-')
+const dist = useDistSnapshot()
 const run = (layout: string) =>
-  vitest(['run', '--root', join(FIXTURES, 'projects'), '--reporter=verbose'], { SCEPTIC_E2E_DIST: dist, SCEPTIC_FIXTURE_OUT: join(out, layout), SCEPTIC_FIXTURE_LAYOUT: layout })
+  vitest(['run', '--root', join(FIXTURES, 'projects'), '--reporter=verbose'], { SCEPTIC_E2E_DIST: dist(), SCEPTIC_FIXTURE_OUT: join(out, layout), SCEPTIC_FIXTURE_LAYOUT: layout })
 
 test('a root plugin no project inherits fails at startup, in one line naming extends: true', async () => {
   const { code, output } = await run('root')

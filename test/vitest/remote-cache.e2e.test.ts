@@ -1,27 +1,21 @@
 // End-to-end: a describeDecisions suite over an openAIScorer whose cache was filled before
 // the server changed its answers under the same model name. On the old code the suite
 // passed on the cached (old) vectors; now its beforeAll fails with the one-line error.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { withCache } from '../../src/cache/with-cache.ts'
 import { evaluateWithScorer } from '../../src/core/index.ts'
 import { openAIScorer } from '../../src/scorers/http/index.ts'
 import { startFakeOpenAI, type Behaviour } from '../helpers/fake-openai.ts'
-import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from '../helpers/vitest.ts'
+import { useTempDir } from '../helpers/temp.ts'
+import { FIXTURES, useDistSnapshot, vitest } from '../helpers/vitest.ts'
 
-const out = mkdtempSync(join(tmpdir(), 'sceptic-remote-cache-'))
-let dist = ''
+const out = useTempDir('sceptic-remote-cache-')
+const dist = useDistSnapshot()
 let weights: 'old' | 'new' = 'old'
 const server = await startFakeOpenAI((): Behaviour => (weights === 'old' ? { kind: 'ok' } : { kind: 'only-letters', letters: ['A'] }))
-beforeAll(async () => {
-  dist = await snapshotDist()
-})
 afterAll(async () => {
   await server.close()
-  rmSync(out, { recursive: true, force: true })
-  if (dist) removeDistSnapshot(dist)
 })
 
 // The fixture's decisions (test/fixtures/remote-cache/evals/remote.eval.ts).
@@ -39,7 +33,7 @@ test("a suite whose cached answers the server no longer gives fails in beforeAll
   expect(server.received).toHaveLength(18)
   weights = 'new'
   const { code, output } = await vitest(['run', '--root', join(FIXTURES, 'remote-cache')], {
-    SCEPTIC_E2E_DIST: dist,
+    SCEPTIC_E2E_DIST: dist(),
     SCEPTIC_FIXTURE_OUT: out,
     SCEPTIC_TEST_URL: server.baseURL,
   })

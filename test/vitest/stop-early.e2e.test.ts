@@ -2,21 +2,14 @@
 // (test/fixtures/stop-early): suites stop early and say so in the test messages, the
 // terminal report, the job summary and the HTML page; a run that would write a baseline
 // or a snapshot scores everything; a later run is gated by the sequential McNemar.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, expect, test } from 'vitest'
-import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from '../helpers/vitest.ts'
+import { expect, test } from 'vitest'
+import { useTempDir } from '../helpers/temp.ts'
+import { FIXTURES, useDistSnapshot, vitest } from '../helpers/vitest.ts'
 
-const out = mkdtempSync(join(tmpdir(), 'sceptic-stop-early-'))
-let dist = ''
-beforeAll(async () => {
-  dist = await snapshotDist()
-})
-afterAll(() => {
-  rmSync(out, { recursive: true, force: true })
-  if (dist) removeDistSnapshot(dist)
-})
+const out = useTempDir('sceptic-stop-early-')
+const dist = useDistSnapshot()
 
 const calls = (name: string) => readFileSync(join(out, `${name}.calls`), 'utf8').trim().split('\n').map(Number)
 const decisionsScored = (name: string) => calls(name).reduce((a, b) => a + b, 0) / 4
@@ -25,7 +18,7 @@ test('suites stop early and say so; a run that could write a baseline or a snaps
   const baselines = join(out, 'baselines')
   const summary = join(out, 'summary.md')
   // Outside CI (Vitest writes new snapshots, so the callback suite and the missing baseline need a full run).
-  const env = { SCEPTIC_E2E_DIST: dist, SCEPTIC_FIXTURE_OUT: out, SCEPTIC_FIXTURE_BASELINES: baselines, CI: '', GITHUB_ACTIONS: '' }
+  const env = { SCEPTIC_E2E_DIST: dist(), SCEPTIC_FIXTURE_OUT: out, SCEPTIC_FIXTURE_BASELINES: baselines, CI: '', GITHUB_ACTIONS: '' }
   const first = await vitest(['run', '--root', join(FIXTURES, 'stop-early')], env)
   expect(first.code, first.output).toBe(1) // the clear regression fails
 

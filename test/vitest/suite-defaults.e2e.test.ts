@@ -1,21 +1,14 @@
 // End-to-end: suite defaults set once on the plugin reach every suite's result (its
 // manifest, its scorer calls, its gates), and a suite's own option overrides each one
 // (test/fixtures/defaults, on the built package).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, expect, test } from 'vitest'
-import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from '../helpers/vitest.ts'
+import { expect, test } from 'vitest'
+import { useTempDir } from '../helpers/temp.ts'
+import { FIXTURES, useDistSnapshot, vitest } from '../helpers/vitest.ts'
 
-const out = mkdtempSync(join(tmpdir(), 'sceptic-defaults-'))
-let dist = ''
-beforeAll(async () => {
-  dist = await snapshotDist()
-})
-afterAll(() => {
-  rmSync(out, { recursive: true, force: true })
-  if (dist) removeDistSnapshot(dist)
-})
+const out = useTempDir('sceptic-defaults-')
+const dist = useDistSnapshot()
 
 interface Recorded {
   manifest: Record<string, unknown> & { pride?: { fraction: number } }
@@ -26,7 +19,7 @@ const recorded = (name: string): Recorded => JSON.parse(readFileSync(join(out, `
 const sum = (calls: number[]) => calls.reduce((a, b) => a + b, 0)
 
 test('plugin defaults reach the result; a suite option overrides each', async () => {
-  const { code, output } = await vitest(['run', '--root', join(FIXTURES, 'defaults')], { SCEPTIC_E2E_DIST: dist, SCEPTIC_FIXTURE_OUT: out })
+  const { code, output } = await vitest(['run', '--root', join(FIXTURES, 'defaults')], { SCEPTIC_E2E_DIST: dist(), SCEPTIC_FIXTURE_OUT: out })
   expect(code, output).toBe(1)
 
   // sceptic({ debias: 'pride', prideFraction: 0.5, average: 'log', statistics: false, chunkSize: 7, epochs: 2, reducer: 'pass_at_2', … })
@@ -55,7 +48,7 @@ test('plugin defaults reach the result; a suite option overrides each', async ()
 
 test('a bad plugin default stops the run with a ConfigError naming the option', async () => {
   const { code, output } = await vitest(['run', '--root', join(FIXTURES, 'defaults')], {
-    SCEPTIC_E2E_DIST: dist,
+    SCEPTIC_E2E_DIST: dist(),
     SCEPTIC_FIXTURE_OUT: out,
     SCEPTIC_FIXTURE_BAD_DEFAULT: '1',
   })

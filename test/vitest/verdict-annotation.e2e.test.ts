@@ -1,21 +1,14 @@
 // End-to-end: each suite's verdict and headline numbers reach where people look during a
 // test run: a test annotation (JUnit writes it as a <property>) on the suite's first test,
 // and one line of that test's output (test/fixtures/verdict, on the built package).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, expect, test } from 'vitest'
-import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from '../helpers/vitest.ts'
+import { expect, test } from 'vitest'
+import { useTempDir } from '../helpers/temp.ts'
+import { FIXTURES, useDistSnapshot, vitest } from '../helpers/vitest.ts'
 
-const out = mkdtempSync(join(tmpdir(), 'sceptic-verdict-'))
-let dist = ''
-beforeAll(async () => {
-  dist = await snapshotDist()
-})
-afterAll(() => {
-  rmSync(out, { recursive: true, force: true })
-  if (dist) removeDistSnapshot(dist)
-})
+const out = useTempDir('sceptic-verdict-')
+const dist = useDistSnapshot()
 
 const POSITIONAL = 'answers by position: order consistency 0%, letter A picked 100% · n = 56 · balanced accuracy 0.0% · order consistency 0.0% · letters picked A:100% B:0% C:0% D:0%'
 const READER = 'reads the evidence: 96% balanced accuracy, 100% order consistency · n = 56 · balanced accuracy 96.3% · order consistency 100.0% · letters picked A:33% B:33% C:17% D:17%'
@@ -24,7 +17,7 @@ test('the verdict is an annotation and a line of output, once per suite, the rep
   const junit = join(out, 'junit.xml')
   const { code, output } = await vitest(
     ['run', '--root', join(FIXTURES, 'verdict'), '--reporter=default', '--reporter=junit', `--outputFile.junit=${junit}`],
-    { SCEPTIC_E2E_DIST: dist },
+    { SCEPTIC_E2E_DIST: dist() },
   )
   expect(code, output).toBe(0)
   const xml = readFileSync(junit, 'utf8')

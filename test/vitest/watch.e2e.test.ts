@@ -1,13 +1,13 @@
 // Watch mode reruns an eval file when its data file, its baseline or its scorer module
 // changes (end to end: `vitest --watch` on a scratch project, files edited under it).
 import { spawn, type ChildProcess } from 'node:child_process'
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { REPO, removeDistSnapshot, snapshotDist } from '../helpers/vitest.ts'
+import { installBuilt, REPO, useDistSnapshot } from '../helpers/vitest.ts'
 
 const VITEST_BIN = join(REPO, 'node_modules/vitest/vitest.mjs')
-let dist = ''
+const dist = useDistSnapshot()
 let project = ''
 let child: ChildProcess | undefined
 let output = ''
@@ -17,16 +17,12 @@ const decision = (i: number, gold: string) =>
 const data = (golds: string[]) => golds.map((gold, i) => decision(i, gold)).join('\n') + '\n'
 const READER = "export default async (requests) => requests.map((r) => r.criterion.options.map((o) => (r.state.includes(o.id) ? 1 : 0.01)))\n"
 
-beforeAll(async () => {
-  dist = await snapshotDist()
+beforeAll(() => {
   // Under the repository (so vitest resolves from its node_modules) but not under
   // node_modules/, which Vite's watcher ignores; tmp/ is git-ignored.
   project = join(REPO, 'tmp', `vitest-sceptic-watch-${process.pid}`)
   rmSync(project, { recursive: true, force: true })
-  const installed = join(project, 'node_modules', 'vitest-sceptic')
-  mkdirSync(installed, { recursive: true })
-  cpSync(join(REPO, 'package.json'), join(installed, 'package.json'))
-  cpSync(dist, join(installed, 'dist'), { recursive: true })
+  installBuilt(project, dist())
   for (const dir of ['data', 'evals', 'scorers']) mkdirSync(join(project, dir))
   writeFileSync(join(project, 'package.json'), '{ "type": "module" }\n')
   writeFileSync(join(project, 'vitest.config.mjs'), "import { defineConfig } from 'vitest/config'\nimport { sceptic } from 'vitest-sceptic/plugin'\n\nexport default defineConfig({ plugins: [sceptic({ baseline: 'evals/__baselines__' })] })\n")
@@ -40,7 +36,6 @@ beforeAll(async () => {
 afterAll(() => {
   child?.kill('SIGKILL')
   if (project) rmSync(project, { recursive: true, force: true })
-  if (dist) removeDistSnapshot(dist)
 })
 
 /** Resolve when the `n`-th run summary has been printed; reject after `ms`. */

@@ -5,15 +5,15 @@ import { evaluateWithScorer } from '../../../src/core/evaluate/index.ts'
 import { COMPUTED_MANIFEST_KEYS } from '../../../src/core/result/manifest-extras.ts'
 import { cachedScorer } from '../../../src/cache/cached-scorer.ts'
 import { CacheStore } from '../../../src/cache/store.ts'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { alwaysFirst, decision } from '../../helpers/decisions.ts'
+import { useTempDirs } from '../../helpers/temp.ts'
+
+const temp = useTempDirs('sceptic-manifest-')
 
 describe('computed manifest entries', () => {
   it('are all refused as extras, under every debias mode and with the cache in front', async () => {
     const decisions = [decision(3, 0, { id: 'a' }), decision(2, 1, { id: 'b' }), decision(4, 2, { id: 'c' })]
-    const store = new CacheStore(mkdtempSync(join(tmpdir(), 'sceptic-manifest-')), { mode: 'read-write' })
+    const store = new CacheStore(temp(), { mode: 'read-write' })
     const cached = cachedScorer(alwaysFirst, { identity: { kind: 'user', label: 'always first', settings: { cacheKey: 'a' } }, store })
     for (const debias of ['none', 'cyclic', 'calibrated', 'pride'] as const) {
       const result = await evaluateWithScorer(decisions, cached, { debias, onWarning: () => {} })

@@ -1,31 +1,24 @@
 // End-to-end on the built package: a Vitest suite over a position-biased decision model fails
 // its orderConsistency threshold as a named test, and `sceptic evaluate --scorer` runs a module
 // exporting a decisionModelScorer against the simulated OpenAI Decisions server.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, expect, test } from 'vitest'
+import { expect, test } from 'vitest'
 import { run as spawnRun } from '../../helpers/run.ts'
 import { biased, startFakeDecisions } from '../../helpers/fake-decisions.mjs'
-import { FIXTURES, removeDistSnapshot, snapshotDist, vitest } from '../../helpers/vitest.ts'
+import { useTempDir } from '../../helpers/temp.ts'
+import { FIXTURES, useDistSnapshot, vitest } from '../../helpers/vitest.ts'
 
 const E2E_TIMEOUT = 120_000
 const DECIDE = join(FIXTURES, 'decide')
 const KEY = 'sk-e2e-zyxwvutsrqponmlkjihgfedcba9876543210'
-const out = mkdtempSync(join(tmpdir(), 'sceptic-decide-'))
-let dist = ''
-beforeAll(async () => {
-  dist = await snapshotDist()
-})
+const out = useTempDir('sceptic-decide-')
+const dist = useDistSnapshot()
 // The snapshot's CLI: the scorer module loads the snapshot too, so both share one copy of the error classes.
-const sceptic = (args: string[], options: { env: Record<string, string> }) => spawnRun(process.execPath, [join(dist, 'cli/main.js'), ...args], options)
-afterAll(() => {
-  rmSync(out, { recursive: true, force: true })
-  if (dist) removeDistSnapshot(dist)
-})
+const sceptic = (args: string[], options: { env: Record<string, string> }) => spawnRun(process.execPath, [join(dist(), 'cli/main.js'), ...args], options)
 
 test('a position-biased decision model fails its orderConsistency threshold by name; a reading one passes', async () => {
-  const { code, output } = await vitest(['run', '--root', DECIDE], { SCEPTIC_E2E_DIST: dist, SCEPTIC_CACHE_DIR: join(out, 'cache') })
+  const { code, output } = await vitest(['run', '--root', DECIDE], { SCEPTIC_E2E_DIST: dist(), SCEPTIC_CACHE_DIR: join(out, 'cache') })
   expect(code, output).toBe(1)
   expect(output).toContain('FAIL  evals/decide.eval.ts > position-biased decision model > orderConsistency ≥ 0.8')
   expect(output).not.toContain('FAIL  evals/decide.eval.ts > reading decision model')
@@ -38,7 +31,7 @@ test('sceptic evaluate --scorer with a decisionModelScorer module: numeric ids, 
   const server = await startFakeDecisions({ decide: biased(0.7) })
   try {
     const json = join(out, 'eval.json')
-    const env = { SCEPTIC_E2E_DIST: dist, SCEPTIC_CACHE_MODE: 'off', DECIDE_BASE_URL: server.baseURL, DECIDE_API_KEY: KEY }
+    const env = { SCEPTIC_E2E_DIST: dist(), SCEPTIC_CACHE_MODE: 'off', DECIDE_BASE_URL: server.baseURL, DECIDE_API_KEY: KEY }
     const run = await sceptic(['evaluate', join(DECIDE, 'data.jsonl'), '--scorer', join(DECIDE, 'scorer.mjs'), '--json-out', json], { env })
     expect(run.code, run.stderr).toBe(0)
     const result = JSON.parse(readFileSync(json, 'utf8'))

@@ -1,9 +1,7 @@
 import { Experimental_DecisionMockModelV4 } from 'ai/test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createOpenAI } from '@ai-sdk/openai'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { criterionFromDecideQuestion, decisionModelScorer } from '../../../src/scorers/ai/index.ts'
 import { withCache } from '../../../src/cache/index.ts'
 import { evaluateWithScorer, resultToJson, type Decision } from '../../../src/core/index.ts'
@@ -11,9 +9,9 @@ import { render } from '../../../src/report/index.ts'
 import { renderHtmlReport } from '../../../src/report/index.ts'
 import { ConfigError } from '../../../src/core/support/errors.ts'
 import { biased, startFakeDecisions, tiedSecond } from '../../helpers/fake-decisions.mjs'
+import { useTempDirs } from '../../helpers/temp.ts'
 
-const dirs: string[] = []
-afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })))
+const temp = useTempDirs('decide-cache-')
 
 /** A decision model answering `choice` only, like the Anthropic adapter: the option shown first, or the state's match. */
 function choiceOnly(byState = false) {
@@ -99,8 +97,7 @@ describe('decision models without a distribution, ties and the cache', () => {
   })
 
   it('the cache keys on provider, model, question, state and order, and re-checks hits live', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'decide-cache-'))
-    dirs.push(dir)
+    const dir = temp()
     let first = 0.7
     const server = await startFakeDecisions({ decide: (q: any) => biased(first)(q) })
     const openai = createOpenAI({ baseURL: server.baseURL, apiKey: 'sk-local-test-key' })

@@ -1,15 +1,14 @@
 // One clear line for setup mistakes, at plugin load: an unsupported Vitest, a missing
 // shared model directory, a .ts scorer on a Node that cannot import it.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { checkSharedModels, checkVitestVersion, installedVitestVersion } from '../../../src/vitest/plugin/preflight.ts'
 import { sceptic } from '../../../src/vitest/plugin/plugin.ts'
 import { ROOT, sceptic as cli } from '../../helpers/run.ts'
+import { useTempDir } from '../../helpers/temp.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'sceptic-preflight-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = useTempDir('sceptic-preflight-')
 
 describe('Vitest version', () => {
   test.each(['4.1.4', '4.1.12', '5.0.0', '5.1.2', '5.9.0-beta.1'])('%s is supported', (version) => {

@@ -1,9 +1,7 @@
 // The Vitest merge of decision shards keeps every tie: a positional scorer on gold-first data
 // merges to the unsharded run (0%, every decision tied), and its deferred threshold fails.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, expect, test } from 'vitest'
+import { expect, test } from 'vitest'
 import type { RunnerTask, RunnerTestFile } from 'vitest'
 import { evaluateWithScorer } from '../../../src/core/evaluate/index.ts'
 import { validateDecisions } from '../../../src/core/decisions/load.ts'
@@ -12,9 +10,9 @@ import { SuitePart } from '../../../src/vitest/shards/part.ts'
 import { mergeDecisionShards } from '../../../src/vitest/shards/merge.ts'
 import { summarise } from '../../../src/vitest/assertions/format.ts'
 import type { ScepticSuiteMeta, ScepticTestMeta } from '../../../src/vitest/meta.ts'
+import { useTempDir } from '../../helpers/temp.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'sceptic-decision-shard-ties-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = useTempDir('sceptic-decision-shard-ties-')
 
 /** 0.8 on slot A whatever the options: under cyclic every decision's totals tie. */
 const alwaysFirst: ScoreFn = (requests) => requests.map(({ criterion }) => criterion.options.map((_, slot) => (slot === 0 ? 0.8 : 0.1)))

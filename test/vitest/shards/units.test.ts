@@ -1,10 +1,9 @@
 // Decision-level sharding without spawning Vitest: the file rule, the sequencer wrapper,
 // and the merge of suite parts (equal to an unsharded run; a missing or unfinished part fails).
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
-import { afterAll, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { BaseSequencer, type TestSpecification, type Vitest } from 'vitest/node'
 import type { RunnerTask, RunnerTestFile } from 'vitest'
 import { evaluateWithScorer } from '../../../src/core/evaluate/index.ts'
@@ -19,9 +18,9 @@ import { meetsLowerBound } from '../../../src/core/thresholds/verdict.ts'
 import { describeDecisions } from '../../../src/vitest/suite/describe-decisions.ts'
 import { baselineFromResult, writeBaseline } from '../../../src/vitest/baseline/file.ts'
 import type { ScepticSuiteMeta, ScepticTestMeta } from '../../../src/vitest/meta.ts'
+import { useTempDir } from '../../helpers/temp.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'sceptic-decision-shard-units-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = useTempDir('sceptic-decision-shard-units-')
 
 describe('which files run in every shard', () => {
   test('the literal option, any quotes and spacing; nothing else', () => {

@@ -1,22 +1,16 @@
 // Every file the ONNX scorer may read is an input no output may overwrite: external data under
 // whatever name the graph gives it, read without ever blocking on a FIFO named like a model.
 import { execFileSync } from 'node:child_process'
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { loadOnnxProto } from '../../../../src/scorers/onnx/model/graph-io.ts'
 import { externalize } from '../../../../src/scorers/onnx/model/external-data.ts'
 import { modelInputFiles } from '../../../../src/scorers/onnx/model/model-dir.ts'
 import { ROOT } from '../../../helpers/run.ts'
+import { useTempDirs } from '../../../helpers/temp.ts'
 
-const dirs: string[] = []
-const temp = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sceptic-inputs-'))
-  dirs.push(dir)
-  return dir
-}
-afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })))
+const temp = useTempDirs('sceptic-inputs-')
 
 describe('modelInputFiles', () => {
   it('lists external data the graph names (weights.bin), not only files named like model.onnx_data', () => {
