@@ -1,14 +1,13 @@
 // `sceptic compare A.json B.json` reads each --json-out result with the records beside it
 // (A.records.jsonl), as `sceptic report` does, and refuses records from another run.
-import { copyFile, mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { copyFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { sceptic } from '../helpers/run.ts'
+import { useTempDir } from '../helpers/temp.ts'
 
-let dir: string
+const dir = useTempDir('sceptic-compare-beside-')
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'sceptic-compare-beside-'))
   for (const [name, scorer] of [['first', 'always-first'], ['reader', 'keyword-reader']] as const) {
     const { code, stderr } = await sceptic([
       'evaluate', 'examples/data/tickets.jsonl', '--scorer', `examples/scorers/${scorer}.mjs`, '--no-cache',
@@ -17,9 +16,6 @@ beforeAll(async () => {
     expect(code, stderr).toBe(0)
   }
 }, 60_000)
-afterAll(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true })
-})
 
 describe('sceptic compare with --json-out files', () => {
   it('finds X.records.jsonl beside X.json and opens with the verdict', async () => {

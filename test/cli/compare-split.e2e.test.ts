@@ -1,21 +1,20 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sceptic } from '../helpers/run.ts'
+import { useTempDir } from '../helpers/temp.ts'
 
 // End to end on the built CLI (`npx tsup` first): real files, real exit codes.
 const DATA = 'examples/data/tickets.jsonl'
 const READER = 'examples/scorers/keyword-reader.mjs'
 const FIRST = 'examples/scorers/always-first.mjs'
 
-let dir: string
+const dir = useTempDir('sceptic-compare-')
 let readerRecords: string
 let firstRecords: string
 let readerJson: string
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'sceptic-compare-'))
   readerRecords = join(dir, 'reader.jsonl')
   firstRecords = join(dir, 'first.jsonl')
   readerJson = join(dir, 'reader.json')

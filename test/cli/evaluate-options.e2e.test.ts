@@ -1,18 +1,14 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { sceptic } from '../helpers/run.ts'
+import { useTempDir } from '../helpers/temp.ts'
 
 // The built CLI reaches every evaluate option: --pride-fraction, --no-statistics, recorded reducer names.
 const DATA = 'examples/data/tickets.jsonl' // 56 labelled: 28 with 4 options, 28 with 2
 const FIRST = 'examples/scorers/always-first.mjs'
 
-let dir: string
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'sceptic-cli-options-'))
-})
-afterAll(() => rm(dir, { recursive: true, force: true }))
+const dir = useTempDir('sceptic-cli-options-')
 
 async function evaluate(name: string, args: string[]): Promise<Record<string, any>> {
   const json = join(dir, `${name}.json`)

@@ -1,18 +1,15 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { sceptic } from '../helpers/run.ts'
+import { useTempDir } from '../helpers/temp.ts'
 
 // End to end: the built binary, the example data and scorers, real files.
 const DATA = 'examples/data/tickets.jsonl'
 const READER = 'examples/scorers/keyword-reader.mjs'
 const FIRST = 'examples/scorers/always-first.mjs'
 
-let dir: string
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'sceptic-cli-'))
-})
+const dir = useTempDir('sceptic-cli-')
 
 describe('sceptic evaluate', () => {
   it('prints the report, writes the JSON and the records', async () => {

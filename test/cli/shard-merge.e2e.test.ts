@@ -1,20 +1,19 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { pathToFileURL } from 'node:url'
 import { ROOT, sceptic } from '../helpers/run.ts'
 import { startFakeOpenAI } from '../helpers/fake-openai.ts'
+import { useTempDir } from '../helpers/temp.ts'
 
 // End to end: the built binary, the example data (group ids, unlabelled rows) and scorer.
 const DATA = 'examples/data/tickets.jsonl'
 const READER = 'examples/scorers/keyword-reader.mjs'
 const COMMON = ['--scorer', READER, '--debias', 'cyclic', '--no-cache']
 
-let dir: string
+const dir = useTempDir('sceptic-shard-')
 const part = (i: number) => join(dir, `p${i}.records.jsonl`)
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'sceptic-shard-'))
   const runs = await Promise.all([
     ...[1, 2, 3].map((i) => sceptic(['evaluate', DATA, ...COMMON, '--shard', `${i}/3`, '--records-out', part(i)])),
     sceptic(['evaluate', DATA, ...COMMON, '--json-out', join(dir, 'whole.json'), '--records-out', join(dir, 'whole.records.jsonl')]),

@@ -1,12 +1,12 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { bernoulliSet } from '../helpers/bernoulli-set.ts'
 import { sceptic } from '../helpers/run.ts'
+import { useTempDir } from '../helpers/temp.ts'
 
 // The built CLI with --threshold and --stop-early: it stops, says so, writes only what it scored, and gates by exit code.
-let dir: string
+const dir = useTempDir('sceptic-stop-early-')
 const READER = `export default (requests) => requests.map(({ state, criterion }) => {
   const [gold, verdict, steadiness] = state.split(' ')
   const target = verdict === 'right' ? gold : 'o' + ((Number(gold.slice(1)) + 1) % 4)
@@ -14,14 +14,12 @@ const READER = `export default (requests) => requests.map(({ state, criterion })
 })
 `
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'sceptic-stop-early-'))
   await writeFile(join(dir, 'reader.mjs'), READER)
   await writeFile(join(dir, 'cached-reader.mjs'), `${READER}export const cacheKey = 'bernoulli-reader-1'\n`)
   await writeFile(join(dir, 'good.jsonl'), bernoulliSet(1000, 0.9, 11).map((d) => JSON.stringify(d)).join('\n') + '\n')
   // Unique states, so that no two decisions share a cache entry.
   await writeFile(join(dir, 'unique.jsonl'), bernoulliSet(1000, 0.9, 12).map((d) => JSON.stringify({ ...d, state: `${d.state} ${d.id}` })).join('\n') + '\n')
 })
-afterAll(() => rm(dir, { recursive: true, force: true }))
 
 const evaluate = (data: string, args: string[]) =>
   sceptic(['evaluate', join(dir, data), '--scorer', join(dir, 'reader.mjs'), '--no-cache', '--no-statistics', ...args])

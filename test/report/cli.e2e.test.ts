@@ -1,13 +1,12 @@
-import { copyFile, mkdtemp, readFile, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { copyFile, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sceptic } from '../helpers/run.ts'
+import { useTempDir } from '../helpers/temp.ts'
 
 // End to end: the built binary writes runs with evaluate, then report reads them.
-let dir: string
+const dir = useTempDir('sceptic-report-')
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'sceptic-report-'))
   for (const [name, scorer, data] of [
     ['reader', 'examples/scorers/keyword-reader.mjs', 'examples/data/tickets.jsonl'],
     ['first', 'examples/scorers/always-first.mjs', 'examples/data/tickets.jsonl'],

@@ -1,22 +1,20 @@
 // The baseline gate's write rules and fail-closed cases, on real files in a temp directory.
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, beforeAll, expect, test } from 'vitest'
+import { beforeAll, expect, test } from 'vitest'
 import { evaluateWithScorer, type EvalResult, type ScoreRequest } from '../../../src/core/index.ts'
 import { baselinePath } from '../../../src/vitest/baseline/file.ts'
 import { runBaselineGate } from '../../../src/vitest/baseline/gate.ts'
 import { decision } from '../../helpers/decisions.ts'
+import { useTempDir } from '../../helpers/temp.ts'
 
-let dir = ''
+const dir = useTempDir('sceptic-gate-')
 let result: EvalResult
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'sceptic-gate-'))
   const rows = Array.from({ length: 12 }, (_, i) => decision(2, i % 2, { id: `d${i}`, state: `s${i}` }))
   const byState = (requests: readonly ScoreRequest[]) => requests.map((r) => r.criterion.options.map((o) => (o.id === `o${Number(r.state.slice(1)) % 2}` ? 0.9 : 0.1)))
   result = await evaluateWithScorer(rows, byState, { debias: 'cyclic', onWarning: () => {} })
 })
-afterAll(() => rm(dir, { recursive: true, force: true }))
 
 const gate = { alpha: 0.05, detectableDrop: 0.1 }
 
