@@ -8,8 +8,7 @@
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import fc from 'fast-check'
@@ -26,6 +25,7 @@ import { toHavePerCriterionBalancedAccuracy } from '../../src/vitest/assertions/
 import { decision } from '../helpers/decisions.ts'
 import { sceptic } from '../helpers/run.ts'
 import { PROTO_NAMES, protoDecisions, protoReader } from './names.ts'
+import { useTempDir } from '../helpers/temp.ts'
 
 type Verdict = 'error' | 'counted' | 'correct'
 interface Case {
@@ -36,10 +36,9 @@ interface Case {
 
 const quiet = { onWarning: () => {} }
 const ESC = '\u001b'
-let dir: string
+const dir = useTempDir('sceptic-adversarial-')
 let protoResult: EvalResult
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'sceptic-adversarial-'))
   protoResult = await evaluateWithScorer(protoDecisions(), protoReader, { debias: 'cyclic', ...quiet })
 })
 

@@ -1,23 +1,16 @@
 // Helpers of the runtime adversarial corpus: temp folders, decision files, scorer modules.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Decision } from '../../src/core/decisions/schema.ts'
 import { ROOT } from '../helpers/run.ts'
+import { TempDirs } from '../helpers/temp.ts'
 
-const roots: string[] = []
+const roots = new TempDirs('sceptic-adv-')
 
 /** A fresh temp folder, removed by {@link cleanup}. */
-export function temp(prefix = 'sceptic-adv-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix))
-  roots.push(dir)
-  return dir
-}
-
-export function cleanup(): void {
-  for (const dir of roots.splice(0)) rmSync(dir, { recursive: true, force: true })
-}
+export const temp = roots.make
+export const cleanup = roots.removeAll
 
 const OPTIONS = [
   { id: 'billing', text: 'Billing' },

@@ -1,8 +1,7 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { cachedScorer, slices } from '../../src/cache/cached-scorer.ts'
 import type { CacheIdentity } from '../../src/cache/key.ts'
 import { CacheStore } from '../../src/cache/store.ts'
@@ -11,16 +10,9 @@ import { render } from '../../src/report/index.ts'
 import { openAIScorer } from '../../src/scorers/http/index.ts'
 import { decision } from '../helpers/decisions.ts'
 import { startFakeOpenAI } from '../helpers/fake-openai.ts'
+import { useTempDirs } from '../helpers/temp.ts'
 
-const dirs: string[] = []
-const temp = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sceptic-cached-'))
-  dirs.push(dir)
-  return dir
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const temp = useTempDirs('sceptic-cached-', { after: 'each' })
 
 const identity: CacheIdentity = { kind: 'user', label: 'test scorer', settings: { cacheKey: 'v1' } }
 

@@ -2,12 +2,11 @@
 // there: a segment being created (before its header is written) or a record being appended.
 // Both were reported as bad files (`processes.test.ts` caught the first, now and then).
 import * as fs from 'node:fs'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { CacheStore, readSegments } from '../../src/cache/store.ts'
 import { encodeHeader, encodeRecord, type CacheEntry } from '../../src/cache/segment.ts'
+import { useTempDirs } from '../helpers/temp.ts'
 
 // Every synchronous write first runs `beforeWrite`: a reader looking at the folder at the
 // worst moment, deterministically.
@@ -23,15 +22,9 @@ vi.mock('node:fs', async (importOriginal) => {
   }
 })
 
-const dirs: string[] = []
-const temp = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sceptic-readers-'))
-  dirs.push(dir)
-  return dir
-}
+const temp = useTempDirs('sceptic-readers-', { after: 'each' })
 afterEach(() => {
   beforeWrite = undefined
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
 const entry = (i: number): CacheEntry => ({ key: Buffer.alloc(32, i).toString('latin1'), scorer: 'ab'.repeat(16), vector: Float64Array.from([i, 1]), flags: [] })

@@ -1,6 +1,5 @@
 // describeDecisions with `cache`: suites in one worker share the store; `false` turns it off.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { EvalResult, ScoreRequest } from '../../src/core/index.ts'
@@ -8,9 +7,9 @@ import { describeDecisions } from '../../src/vitest/suite/describe-decisions.ts'
 import { openAIScorer } from '../../src/scorers/http/index.ts'
 import { decision } from '../helpers/decisions.ts'
 import { startFakeOpenAI } from '../helpers/fake-openai.ts'
+import { useTempDir } from '../helpers/temp.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'sceptic-suite-cache-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = useTempDir('sceptic-suite-cache-')
 
 let requests = 0
 const scorer = Object.assign(

@@ -1,22 +1,14 @@
 // Several processes at once, and a process killed mid-write: the store stays readable and truthful.
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { CacheStore } from '../../src/cache/store.ts'
 import { run } from '../helpers/run.ts'
+import { useTempDirs } from '../helpers/temp.ts'
 
-const dirs: string[] = []
-const temp = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sceptic-proc-'))
-  dirs.push(dir)
-  return dir
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const temp = useTempDirs('sceptic-proc-', { after: 'each' })
 
 const key = (name: string) => createHash('sha256').update(name).digest().toString('latin1')
 

@@ -1,8 +1,7 @@
 // "Never stale": one changed byte of anything that decides a vector is a miss.
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { appendFileSync, cpSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { cachedScorer } from '../../src/cache/cached-scorer.ts'
 import type { CacheIdentity } from '../../src/cache/key.ts'
 import { requestKey, scorerId } from '../../src/cache/key.ts'
@@ -12,16 +11,9 @@ import { openAIScorer } from '../../src/scorers/http/index.ts'
 import { onnxScorer } from '../../src/scorers/onnx/scorer.ts'
 import { ROOT } from '../helpers/run.ts'
 import { decision } from '../helpers/decisions.ts'
+import { useTempDirs } from '../helpers/temp.ts'
 
-const dirs: string[] = []
-const temp = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sceptic-stale-'))
-  dirs.push(dir)
-  return dir
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const temp = useTempDirs('sceptic-stale-', { after: 'each' })
 
 const decisions = Array.from({ length: 6 }, (_, i) => decision(3, i % 3, { id: `d${i}`, state: `Evidence ${i}.` }))
 

@@ -1,24 +1,20 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { cacheStats, clearCache, compact } from '../../src/cache/admin.ts'
 import { claimCacheDir } from '../../src/cache/marker.ts'
 import { COMPACT_ABOVE, CacheStore } from '../../src/cache/store.ts'
 import { encodeHeader, encodeRecord, type CacheEntry } from '../../src/cache/segment.ts'
 import { hostTag } from '../../src/core/support/process-identity.ts'
+import { useTempDirs } from '../helpers/temp.ts'
 
-const dirs: string[] = []
+const tempDir = useTempDirs('sceptic-store-', { after: 'each' })
 const temp = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sceptic-store-'))
-  dirs.push(dir)
+  const dir = tempDir()
   // A cache the cache made (its CACHEDIR.TAG): the tests then plant files in it.
   claimCacheDir(dir)
   return dir
 }
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
 
 const entry = (i: number, scorer = 'ab'.repeat(16)): CacheEntry => ({ key: Buffer.alloc(32, i).toString('latin1'), scorer, vector: Float64Array.from([i, 1]), flags: [] })
 /** A segment as a process that has exited left it (pid 2^22 + 1 is above Linux's pid limit, so never alive). */

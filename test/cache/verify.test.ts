@@ -1,7 +1,5 @@
 // A remote scorer's cache hits are re-checked live: a server that changed its answers under
 // the same model name fails the run instead of being judged by its old vectors.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -12,6 +10,7 @@ import { evaluateWithScorer, formatCacheCounts, type CacheCounts } from '../../s
 import { openAIScorer } from '../../src/scorers/http/index.ts'
 import { decision } from '../helpers/decisions.ts'
 import { startFakeOpenAI, type Behaviour } from '../helpers/fake-openai.ts'
+import { useTempDirs } from '../helpers/temp.ts'
 
 describe('the spot-check rules', () => {
   it('re-checks only remote, non-sampling scorers, and 0 opts out', () => {
@@ -86,7 +85,7 @@ describe('an openAIScorer behind the cache, against a real HTTP server on 127.0.
   // The server's "weights": the fake model, or a new one that only ever answers A.
   let weights: 'old' | 'new' | 'down' = 'old'
   let server: Awaited<ReturnType<typeof startFakeOpenAI>>
-  const dirs: string[] = []
+  const tempDir = useTempDirs('sceptic-verify-', { after: 'each' })
   beforeAll(async () => {
     server = await startFakeOpenAI(
       (): Behaviour => (weights === 'old' ? { kind: 'ok' } : weights === 'new' ? { kind: 'only-letters', letters: ['A'] } : { kind: 'status', status: 400 }),
@@ -95,15 +94,12 @@ describe('an openAIScorer behind the cache, against a real HTTP server on 127.0.
   afterAll(async () => server.close())
   afterEach(() => {
     weights = 'old'
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
   })
 
   // 6 decisions of 3 options under cyclic: 18 requests.
   const decisions = Array.from({ length: 6 }, (_, i) => decision(3, i % 3, { id: `d${i}`, state: `The ticket mentions Option ${i % 3}.` }))
   const cacheDir = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sceptic-verify-'))
-    dirs.push(dir)
-    return join(dir, 'cache')
+    return join(tempDir(), 'cache')
   }
   const run = async (dir: string, verify?: number) => {
     const score = openAIScorer({ baseURL: server.baseURL, model: 'triage', retries: 0 })

@@ -1,12 +1,11 @@
 // `npm run eval` builds only when dist/ is missing a file or older than a source file.
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { afterAll, expect, test } from 'vitest'
+import { expect, test } from 'vitest'
 import { staleReason } from '../../scripts/build-if-stale.mjs'
+import { useTempDir } from '../helpers/temp.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'sceptic-stale-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = useTempDir('sceptic-stale-')
 
 const write = (file: string, seconds: number) => {
   const path = join(dir, file)

@@ -1,6 +1,4 @@
 // Shared test helpers: fixture model directories in a temp folder, and requests.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildPrompt } from '../../../src/core/requests/prompt.ts'
 import type { Criterion } from '../../../src/core/decisions/schema.ts'
@@ -8,19 +6,13 @@ import type { ScoreRequest } from '../../../src/core/scorer/contract.ts'
 import { afterAll } from 'vitest'
 import { onnxScorer, type OnnxScorer } from '../../../dist/onnx/index.js'
 import { writeModelDir, type ModelDirOptions } from '../../../scripts/onnx-fixture/index.ts'
+import { TempDirs } from '../../helpers/temp.ts'
 
-const roots: string[] = []
+const roots = new TempDirs('sceptic-onnx-')
 
 /** A fresh temp directory, removed by {@link cleanupTemp}. */
-export function tempDir(prefix = 'sceptic-onnx-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix))
-  roots.push(dir)
-  return dir
-}
-
-export function cleanupTemp(): void {
-  for (const dir of roots.splice(0)) rmSync(dir, { recursive: true, force: true })
-}
+export const tempDir = roots.make
+export const cleanupTemp = roots.removeAll
 
 /** Write a fixture model directory (tiny by default) and return its path. */
 export function makeModel(options: ModelDirOptions = {}, name = 'model'): string {

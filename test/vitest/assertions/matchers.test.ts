@@ -1,0 +1,97 @@
+// The matchers: messages, bounds, .not, and what they refuse.
+import { describe, expect, expectTypeOf, test } from 'vitest'
+import type { EvalResult } from '../../../src/core/index.ts'
+import { aboveChanceP } from '../../../src/core/statistics/above-chance.ts'
+import { scepticMatchers, type AtLeast } from '../../../src/vitest/assertions/matchers.ts'
+import { fakeResult } from '../../helpers/fake-result.ts'
+
+expect.extend(scepticMatchers)
+
+describe('matchers', () => {
+  const good = fakeResult(Array(10).fill(true))
+  const bad = fakeResult([true, ...Array(9).fill(false)])
+
+  test('pass, fail with value, bound and letters, and .not', () => {
+    expect(good).toHaveOrderConsistency({ atLeast: 0.9 })
+    expect(good).toHaveBalancedAccuracy({ atLeast: 0.85 })
+    expect(bad).not.toHaveOrderConsistency({ atLeast: 0.5 })
+    expect(() => expect(bad).toHaveOrderConsistency({ atLeast: 0.8 })).toThrow(
+      'expected order consistency ≥ 0.80, measured 0.100: 1 of 10 decisions gave the same answer under every ordering (n = 10, chance 0.500, debias cyclic; letters picked A:75% B:25%)',
+    )
+    expect(() => expect(good).not.toHaveBalancedAccuracy({ atLeast: 0.5 })).toThrow('expected balanced accuracy below 0.50, measured 0.850')
+    expect(() => expect(good).toHaveOrderConsistency({ atLeast: 0.5, ...{} } as never)).not.toThrow()
+  })
+
+  test('order consistency n/a fails with the reason', () => {
+    expect(() => expect(fakeResult([true], { orderConsistency: null })).toHaveOrderConsistency({ atLeast: 0 })).toThrow(
+      'measured n/a: only one ordering was scored',
+    )
+  })
+
+  test('a value that was not measured fails the matcher and its .not alike (no green from n/a)', () => {
+    // Before: .not passed on n/a, NaN and an empty perCriterion, so an audit under debias "none" was green.
+    const oneOrdering = fakeResult([true], { orderConsistency: null })
+    expect(() => expect(oneOrdering).not.toHaveOrderConsistency({ atLeast: 0.5 })).toThrow('measured n/a: only one ordering was scored')
+    expect(() => expect(fakeResult([true], { balancedAccuracy: NaN })).not.toHaveBalancedAccuracy({ atLeast: 0.5 })).toThrow(
+      'expected balanced accuracy ≥ 0.50, measured n/a: not measured',
+    )
+    expect(() => expect(fakeResult([true], { perCriterion: {} })).not.toHavePerCriterionBalancedAccuracy({ atLeast: 0.5 })).toThrow(
+      'but the result has no criterion',
+    )
+  })
+
+  test('above chance refuses a margin or alpha that would silently weaken it', () => {
+    // Before: margin NaN was read as 0, and alpha 2 made every p-value pass.
+    const few = fakeResult([true, true, true])
+    for (const margin of [NaN, -0.1, 2, '0.1'])
+      expect(() => expect(few).toHaveAccuracyAboveChance({ margin } as never)).toThrow(`toHaveAccuracyAboveChance({ margin }) needs a number in [0, 1]`)
+    for (const alpha of [NaN, 0, 1, 2])
+      expect(() => expect(few).toHaveAccuracyAboveChance({ alpha })).toThrow(`toHaveAccuracyAboveChance({ alpha }) needs a significance level in (0, 1), got ${alpha}`)
+  })
+
+  test('per criterion names the worst criterion', () => {
+    expect(good).toHavePerCriterionBalancedAccuracy({ atLeast: 0.6 })
+    expect(() => expect(good).toHavePerCriterionBalancedAccuracy({ atLeast: 0.7 })).toThrow(
+      `expected every criterion's balanced accuracy ≥ 0.70; worst is "refund" at 0.620`,
+    )
+  })
+
+  test('above chance, with and without the exact test', () => {
+    expect(good).toHaveAccuracyAboveChance()
+    expect(good).toHaveAccuracyAboveChance({ margin: 0.3 })
+    expect(good).not.toHaveAccuracyAboveChance({ margin: 0.5 })
+    // 10 of 10 right at chance ½: p = 2^-10.
+    expect(aboveChanceP(good.records)).toBeCloseTo(2 ** -10, 12)
+    expect(good).toHaveAccuracyAboveChance({ alpha: 0.01 })
+    const few = fakeResult([true, true, true])
+    expect(() => expect(few).toHaveAccuracyAboveChance({ alpha: 0.05 })).toThrow('one-sided exact p = 0.125 vs alpha 0.05')
+  })
+
+  test('expect.soft records the failure and carries on', ({ task }) => {
+    expect.soft(bad).toHaveOrderConsistency({ atLeast: 0.8 })
+    expect.soft(bad).toHaveBalancedAccuracy({ atLeast: 0.99 })
+    expect(task.result?.errors?.length).toBe(2)
+    // Clear the soft failures so this test itself passes.
+    task.result!.errors = []
+    task.result!.state = 'pass'
+  })
+
+  test('typed: a wrong option or an unknown matcher is a type error', () => {
+    // Checked by tsc (npm test): an unused @ts-expect-error is itself an error. Never called.
+    const _typeOnly = () => {
+      // @ts-expect-error the bound is called `atLeast`
+      expect(good).toHaveBalancedAccuracy({ min: 0.5 })
+      // @ts-expect-error no such matcher
+      expect(good).toHaveOrderConsistencyOf(0.5)
+    }
+    expectTypeOf(expect(good).toHaveBalancedAccuracy).parameter(0).toEqualTypeOf<AtLeast>()
+    expectTypeOf(expect(good).toHaveOrderConsistency).parameter(0).toEqualTypeOf<AtLeast>()
+    expectTypeOf<{ min: number }>().not.toMatchTypeOf<AtLeast>()
+    expectTypeOf(expect(good)).not.toHaveProperty('toHaveOrderConsistencyOf')
+  })
+
+  test('misuse is a TypeError naming the matcher', () => {
+    expect(() => expect({ accuracy: 1 }).toHaveBalancedAccuracy({ atLeast: 0.5 })).toThrow(/toHaveBalancedAccuracy\(\) expects an EvalResult/)
+    expect(() => expect(good).toHaveBalancedAccuracy({} as never)).toThrow(/needs a number/)
+  })
+})
