@@ -7,7 +7,7 @@
  * CI artifact or a file share, and prints. Every string that comes from user data
  * (ids, criterion keys, scorer names, file labels) is escaped.
  */
-import { eceNote } from './ece-note.ts'
+import { eceNote } from '../core/statistics/ece-note.ts'
 import { NO_DISTRIBUTION_NOTE, noDistributionCount } from '../core/metrics/no-distribution.ts'
 import { own } from '../core/support/dict.ts'
 import { ECE_MIN_ROWS } from '../core/statistics/calibration.ts'

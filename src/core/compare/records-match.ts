@@ -5,11 +5,11 @@
  * and gold answers, in order) when it has one, and always the headline numbers
  * recomputed from the records, which must equal the result's.
  */
-import { recordsFingerprint } from '../core/compare/compare.ts'
-import { own } from '../core/support/dict.ts'
-import { DataError } from '../core/support/errors.ts'
-import { accuracy, balancedAccuracy, balancedAccuracyByGroup } from '../core/metrics/headline.ts'
-import type { DecisionRecord, EvalResultJson } from '../core/result/result.ts'
+import { recordsFingerprint } from './compare.ts'
+import { own } from '../support/dict.ts'
+import { DataError } from '../support/errors.ts'
+import { accuracy, balancedAccuracy, balancedAccuracyByGroup } from '../metrics/headline.ts'
+import type { DecisionRecord, EvalResultJson } from '../result/result.ts'
 
 /** Largest difference tolerated between a stored and a recomputed metric (rounding of the JSON). */
 const TOLERANCE = 1e-9

@@ -5,8 +5,8 @@
  * with the same confidences scores 95% of the time); without them only the size rule
  * can be applied.
  */
-import { ECE_MIN_ROWS } from '../core/statistics/calibration.ts'
-import type { EvalResultJson } from '../core/result/result.ts'
+import { ECE_MIN_ROWS } from './calibration.ts'
+import type { EvalResultJson } from '../result/result.ts'
 
 /** The ECE verdict the reports show. */
 export interface EceNote {
