@@ -5,8 +5,11 @@
  */
 export { renderHtmlReport } from './html.ts'
 export type { HtmlReportOptions } from './html.ts'
-export { chanceByCriterion, eceFromBins, expectedLetterShares, readExtras, reliabilityBins } from './rederive.ts'
-export type { Range, ReliabilityBin, ReportExtras } from './rederive.ts'
+export { chanceByCriterion, expectedLetterShares, reliabilityBins } from '../core/metrics/from-records.ts'
+export { eceFromBins } from '../core/metrics/headline.ts'
+export type { ReliabilityBin } from '../core/metrics/headline.ts'
+export { readExtras } from '../core/result/extras.ts'
+export type { Range, ReportExtras } from '../core/result/extras.ts'
 export { parseRecordsJsonl, parseResultJson } from './run-files.ts'
 export type { ReportRun } from './run-files.ts'
 export { githubAnnotations, githubSummary, thresholdChecks } from './github.ts'

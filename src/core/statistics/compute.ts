@@ -5,8 +5,8 @@
  * so it works on a live result and on a `--records-out` file alike.
  */
 import { balancedAccuracyBoundsExact, unlessCollapsed } from './boundary-intervals.ts'
-import { own } from '../support/dict.ts'
 import { expectedCalibrationError, isConsistent } from '../metrics/headline.ts'
+import { recordConfidence } from '../metrics/from-records.ts'
 import type { DecisionRecord } from '../result/record.ts'
 import { chanceBalancedAccuracy, chanceOrderConsistency, majorityBaseline, rstd } from './baselines.ts'
 import { classIndices, defaultResamples, percentileBootstrapCounts, weightedBalancedAccuracy, type BootstrapInterval } from '../math/bootstrap.ts'
@@ -126,8 +126,7 @@ export function computeStatistics(
   const deff = clusters ? designEffect(hits.map(Number), clusters) : 1
   const mdd = minimumDetectableDifference(n, { accuracy: centre, designEffect: deff })
 
-  // A tie's confidence is the tied maximum, as the evaluator's ECE reads it.
-  const confidences = records.map((r) => (r.prediction === null ? topProbability(r.probabilities) : (own(r.probabilities, r.prediction) ?? 0)))
+  const confidences = records.map(recordConfidence)
   const ece = expectedCalibrationError(confidences, hits) ?? 0
   const eceRule = eceReliability(ece, confidences, { seed, simulations: 500 })
 
@@ -182,11 +181,4 @@ function classCounts(classOf: Int32Array, hit: Uint8Array, classes: number): [nu
     entry[0] += hit[i]!
   }
   return counts
-}
-
-/** The largest probability of a record. */
-function topProbability(probabilities: Readonly<Record<string, number>>): number {
-  let top = 0
-  for (const p of Object.values(probabilities)) if (p > top) top = p
-  return top
 }
