@@ -329,29 +329,32 @@ export function compareWithBaseline(
       (baselineConsistent < power.minimumFlips ? `, and only ${baselineConsistent} were consistent at baseline` : '')
   else message = `${counts}: no significant drop (a drop of ${percent(detectableDrop)} would be detectable)`
   message += `; ${strictCounts}`
-  return {
-    status: regressed ? 'regressed' : 'pass',
-    pass: !regressed,
-    message,
-    baselineOrderConsistency: baseline.orderConsistency,
-    orderConsistency: current.orderConsistency,
-    worse,
-    better,
-    paired,
-    comparable,
-    changed: pairs.changed,
-    added: pairs.added,
-    removed: pairs.removed,
-    p,
-    baselineCircularAccuracy: baseline.circularAccuracy,
-    circularAccuracy: current.circularAccuracy,
-    strictWorse,
-    strictBetter,
-    strictP,
-    alpha,
-    power,
-  }
+  return pairedOutcome(baseline, current, pairs, regressed, message, { kind: 'exact', p, strictP, alpha, power })
 }
+
+/** The test a paired gate ran: the fixed-sample exact McNemar, or the sequential e-value of a run that stopped early. */
+export type PairedTest =
+  | { kind: 'exact'; p: number; strictP: number; alpha: number; power: PowerCheck }
+  | { kind: 'sequential'; eValue: number; strictEValue: number; alpha: number }
+
+/** The outcome of a gate that paired decisions with the baseline, under either test. */
+export function pairedOutcome(
+  baseline: BaselineFile,
+  current: BaselineFile,
+  pairs: DecisionPairs,
+  regressed: boolean,
+  message: string,
+  test: PairedTest,
+): Omit<BaselineOutcome, 'file'> {
+  const { worse, better, paired, comparable, strictWorse, strictBetter } = pairs
+  const head = { status: regressed ? 'regressed' : 'pass', pass: !regressed, message, baselineOrderConsistency: baseline.orderConsistency, orderConsistency: current.orderConsistency, worse, better, paired, comparable } as const
+  const circular = { baselineCircularAccuracy: baseline.circularAccuracy, circularAccuracy: current.circularAccuracy, strictWorse, strictBetter }
+  if (test.kind === 'sequential') return { ...head, ...circular, alpha: test.alpha, eValue: test.eValue, strictEValue: test.strictEValue }
+  return { ...head, changed: pairs.changed, added: pairs.added, removed: pairs.removed, p: test.p, ...circular, strictP: test.strictP, alpha: test.alpha, power: test.power }
+}
+
+/** What {@link pairDecisions} counts. */
+export type DecisionPairs = ReturnType<typeof pairDecisions>
 
 /** Pair current decisions with the baseline's by id; a different fingerprint means changed, not paired. */
 export function pairDecisions(baseline: BaselineFile, current: BaselineFile) {
