@@ -2,25 +2,9 @@
  * The χ² distribution's upper tail, for the slot-bias goodness-of-fit test: the
  * regularised upper incomplete gamma function Q(a, x) = Γ(a, x)/Γ(a), by its power
  * series below x = a + 1 and by its continued fraction (modified Lentz) above
- * (Press et al., *Numerical Recipes*, 3rd ed., §6.2), with ln Γ by the Lanczos
- * approximation (g = 7, 9 terms; relative error about 1e-15).
+ * (Press et al., *Numerical Recipes*, 3rd ed., §6.2).
  */
-
-const LANCZOS = [
-  0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905,
-  -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
-]
-
-/** ln Γ(z) for z > 0 (Lanczos, g = 7). */
-export function lnGamma(z: number): number {
-  if (!(z > 0)) throw new RangeError(`lnGamma needs z > 0, got ${z}`)
-  if (z < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * z)) - lnGamma(1 - z)
-  const x = z - 1
-  let sum = LANCZOS[0]!
-  for (let i = 1; i < LANCZOS.length; i++) sum += LANCZOS[i]! / (x + i)
-  const t = x + 7.5
-  return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(sum)
-}
+import { lnGamma } from './gamma.ts'
 
 const EPS = 1e-16
 const MAX_ITERATIONS = 10_000
