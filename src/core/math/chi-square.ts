@@ -43,7 +43,7 @@ function upperFraction(a: number, x: number): number {
   return Math.exp(-x + a * Math.log(x) - lnGamma(a)) * h
 }
 
-/** Regularised upper incomplete gamma Q(a, x) = 1 − P(a, x), for a > 0, x ≥ 0. */
+/** Regularised upper incomplete gamma Q(a, x) = 1 − P(a, x), for a > 0, x ≥ 0 (Press et al. 2007, §6.2). */
 export function regularizedGammaQ(a: number, x: number): number {
   if (!(a > 0) || !(x >= 0)) throw new RangeError(`regularizedGammaQ needs a > 0 and x ≥ 0, got a = ${a}, x = ${x}`)
   if (x === 0) return 1
@@ -51,7 +51,7 @@ export function regularizedGammaQ(a: number, x: number): number {
   return x < a + 1 ? 1 - lowerSeries(a, x) : upperFraction(a, x)
 }
 
-/** P(X ≥ x) for X ~ χ²(df): the p-value of a χ² statistic. */
+/** P(X ≥ x) for X ~ χ²(df): the p-value of Pearson's (1900) χ² statistic, Q(df/2, x/2). */
 export function chiSquareSurvival(x: number, df: number): number {
   if (!(df > 0)) throw new RangeError(`χ² needs df > 0, got ${df}`)
   if (!(x >= 0)) return 1

@@ -37,7 +37,7 @@ export function logBeta(a: number, b: number): number {
   return lnGamma(a) + lnGamma(b) - lnGamma(a + b)
 }
 
-/** ln M_n(p): the log mixture martingale of `successes` in `n` trials against the rate `p`. */
+/** ln M_n(p): the log beta-mixture martingale (Robbins 1970) of `successes` in `n` trials against the rate `p`. */
 export function logMixtureMartingale(successes: number, n: number, p: number, prior: BetaPrior = DEFAULT_PRIOR): number {
   const failures = n - successes
   const mixture = logBeta(prior.a + successes, prior.b + failures) - logBeta(prior.a, prior.b)
@@ -47,8 +47,8 @@ export function logMixtureMartingale(successes: number, n: number, p: number, pr
 }
 
 /**
- * The anytime-valid bounds on a Bernoulli rate after `successes` of `n`, at level `alpha`:
- * every p whose mixture martingale is still below 1/α. The set is an interval around the
+ * The anytime-valid bounds on a Bernoulli rate after `successes` of `n`, at level `alpha`
+ * (Howard et al. 2021): every p whose mixture martingale is still below 1/α (Ville 1939). The set is an interval around the
  * observed rate (ln M_n is convex in p and ≤ 0 there), found by bisection on each side.
  * With n = 0 it is [0, 1].
  */
@@ -90,7 +90,7 @@ export interface RateCount {
  * Anytime-valid bounds on the mean of several Bernoulli rates (balanced accuracy: the mean
  * of per-class recalls), each class observed on its own decisions. The product of the
  * classes' mixture martingales is one martingale (each decision moves one factor), so by
- * Ville the true rates stay in { r : Σ ln M_k(r_k) < ln(1/α) } at every look with
+ * Ville (1939) the true rates stay in { r : Σ ln M_k(r_k) < ln(1/α) } at every look with
  * probability ≥ 1 − α, and the bounds are the least and greatest mean over that set:
  * a convex problem solved through its Lagrange multiplier (each class's optimum is the
  * root of a quadratic). Tighter than a union bound over per-class intervals, which pays

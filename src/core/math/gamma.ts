@@ -5,7 +5,7 @@ const LANCZOS = [
   -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
 ]
 
-/** ln Γ(x) for x > 0, with the reflection formula below ½. */
+/** ln Γ(x) for x > 0 (Lanczos 1964), with the reflection formula below ½. */
 export function lnGamma(x: number): number {
   if (!(x > 0)) throw new RangeError(`lnGamma needs x > 0, got ${x}`)
   if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - lnGamma(1 - x)

@@ -1,10 +1,5 @@
-/** The headline metrics: accuracy, balanced accuracy, order consistency, letters, ECE, Brier. */
+/** The headline metrics over plain arrays: accuracy, balanced accuracy, order consistency, letters, ECE, Brier. */
 import { dict } from '../support/dict.ts'
-
-/**
- * Metrics, one small function each, over plain arrays. They read values and never
- * write them, and none of them knows about orderings or scorers.
- */
 
 /** Share of predictions equal to gold (a `null` prediction, a tie, is wrong). `accuracy([], [])` is 0. */
 export function accuracy(gold: readonly string[], predictions: readonly (string | null)[]): number {
@@ -27,7 +22,7 @@ export function recallByClass(gold: readonly string[], predictions: readonly (st
 }
 
 /**
- * Balanced accuracy: the mean recall over the distinct gold labels (sklearn's
+ * Balanced accuracy (Brodersen et al. 2010): the mean recall over the distinct gold labels (sklearn's
  * `balanced_accuracy_score`, unadjusted). A constant predictor scores exactly 1/K
  * for K classes present in gold, whatever the class balance.
  */
@@ -129,7 +124,7 @@ export interface ReliabilityBin {
   confidence: number | null
 }
 
-/** Top-label reliability bins: right-closed and equal-width, as {@link expectedCalibrationError} bins. */
+/** Top-label reliability bins (Guo et al. 2017): right-closed and equal-width, as {@link expectedCalibrationError} bins. */
 export function calibrationBins(confidences: readonly number[], hits: readonly boolean[], bins = ECE_BINS): ReliabilityBin[] {
   const out: ReliabilityBin[] = Array.from({ length: bins }, (_, k) => ({ lower: k / bins, upper: (k + 1) / bins, count: 0, hits: 0, accuracy: null, confidence: null }))
   const confSum = new Array<number>(bins).fill(0)

@@ -55,7 +55,7 @@ export function majorityBaseline(
 }
 
 /**
- * Expected balanced accuracy of a uniform random guesser: for each gold class the
+ * Expected balanced accuracy (Brodersen et al. 2010, ICPR) of a uniform random guesser: for each gold class the
  * mean of 1/options over its rows, then the mean over classes (what `manifest.chance`
  * is for accuracy, but weighted like balanced accuracy).
  */
