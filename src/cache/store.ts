@@ -1,9 +1,7 @@
 /**
- * The score cache's store: append-only segment files, one per writing process
- * (docs/cache.md, "Store"). Readers load every complete record of every segment;
- * a writer appends one batch per scorer call in a single write and fsyncs it, so
- * concurrent Vitest workers never write the same file and a SIGKILL loses at most
- * the batch being written.
+ * The score cache's store (docs/cache.md, "Store"): append-only segments, one per writing
+ * process, so concurrent workers never share a file; one fsynced write per batch, so a
+ * SIGKILL loses at most the batch being written.
  */
 import { close as closeFd, existsSync, truncateSync, fdatasync, mkdirSync, readFileSync, write } from 'node:fs'
 import { promisify } from 'node:util'
@@ -115,11 +113,9 @@ export class CacheStore {
   }
 
   /**
-   * Add entries: served by this store at once, and appended to this process's segment
-   * in one write followed by an fsync, off the main thread (the scorer's next call is
-   * not held up by the disk). Writes are queued in order; the promise resolves when
-   * these entries are durable. Read-only: memory only. A failed write warns once and
-   * turns writing off; the promise never rejects.
+   * Add entries: served at once, and appended with an fsync off the main thread so the
+   * scorer's next call does not wait for the disk. Resolves when durable; never rejects
+   * (a failed write warns once and turns writing off).
    */
   put(entries: readonly CacheEntry[]): Promise<void> {
     const map = this.load()

@@ -1,11 +1,7 @@
 /**
- * The HTML sceptic report: one self-contained file per run (or per pair of runs),
- * made from the `--json-out` document and, when given, the `--records-out` records.
- *
- * Pure: JSON in, an HTML string out. No script, no external resource (a Content
- * Security Policy in the page forbids both), so it opens the same from an e-mail, a
- * CI artifact or a file share, and prints. Every string that comes from user data
- * (ids, criterion keys, scorer names, file labels) is escaped.
+ * The HTML report of one run or a pair, from `--json-out` and optionally `--records-out`.
+ * No script and no external resource (its CSP forbids both), so it opens the same from
+ * an e-mail, an artifact or a file share; every string from user data is escaped.
  */
 import { eceNote } from '../core/statistics/ece-note.ts'
 import { NO_DISTRIBUTION_NOTE, noDistributionCount } from '../core/metrics/no-distribution.ts'
