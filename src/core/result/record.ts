@@ -1,8 +1,4 @@
-/**
- * One labelled decision as the evaluator reports it: its record (a `--records-out` line)
- * or its failure. The record's zod schema is the one every reader checks records with
- * (`sceptic compare`, `sceptic report`, the HTML report); the type is inferred from it.
- */
+/** One labelled decision as the evaluator reports it: its record (a `--records-out` line, type inferred from its schema) or its failure. */
 import { z } from 'zod'
 import { dictSchema } from '../support/dict.ts'
 

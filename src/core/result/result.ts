@@ -1,7 +1,4 @@
-/**
- * The shape of one evaluation's result (`EvalResult`, `Manifest`), its JSON and JSONL
- * forms, and the one zod schema every reader checks a result document with.
- */
+/** The shape of one evaluation's result (`EvalResult`, `Manifest`), its JSON and JSONL forms, and the schema readers check them with. */
 import { z } from 'zod'
 import type { CacheCounts } from '../scorer/cache-counts.ts'
 import { dictSchema } from '../support/dict.ts'

@@ -1,13 +1,8 @@
 /**
- * Baselines: one reviewable JSON file per suite holding what the paired regression
- * test needs: the scorer setup, order consistency, balanced accuracy and, per decision
- * (record id), a fingerprint of its content, its consistency flag and its strict-correctness
- * flag (right under every ordering, the per-decision form of `circularAccuracy`). Decisions edited
- * or added since the baseline are reported as changed or new and left out of the
- * paired test; only a change of scorer setup (debias mode, scorer) invalidates it. The gate runs
- * an exact one-sided McNemar test on the decisions whose consistency flag changed, and another on
- * those whose strict correctness changed (McNemar, 1947; see docs/statistics.md), plus a power
- * check so "no detectable drop" is never said when no drop could have been detected.
+ * Baselines: one reviewable JSON file per suite with the scorer setup and, per decision, a
+ * content fingerprint and its consistency and strict-correctness flags. The gate pairs
+ * decisions by id and fingerprint and runs one-sided exact McNemar tests (McNemar 1947;
+ * docs/statistics.md) with a power check, so "no detectable drop" is never said when none could be detected.
  */
 import { createHash } from 'node:crypto'
 import { mkdir, readFile } from 'node:fs/promises'
