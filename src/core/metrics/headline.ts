@@ -116,7 +116,6 @@ export interface ReliabilityBin {
   upper: number
   /** Rows whose confidence fell in the bin. */
   count: number
-  /** Hits in the bin. */
   hits: number
   /** Hits / count, or `null` for an empty bin. */
   accuracy: number | null

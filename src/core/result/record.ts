@@ -9,7 +9,6 @@ const texts = z.array(text, { error: 'must be an array of strings' })
 export const DecisionRecordSchema = z.object({
   /** The decision's `id`, or `#k`, its 1-based position among the labelled rows, when it has none. */
   id: text,
-  /** The criterion key. */
   criterion: text,
   /** Gold option id. */
   gold: text,
@@ -45,7 +44,6 @@ export interface DecisionRecord extends z.infer<typeof DecisionRecordSchema> {}
 export interface DecisionFailure {
   /** Decision id (or `#k`). */
   id: string
-  /** Criterion key. */
   criterion: string
   /** The failure bucket of its first failed request. */
   reason: string

@@ -15,7 +15,6 @@ export { DecisionRecordSchema, type DecisionFailure, type DecisionRecord } from 
  * results computed on different data. Never holds an API key or other secret.
  */
 export interface Manifest {
-  /** Debias mode used. */
   debias: DebiasMode
   /** Orderings scored per decision (the most for any decision when option counts differ). */
   orderingsScored: number
@@ -160,7 +159,6 @@ const numbers = dictSchema(number)
  * (results written by earlier versions lack some of them).
  */
 export const ManifestJsonSchema = z.looseObject({
-  /** Debias mode used. */
   debias: z.string({ error: 'must be a string' }),
   /** Orderings scored per decision. */
   orderingsScored: z.int({ error: 'must be an integer' }),

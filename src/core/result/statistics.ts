@@ -48,7 +48,6 @@ export interface Statistics {
     accuracy: number
     /** Wilson interval of its accuracy. */
     interval: Interval
-    /** Its balanced accuracy. */
     balancedAccuracy: number
     /** Exact McNemar of model hits (b: model right, baseline wrong) against baseline hits (c); `pBGreater` is the one-sided p that the model is better. */
     pairedTest: McNemarResult

@@ -12,7 +12,6 @@ export interface EceNoiseFloor {
   mean: number
   /** 95th percentile: an observed ECE below it is indistinguishable from perfect calibration. */
   p95: number
-  /** Simulations run. */
   simulations: number
 }
 

@@ -3,5 +3,4 @@
 /** A plain object (not an array, not `null`). */
 export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
-/** A finite number. */
 export const isFiniteNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value)

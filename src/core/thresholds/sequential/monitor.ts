@@ -15,7 +15,6 @@ export const SEQUENTIAL_KEYS: readonly string[] = ['balancedAccuracy', 'orderCon
 
 /** One scored decision as the looks read it: the evaluator's own hit, consistency and circular hit. */
 export interface SequentialObservation {
-  /** Criterion key. */
   readonly criterion: string
   /** Gold option id. */
   readonly gold: string
