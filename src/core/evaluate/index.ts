@@ -1,8 +1,6 @@
 /**
- * `evaluateWithScorer`: score labelled decisions with any scorer and report them the
- * way a sceptic reads them. A short orchestrator over the stages in ./evaluate/:
- * plan → (content-free priors) → score chunk by chunk → aggregate per option id →
- * records → result (docs/design.md#data-flow-one-direction).
+ * `evaluateWithScorer`, over the stages in this folder: plan → (content-free priors) →
+ * score chunk by chunk → aggregate per option id → records → result (docs/design.md#data-flow-one-direction).
  */
 import { cacheCountsSince, readCacheCounts, settleCache } from '../scorer/cache-counts.ts'
 import { NEVER_ABORTS, raceAbort } from '../support/abort.ts'
