@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path'
 import { removeEmptyFolderSync, removeFileSync } from '../core/support/files.ts'
 import { writeFileAtomic } from './files.ts'
 import { cacheFiles, checkCacheDir, isCacheFileName } from './marker.ts'
-import { compactedSegmentName, digestsDir, scorersDir, segmentsDir, segmentWriterMayRun, SEGMENT_SUFFIX } from './layout.ts'
+import { compactedSegmentName, digestsDir, listSegments, scorersDir, segmentsDir, segmentWriterMayRun } from './layout.ts'
 import { decodeSegment, encodeHeader, encodeRecord, type CacheEntry } from './segment.ts'
 import type { ScorerInfo } from './scorer-info.ts'
 
@@ -27,16 +27,6 @@ export interface CacheStats {
   readonly scorers: readonly (ScorerInfo & { readonly id: string; readonly entries: number })[]
   /** One line per unreadable segment or torn tail. */
   readonly warnings: readonly string[]
-}
-
-function listSegments(dir: string): string[] {
-  try {
-    return readdirSync(segmentsDir(dir))
-      .filter((name) => name.endsWith(SEGMENT_SUFFIX))
-      .sort()
-  } catch {
-    return []
-  }
 }
 
 /** What each scorer id stands for (ids without a readable file are left out). */

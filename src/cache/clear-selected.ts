@@ -2,10 +2,10 @@
  * `sceptic cache clear --scorer DESCRIPTION | --older-than DAYS`: which entries to remove.
  * The removal itself is {@link compact}'s (closed segments only, rewritten atomically).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { compact, readScorers } from './admin.ts'
-import { segmentsDir, SEGMENT_SUFFIX } from './layout.ts'
+import { listSegments, segmentsDir } from './layout.ts'
 import { decodeSegment, type CacheEntry } from './segment.ts'
 
 /** Entries to remove: all must hold. */
@@ -35,13 +35,7 @@ export function selectEntries(dir: string, selection: CacheSelection, now = Date
 /** Keys held by a segment written at or after `since` (ms): an entry written again recently is not old. */
 function keysWrittenSince(dir: string, since: number): Set<string> {
   const keys = new Set<string>()
-  let names: string[] = []
-  try {
-    names = readdirSync(segmentsDir(dir)).filter((name) => name.endsWith(SEGMENT_SUFFIX))
-  } catch {
-    return keys
-  }
-  for (const name of names) {
+  for (const name of listSegments(dir)) {
     const path = join(segmentsDir(dir), name)
     try {
       if (statSync(path).mtimeMs < since) continue

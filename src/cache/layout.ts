@@ -1,5 +1,6 @@
 /** Where things live inside a cache directory (docs/cache.md, "Store"). */
 import { randomBytes } from 'node:crypto'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { hostTag, writerMayRun } from '../core/support/process-identity.ts'
 
@@ -12,6 +13,17 @@ export const digestsDir = (dir: string): string => join(dir, 'digests')
 
 /** Suffix of a complete segment. Anything else in `segments/` (a compaction's temp file) is not read. */
 export const SEGMENT_SUFFIX = '.seg'
+
+/** The complete segments' file names, sorted; none when the folder cannot be read. */
+export function listSegments(dir: string): string[] {
+  try {
+    return readdirSync(segmentsDir(dir))
+      .filter((name) => name.endsWith(SEGMENT_SUFFIX))
+      .sort()
+  } catch {
+    return []
+  }
+}
 
 /**
  * A fresh, unique segment name: `<time>-<pid>-<random>-<host>.seg`. The writer's pid and

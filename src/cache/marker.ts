@@ -1,9 +1,7 @@
 /**
- * Which folders are caches (docs/cache.md, "Store"): the cache writes a `CACHEDIR.TAG`
- * (the Cache Directory Tagging spec, so backup tools skip it) before its first file, and
- * clearing or compacting refuses a folder without one. A cache written before the marker
- * existed is recognised by its names: a folder whose every entry is one the cache writes
- * is taken for a cache, and gets its marker then.
+ * Which folders are caches (docs/cache.md, "Store"): a `CACHEDIR.TAG` (so backup tools skip
+ * it) is written before the first file, and clearing or compacting refuses a folder without one. An older
+ * cache, whose every entry is a name the cache writes, is recognised and gets its marker.
  */
 import { closeSync, mkdirSync, openSync, readdirSync, readSync, statSync } from 'node:fs'
 import { join } from 'node:path'

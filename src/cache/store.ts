@@ -1,18 +1,16 @@
 /**
- * The score cache's store: append-only segment files, one per writing process
- * (docs/cache.md, "Store"). Readers load every complete record of every segment;
- * a writer appends one batch per scorer call in a single write and fsyncs it, so
- * concurrent Vitest workers never write the same file and a SIGKILL loses at most
- * the batch being written.
+ * The score cache's store (docs/cache.md, "Store"): append-only segments, one per writing
+ * process, so concurrent workers never share a file; one fsynced write per batch, so a
+ * SIGKILL loses at most the batch being written.
  */
-import { close as closeFd, existsSync, truncateSync, fdatasync, mkdirSync, readdirSync, readFileSync, write } from 'node:fs'
+import { close as closeFd, existsSync, truncateSync, fdatasync, mkdirSync, readFileSync, write } from 'node:fs'
 import { promisify } from 'node:util'
 import { join } from 'node:path'
 import { compact } from './admin.ts'
 import { claimCacheDir } from './marker.ts'
 import { createWithHead, writeFileAtomic } from './files.ts'
 import type { ScorerInfo } from './scorer-info.ts'
-import { newSegmentName, scorersDir, segmentsDir, segmentWriterMayRun, SEGMENT_SUFFIX } from './layout.ts'
+import { listSegments, newSegmentName, scorersDir, segmentsDir, segmentWriterMayRun } from './layout.ts'
 import { decodeSegment, encodeHeader, encodeRecord, HEADER_BYTES, usableVector, type CacheEntry, type DecodedSegment } from './segment.ts'
 
 /** How a cache is used: read and grow it (default), only read it (CI jobs that must not grow it), or not at all. */
@@ -34,14 +32,6 @@ const closeAsync = promisify(closeFd)
 
 /** Segments beyond which a read-write open first compacts the closed ones into one. */
 export const COMPACT_ABOVE = 64
-
-function countSegments(dir: string): number {
-  try {
-    return readdirSync(segmentsDir(dir)).filter((name) => name.endsWith(SEGMENT_SUFFIX)).length
-  } catch {
-    return 0
-  }
-}
 
 /**
  * Cut a torn tail off a segment whose writer is gone (it was killed mid-write), so the
@@ -70,15 +60,9 @@ function beingWritten(name: string, decoded: DecodedSegment): boolean {
 /** Read every segment in `dir`: complete entries, and one warning per bad file (not for a live writer's unfinished record). */
 export function readSegments(dir: string, warn: (message: string) => void, options: { repair?: boolean } = {}): { entries: CacheEntry[]; files: string[] } {
   const folder = segmentsDir(dir)
-  let names: string[]
-  try {
-    names = readdirSync(folder).filter((name) => name.endsWith(SEGMENT_SUFFIX)).sort()
-  } catch {
-    return { entries: [], files: [] }
-  }
   const entries: CacheEntry[] = []
   const files: string[] = []
-  for (const name of names) {
+  for (const name of listSegments(dir)) {
     const path = join(folder, name)
     let bytes: Buffer
     try {
@@ -129,11 +113,9 @@ export class CacheStore {
   }
 
   /**
-   * Add entries: served by this store at once, and appended to this process's segment
-   * in one write followed by an fsync, off the main thread (the scorer's next call is
-   * not held up by the disk). Writes are queued in order; the promise resolves when
-   * these entries are durable. Read-only: memory only. A failed write warns once and
-   * turns writing off; the promise never rejects.
+   * Add entries: served at once, and appended with an fsync off the main thread so the
+   * scorer's next call does not wait for the disk. Resolves when durable; never rejects
+   * (a failed write warns once and turns writing off).
    */
   put(entries: readonly CacheEntry[]): Promise<void> {
     const map = this.load()
@@ -187,7 +169,7 @@ export class CacheStore {
   private load(): Map<string, CacheEntry> {
     if (this.entries) return this.entries
     // Every run of every worker adds a segment; past a bound, merge the closed ones first.
-    if (this.mode === 'read-write' && countSegments(this.dir) > COMPACT_ABOVE) {
+    if (this.mode === 'read-write' && listSegments(this.dir).length > COMPACT_ABOVE) {
       try {
         compact(this.dir)
       } catch (error) {

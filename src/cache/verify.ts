@@ -1,9 +1,7 @@
 /**
  * The live spot-check of a remote scorer's cache hits (docs/cache.md, "Remote scorers:
- * hits re-checked live"). A server can load new weights under the same model name, which
- * no cache key can see: a few hits, sampled over the whole run, are scored again once its
- * scoring is over and compared with the cached vectors; a difference fails the run instead
- * of judging the old model.
+ * hits re-checked live"): a server can load new weights under the same model name, which
+ * no key can see, so a few sampled hits are scored again after the run and must match.
  */
 import { mulberry32 } from '../core/math/random.ts'
 import { ScorerError } from '../core/support/errors.ts'

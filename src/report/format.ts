@@ -1,8 +1,4 @@
-/**
- * Numbers as people read them, one rule each: shares, points, p-values, intervals,
- * the letters-picked line and the progress line. The terminal report, the HTML page,
- * the job summary, matcher messages and the CLI's progress all print through these.
- */
+/** Numbers as people read them (shares, points, p-values, intervals, the letters and progress lines), for every output that prints one. */
 
 /** What a number that was not measured prints as. */
 export const NOT_MEASURED = 'n/a'

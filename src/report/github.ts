@@ -17,7 +17,6 @@ import { formatThreshold, thresholdTestName, type Threshold, type ThresholdVerdi
  * (structurally; this module does not import the Vitest layer) plus its file.
  */
 export interface GitHubSuite {
-  /** The suite name. */
   suite: string
   /** The eval file, relative to the repository root (annotations point at it). */
   file: string

@@ -10,5 +10,3 @@ export function sortedLetters(result: EvalResultJson): string[] {
 }
 
 export const signedInt = (value: number) => `${value > 0 ? '+' : '−'}${Math.abs(value)}`
-export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
-export const isFiniteNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value)

@@ -1,9 +1,7 @@
 /**
- * The HTML page's order-robustness block: accuracy by gold slot as a column chart
- * (the dashed reference is what a position-blind reader shows: the same accuracy at
- * every slot, the mean over orderings), then the panel's other numbers with their
- * chance references. Reads only the result JSON; tolerant of files written before the
- * panel existed (no block then).
+ * The HTML page's order-robustness block: accuracy by gold slot (dashed: a position-blind
+ * reader's flat line), then the panel's other numbers with their chance references.
+ * A result written before the panel existed gets no block.
  */
 import type { EvalResultJson } from '../core/result/result.ts'
 import { formatP } from './format.ts'

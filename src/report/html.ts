@@ -1,32 +1,32 @@
 /**
- * The HTML sceptic report: one self-contained file per run (or per pair of runs),
- * made from the `--json-out` document and, when given, the `--records-out` records.
- *
- * Pure: JSON in, an HTML string out. No script, no external resource (a Content
- * Security Policy in the page forbids both), so it opens the same from an e-mail, a
- * CI artifact or a file share, and prints. Every string that comes from user data
- * (ids, criterion keys, scorer names, file labels) is escaped.
+ * The HTML report of one run or a pair, from `--json-out` and optionally `--records-out`.
+ * No script and no external resource (its CSP forbids both), so it opens the same from
+ * an e-mail, an artifact or a file share; every string from user data is escaped.
  */
-import { eceNote } from './ece-note.ts'
+import { eceNote } from '../core/statistics/ece-note.ts'
 import { NO_DISTRIBUTION_NOTE, noDistributionCount } from '../core/metrics/no-distribution.ts'
 import { own } from '../core/support/dict.ts'
 import { ECE_MIN_ROWS } from '../core/statistics/calibration.ts'
 import type { DecisionRecord, EvalResultJson } from '../core/result/result.ts'
-import { isFiniteNumber, isObject, sortedLetters } from './html-format.ts'
+import { isFiniteNumber, isObject } from '../core/support/guards.ts'
+import { sortedLetters } from './html-format.ts'
 import { formatInterval } from './format.ts'
 import { headlineComparison, pairedSection, pairRuns, verdictElement } from './html-paired.ts'
 import { comparisonVerdict, runVerdict, type RunVerdict } from './run-verdict.ts'
 import { robustnessBlock } from './html-robustness.ts'
 import { CSS } from './html-style.ts'
 import type { ReportRun } from './run-files.ts'
-import { chanceByCriterion, eceFromBins, expectedLetterShares, LEVEL_DEFAULT_TEXT, readExtras, reliabilityBins, type Range } from './rederive.ts'
+import { chanceByCriterion, expectedLetterShares, reliabilityBins } from '../core/metrics/from-records.ts'
+import { eceFromBins } from '../core/metrics/headline.ts'
+import { readExtras, type Range } from '../core/result/extras.ts'
 import { barRows, columnChart, escapeXml, niceMax, percent, reliabilityChart } from './svg.ts'
 import { stopEarlyLine, stopEarlyOf } from '../core/thresholds/sequential/verdict.ts'
 import { thresholdLabel } from '../core/thresholds/metrics.ts'
 
 
-export { chanceByCriterion, eceFromBins, expectedLetterShares, readExtras, reliabilityBins } from './rederive.ts'
-export type { Range, ReliabilityBin, ReportExtras } from './rederive.ts'
+export { chanceByCriterion, expectedLetterShares, reliabilityBins } from '../core/metrics/from-records.ts'
+export { eceFromBins, type ReliabilityBin } from '../core/metrics/headline.ts'
+export { readExtras, type Range, type ReportExtras } from '../core/result/extras.ts'
 export { parseRecordsJsonl, parseResultJson } from './run-files.ts'
 export type { ReportRun } from './run-files.ts'
 
@@ -138,7 +138,7 @@ function headlineCards(run: ReportRun): string {
   const r = run.result
   const m = r.manifest
   const x = readExtras(r)
-  const levelText = x.intervals.level === null ? LEVEL_DEFAULT_TEXT : `${Math.round(x.intervals.level * 100)}% interval`
+  const levelText = x.intervals.level === null ? 'interval' : `${Math.round(x.intervals.level * 100)}% interval`
   // The method travels with a statistics Interval object; a fallback names itself.
   const methods = (r as unknown as { statistics?: { intervals?: Record<string, { method?: unknown } | undefined> } }).statistics?.intervals ?? {}
   const interval = (range: Range | null, key: string) => {

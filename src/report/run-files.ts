@@ -1,7 +1,4 @@
-/**
- * One run the HTML report shows. Its files are read by the core's one reader of result
- * documents ({@link parseResultJson}, {@link parseRecordsJsonl}), re-exported here.
- */
+/** One run the HTML report shows, and the core's readers of its files ({@link parseResultJson}, {@link parseRecordsJsonl}). */
 import type { DecisionRecord, EvalResultJson } from '../core/result/result.ts'
 
 export { parseRecordsJsonl, parseResultJson } from '../core/result/files.ts'

@@ -25,7 +25,6 @@ export function withDeclaredChecks(tests: readonly SuiteTest[], declared: readon
 
 /** The tests of a suite, counted. */
 export interface SuiteTestsSummary {
-  /** Tests that passed. */
   passed: number
   /** Names of tests that failed. */
   failed: string[]

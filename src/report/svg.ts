@@ -6,6 +6,7 @@
  */
 
 import { largest } from '../core/support/spreadless.ts'
+import type { ReliabilityBin } from '../core/metrics/headline.ts'
 
 /** Escape text for HTML/XML content and double- or single-quoted attribute values. */
 export function escapeXml(text: string): string {
@@ -193,18 +194,7 @@ export function barRows(rows: readonly BarRow[], options: BarRowsOptions): strin
 }
 
 /** One confidence bin of {@link reliabilityChart}. */
-export interface ReliabilityBinView {
-  /** Lower edge (exclusive, except for the first bin). */
-  lower: number
-  /** Upper edge (inclusive). */
-  upper: number
-  /** Decisions whose confidence fell in the bin. */
-  count: number
-  /** Hits / count, or `null` for an empty bin. */
-  accuracy: number | null
-  /** Mean confidence in the bin, or `null` for an empty bin. */
-  confidence: number | null
-}
+export type ReliabilityBinView = Omit<ReliabilityBin, 'hits'>
 
 /** Options for {@link reliabilityChart}. */
 export interface ReliabilityChartOptions {

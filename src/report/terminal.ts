@@ -3,7 +3,7 @@ import { NO_DISTRIBUTION, NO_DISTRIBUTION_NOTE, noDistributionCount } from '../c
 import { formatCacheCounts } from '../core/scorer/cache-counts.ts'
 import pc from 'picocolors'
 import type { Verdict } from '../core/statistics/compute.ts'
-import { eceNote } from './ece-note.ts'
+import { eceNote } from '../core/statistics/ece-note.ts'
 import { robustnessLines } from './terminal-robustness.ts'
 import { escapeControl } from '../core/support/escape.ts'
 import type { EvalResult, EvalResultJson } from '../core/result/result.ts'

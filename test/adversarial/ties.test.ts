@@ -13,7 +13,7 @@ import { compareResults, evaluateWithScorer, recordsToJsonl, resultToJson, type 
 import { render } from '../../src/report/index.ts'
 import { parseRecordsJsonl, parseResultJson, renderHtmlReport } from '../../src/report/html.ts'
 import { githubSummary, thresholdChecks } from '../../src/report/github.ts'
-import { checkRecordsMatch } from '../../src/report/records-match.ts'
+import { checkRecordsMatch } from '../../src/core/compare/records-match.ts'
 import { baselineFromResult, compareWithBaseline } from '../../src/vitest/baseline/file.ts'
 import { toHaveAccuracyAboveChance, toHaveBalancedAccuracy, toHaveOrderConsistency } from '../../src/vitest/assertions/matchers.ts'
 import { formatLetters } from '../../src/vitest/assertions/format.ts'

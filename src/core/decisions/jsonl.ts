@@ -24,7 +24,6 @@ export interface JsonlReadOptions {
 export interface JsonlLine {
   /** 1-based line number. */
   readonly line: number
-  /** The decoded text. */
   readonly text: string
 }
 

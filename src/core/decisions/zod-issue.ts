@@ -1,7 +1,6 @@
 /**
- * How a zod validation failure reads in a {@link DataError}: the first issue's field
- * path (`criterion.options[1].id`) and a message saying what to do, not zod's phrasing.
- * One home for every schema-checked file (decisions, results, records).
+ * How a zod validation failure reads in a {@link DataError} for decisions, results and
+ * records: the first issue's field path (`criterion.options[1].id`) and what to do, not zod's phrasing.
  */
 import type { z } from 'zod'
 

@@ -1,8 +1,6 @@
 /**
- * `evaluateWithScorer`: score labelled decisions with any scorer and report them the
- * way a sceptic reads them. A short orchestrator over the stages in ./evaluate/:
- * plan → (content-free priors) → score chunk by chunk → aggregate per option id →
- * records → result (docs/design.md#data-flow-one-direction).
+ * `evaluateWithScorer`, over the stages in this folder: plan → (content-free priors) →
+ * score chunk by chunk → aggregate per option id → records → result (docs/design.md#data-flow-one-direction).
  */
 import { cacheCountsSince, readCacheCounts, settleCache } from '../scorer/cache-counts.ts'
 import { NEVER_ABORTS, raceAbort } from '../support/abort.ts'
@@ -28,13 +26,9 @@ export { divideOut, NULL_STATE, type PrideManifest } from './priors.ts'
 export { summariseFailures } from '../result/failure-summary.ts'
 
 /**
- * Score decisions with any scorer and report them the way a sceptic reads them.
- *
- * One request per (labelled decision, ordering, epoch); vectors are checked,
- * renormalised, (in `calibrated` mode) divided by the content-free prior, averaged
- * over epochs, and then averaged **per option id**, never per position: position
- * is what we are trying to forget. Every row read ends up scored, unlabelled
- * (counted and skipped) or failed (counted by reason): nothing is dropped.
+ * Score decisions with any scorer: one request per (labelled decision, ordering, epoch),
+ * averaged **per option id**, never per position, since position is what debiasing forgets.
+ * Every row ends up scored, unlabelled (counted) or failed (counted by reason).
  */
 export async function evaluateWithScorer(
   input: readonly Decision[],

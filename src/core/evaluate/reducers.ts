@@ -114,7 +114,7 @@ export type ReducerLike =
 const PARAMETERISED = /^(at_least|pass_at)_([1-9][0-9]{0,8})(?:_ge_(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:e[+-][0-9]+)?))?$/
 
 /**
- * The one rule naming a parameterised reducer: `${kind}_${k}`, plus `_ge_${threshold}` when
+ * A parameterised reducer's name: `${kind}_${k}`, plus `_ge_${threshold}` when
  * the threshold is not the default 1. `String(threshold)` is JavaScript's shortest
  * round-tripping form, so the name resolves back to exactly this threshold.
  */

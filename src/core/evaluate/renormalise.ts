@@ -1,9 +1,6 @@
 /**
- * Renormalising probability vectors without overflow or underflow. A vector that
- * passes the contract (finite, ≥ 0, not all zero) must never become NaN: summing
- * `[1.7e308, 1.7e308, 1.7e308]` overflows to Infinity and every share to 0, so the
- * vector is divided by its maximum first, which puts every entry in [0, 1] and the
- * sum in [1, length].
+ * Renormalising probability vectors without overflow: `[1.7e308, 1.7e308, 1.7e308]` sums to
+ * Infinity, so a vector is divided by its maximum first (entries in [0, 1], sum in [1, length]).
  */
 
 /** `values` divided by their maximum, and the sum of the result (in [1, length]). `max` must be > 0 and finite. */

@@ -10,7 +10,6 @@ import { ConfigError } from '../support/errors.ts'
 export interface SampleScore {
   /** Decision id (or `#k`, its 1-based position among labelled rows). */
   readonly id: string
-  /** Criterion key. */
   readonly criterion: string
   /** Gold option id. */
   readonly gold: string

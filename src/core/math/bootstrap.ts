@@ -1,4 +1,4 @@
-/** The seeded percentile bootstrap (Efron 1987): single, paired and clustered, and its quantiles. */
+/** The seeded percentile bootstrap (Efron 1979, Ann. Stat. 7:1–26): single, paired and clustered, and its quantiles. */
 import { checkLevel, DEFAULT_LEVEL, type Interval } from './normal.ts'
 import { mulberry32 } from './random.ts'
 
@@ -53,7 +53,7 @@ export interface BootstrapOptions {
 }
 
 /**
- * Seeded percentile bootstrap (Efron & Tibshirani 1993): resample
+ * Seeded percentile bootstrap (Efron 1979; Efron & Tibshirani 1993, ch. 13): resample
  * items (or whole groups) with replacement, recompute `statistic` on each replicate,
  * and take the (α/2, 1 − α/2) quantiles of the replicates (linear interpolation,
  * Hyndman–Fan type 7). Replicates where the statistic is not finite (e.g. no decision
@@ -118,8 +118,8 @@ export function pairedBootstrapDifference<T>(
 /**
  * The same percentile bootstrap as {@link percentileBootstrap}, for large sets: each
  * replicate is handed to `statistic` as a multiplicity per item (how often item i was
- * drawn; whole groups when `groups` is given) instead of a copied array, so a
- * statistic can run over typed arrays with no allocation. `count` items.
+ * drawn; whole groups when `groups` is given, the cluster bootstrap of Davison & Hinkley
+ * 1997 for hierarchical data) instead of a copied array, so a statistic runs over typed arrays with no allocation.
  */
 export function percentileBootstrapCounts(
   count: number,
@@ -252,7 +252,7 @@ function clustersOf(count: number, groups: BootstrapOptions['groups']): number[]
   return clusters
 }
 
-/** Quantile of sorted values by linear interpolation between order statistics (type 7). */
+/** Quantile of sorted values by linear interpolation between order statistics (Hyndman & Fan 1996, type 7). */
 export function quantileSorted(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return NaN
   const h = (sorted.length - 1) * q

@@ -2,25 +2,9 @@
  * The χ² distribution's upper tail, for the slot-bias goodness-of-fit test: the
  * regularised upper incomplete gamma function Q(a, x) = Γ(a, x)/Γ(a), by its power
  * series below x = a + 1 and by its continued fraction (modified Lentz) above
- * (Press et al., *Numerical Recipes*, 3rd ed., §6.2), with ln Γ by the Lanczos
- * approximation (g = 7, 9 terms; relative error about 1e-15).
+ * (Press et al., *Numerical Recipes*, 3rd ed., §6.2).
  */
-
-const LANCZOS = [
-  0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905,
-  -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
-]
-
-/** ln Γ(z) for z > 0 (Lanczos, g = 7). */
-export function lnGamma(z: number): number {
-  if (!(z > 0)) throw new RangeError(`lnGamma needs z > 0, got ${z}`)
-  if (z < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * z)) - lnGamma(1 - z)
-  const x = z - 1
-  let sum = LANCZOS[0]!
-  for (let i = 1; i < LANCZOS.length; i++) sum += LANCZOS[i]! / (x + i)
-  const t = x + 7.5
-  return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(sum)
-}
+import { lnGamma } from './gamma.ts'
 
 const EPS = 1e-16
 const MAX_ITERATIONS = 10_000
@@ -59,7 +43,7 @@ function upperFraction(a: number, x: number): number {
   return Math.exp(-x + a * Math.log(x) - lnGamma(a)) * h
 }
 
-/** Regularised upper incomplete gamma Q(a, x) = 1 − P(a, x), for a > 0, x ≥ 0. */
+/** Regularised upper incomplete gamma Q(a, x) = 1 − P(a, x), for a > 0, x ≥ 0 (Press et al. 2007, §6.2). */
 export function regularizedGammaQ(a: number, x: number): number {
   if (!(a > 0) || !(x >= 0)) throw new RangeError(`regularizedGammaQ needs a > 0 and x ≥ 0, got a = ${a}, x = ${x}`)
   if (x === 0) return 1
@@ -67,7 +51,7 @@ export function regularizedGammaQ(a: number, x: number): number {
   return x < a + 1 ? 1 - lowerSeries(a, x) : upperFraction(a, x)
 }
 
-/** P(X ≥ x) for X ~ χ²(df): the p-value of a χ² statistic. */
+/** P(X ≥ x) for X ~ χ²(df): the p-value of Pearson's (1900) χ² statistic, Q(df/2, x/2). */
 export function chiSquareSurvival(x: number, df: number): number {
   if (!(df > 0)) throw new RangeError(`χ² needs df > 0, got ${df}`)
   if (!(x >= 0)) return 1

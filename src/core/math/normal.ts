@@ -7,9 +7,7 @@ export const DEFAULT_LEVEL = 0.95
 export interface Interval {
   /** The point estimate the interval is about. */
   estimate: number
-  /** Lower bound. */
   lower: number
-  /** Upper bound. */
   upper: number
   /** Confidence level in (0, 1), e.g. 0.95. */
   level: number

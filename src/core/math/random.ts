@@ -1,6 +1,6 @@
 /** The seeded PRNG every sampled statistic uses. */
 
-/** Small seeded PRNG (mulberry32): uniform in [0, 1), deterministic per seed. */
+/** Small seeded PRNG (mulberry32, Ettinger 2017): uniform in [0, 1), deterministic per seed. */
 export function mulberry32(seed: number): () => number {
   // State kept as int32 (`| 0`), not uint32 (`>>> 0`): the same bits, but V8 keeps an int32
   // in a register where a uint32 above 2^31 becomes a double (about 20% slower per draw).

@@ -11,7 +11,7 @@
  */
 import { binomialLowerTail, logFactorial } from './binomial.ts'
 
-/** The e-value of "regressed" after `worse` pairs went the bad way and `better` the good way. */
+/** The e-value of "regressed" (Turner, Ly & Grünwald 2024) after `worse` pairs went the bad way and `better` the good way. */
 export function mcnemarEValue(worse: number, better: number): number {
   if (!(Number.isInteger(worse) && worse >= 0 && Number.isInteger(better) && better >= 0))
     throw new RangeError(`mcnemarEValue: counts must be non-negative integers, got ${worse} and ${better}`)
@@ -22,7 +22,7 @@ export function mcnemarEValue(worse: number, better: number): number {
   return Math.exp((n + 1) * Math.LN2 + logB) * tail
 }
 
-/** Whether the e-process has crossed 1/α: a regression, anytime-valid at level `alpha`. */
+/** Whether the e-process has crossed 1/α: a regression, anytime-valid at level `alpha` by Ville's inequality (1939). */
 export function mcnemarRegressed(worse: number, better: number, alpha: number): boolean {
   if (!(alpha > 0 && alpha < 1)) throw new RangeError(`alpha must be in (0, 1), got ${alpha}`)
   return mcnemarEValue(worse, better) >= 1 / alpha

@@ -1,10 +1,5 @@
-/** The headline metrics: accuracy, balanced accuracy, order consistency, letters, ECE, Brier. */
+/** The headline metrics over plain arrays: accuracy, balanced accuracy, order consistency, letters, ECE, Brier. */
 import { dict } from '../support/dict.ts'
-
-/**
- * Metrics, one small function each, over plain arrays. They read values and never
- * write them, and none of them knows about orderings or scorers.
- */
 
 /** Share of predictions equal to gold (a `null` prediction, a tie, is wrong). `accuracy([], [])` is 0. */
 export function accuracy(gold: readonly string[], predictions: readonly (string | null)[]): number {
@@ -27,7 +22,7 @@ export function recallByClass(gold: readonly string[], predictions: readonly (st
 }
 
 /**
- * Balanced accuracy: the mean recall over the distinct gold labels (sklearn's
+ * Balanced accuracy (Brodersen et al. 2010): the mean recall over the distinct gold labels (sklearn's
  * `balanced_accuracy_score`, unadjusted). A constant predictor scores exactly 1/K
  * for K classes present in gold, whatever the class balance.
  */
@@ -113,35 +108,54 @@ export function letterDistribution(
 /** Number of equal-width bins {@link expectedCalibrationError} uses by default. */
 export const ECE_BINS = 10
 
+/** One equal-width confidence bin of a reliability diagram. */
+export interface ReliabilityBin {
+  /** Lower edge (exclusive, except for the first bin). */
+  lower: number
+  /** Upper edge (inclusive). */
+  upper: number
+  /** Rows whose confidence fell in the bin. */
+  count: number
+  hits: number
+  /** Hits / count, or `null` for an empty bin. */
+  accuracy: number | null
+  /** Mean confidence in the bin, or `null` for an empty bin. */
+  confidence: number | null
+}
+
+/** Top-label reliability bins (Guo et al. 2017): right-closed and equal-width, as {@link expectedCalibrationError} bins. */
+export function calibrationBins(confidences: readonly number[], hits: readonly boolean[], bins = ECE_BINS): ReliabilityBin[] {
+  const out: ReliabilityBin[] = Array.from({ length: bins }, (_, k) => ({ lower: k / bins, upper: (k + 1) / bins, count: 0, hits: 0, accuracy: null, confidence: null }))
+  const confSum = new Array<number>(bins).fill(0)
+  for (let i = 0; i < confidences.length; i++) {
+    const k = binOf(confidences[i]!, bins)
+    out[k]!.count++
+    confSum[k]! += confidences[i]!
+    if (hits[i]) out[k]!.hits++
+  }
+  out.forEach((bin, k) => {
+    if (bin.count === 0) return
+    bin.accuracy = bin.hits / bin.count
+    bin.confidence = confSum[k]! / bin.count
+  })
+  return out
+}
+
+/** ECE from reliability bins: Σ (count/n)·|accuracy − mean confidence|; `null` when the bins are empty. */
+export function eceFromBins(bins: readonly ReliabilityBin[]): number | null {
+  const n = bins.reduce((s, b) => s + b.count, 0)
+  if (n === 0) return null
+  return bins.reduce((s, b) => (b.count === 0 ? s : s + (b.count / n) * Math.abs(b.accuracy! - b.confidence!)), 0)
+}
+
 /**
  * Expected calibration error, top-label, equal-width bins (Guo et al., ICML 2017;
  * Naeini et al., AAAI 2015). Bins are right-closed: a confidence c goes to the
  * first bin k with `c <= (k + 1) / bins`, so 0.8 lands in (0.7, 0.8] and 0 in the
  * first bin. ECE = Σ_k (|B_k| / n) · |acc(B_k) − conf(B_k)|. `null` for no rows.
  */
-export function expectedCalibrationError(
-  confidences: readonly number[],
-  hits: readonly boolean[],
-  bins = ECE_BINS,
-): number | null {
-  const n = confidences.length
-  if (n === 0) return null
-  const count = new Array<number>(bins).fill(0)
-  const confSum = new Array<number>(bins).fill(0)
-  const hitSum = new Array<number>(bins).fill(0)
-  for (let i = 0; i < n; i++) {
-    const c = confidences[i]!
-    const k = binOf(c, bins)
-    count[k]!++
-    confSum[k]! += c
-    if (hits[i]) hitSum[k]!++
-  }
-  let ece = 0
-  for (let k = 0; k < bins; k++) {
-    if (count[k] === 0) continue
-    ece += (count[k]! / n) * Math.abs(hitSum[k]! / count[k]! - confSum[k]! / count[k]!)
-  }
-  return ece
+export function expectedCalibrationError(confidences: readonly number[], hits: readonly boolean[], bins = ECE_BINS): number | null {
+  return eceFromBins(calibrationBins(confidences, hits, bins))
 }
 
 /** Right-closed bin index of a confidence in [0, 1] (see {@link expectedCalibrationError}). */

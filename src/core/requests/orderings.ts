@@ -49,18 +49,11 @@ export function assertDebiasMode(mode: unknown): asserts mode is DebiasMode {
 }
 
 /**
- * The option orderings to score for one n-option decision.
- *
- * `none` is the identity. `cyclic`, `calibrated` and `pride` are the rotations of the
- * unpinned options over the unpinned slots: with the unpinned slots s_0 < … < s_{m-1}
- * (and, since a pinned option keeps its own slot, the unpinned options u_i = s_i in
- * data order), rotation k shows u_{(i+k) mod m} at slot s_i, k = 0..m−1; without
- * pinned options that is `order_k[i] = (i + k) % n` (under `pride` only the sampled
- * decisions get them; the evaluator scores the others under the identity).
- * `permutation` is every arrangement of the unpinned options over those slots
- * (lexicographic). Every mode but `none` puts each unpinned option in each unpinned
- * slot equally often (a Latin design), which is what makes an additive slot prior
- * cancel under averaging.
+ * The option orderings to score for one n-option decision. `none` is the identity;
+ * `cyclic`, `calibrated` and `pride` rotate the unpinned options over the unpinned slots
+ * (`order_k[i] = (i + k) % n` without pins; under `pride` only sampled decisions);
+ * `permutation` is every arrangement of them, lexicographic. Each unpinned option visits
+ * each unpinned slot equally often (a Latin design), so an additive slot prior cancels.
  *
  * @param pinned slots whose option stays put (`"pinned": true`); default none
  */

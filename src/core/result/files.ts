@@ -1,10 +1,7 @@
 /**
- * Reading the result files sceptic writes (pure: text in, checked values out): a
- * `--json-out` document, a whole `EvalResult` as JSON, and a `--records-out` JSONL file.
- * Every reader (`sceptic compare`, `sceptic report`, the HTML report) goes through
- * these, so each artifact is checked by its one schema ({@link EvalResultJsonSchema},
- * {@link DecisionRecordSchema}) and a bad file reads the same everywhere: a
- * {@link DataError} naming the file, the line and the field.
+ * Reading the result files sceptic writes (`--json-out`, a whole `EvalResult`, `--records-out`)
+ * against their schemas, so a bad file reads the same in every command: a {@link DataError}
+ * naming the file, the line and the field.
  */
 import type { z } from 'zod'
 import { DataError } from '../support/errors.ts'

@@ -1,8 +1,4 @@
-/**
- * One labelled decision as the evaluator reports it: its record (a `--records-out` line)
- * or its failure. The record's zod schema is the one every reader checks records with
- * (`sceptic compare`, `sceptic report`, the HTML report); the type is inferred from it.
- */
+/** One labelled decision as the evaluator reports it: its record (a `--records-out` line, type inferred from its schema) or its failure. */
 import { z } from 'zod'
 import { dictSchema } from '../support/dict.ts'
 
@@ -13,7 +9,6 @@ const texts = z.array(text, { error: 'must be an array of strings' })
 export const DecisionRecordSchema = z.object({
   /** The decision's `id`, or `#k`, its 1-based position among the labelled rows, when it has none. */
   id: text,
-  /** The criterion key. */
   criterion: text,
   /** Gold option id. */
   gold: text,
@@ -49,7 +44,6 @@ export interface DecisionRecord extends z.infer<typeof DecisionRecordSchema> {}
 export interface DecisionFailure {
   /** Decision id (or `#k`). */
   id: string
-  /** Criterion key. */
   criterion: string
   /** The failure bucket of its first failed request. */
   reason: string

@@ -1,7 +1,4 @@
-/**
- * The shape of one evaluation's result (`EvalResult`, `Manifest`), its JSON and JSONL
- * forms, and the one zod schema every reader checks a result document with.
- */
+/** The shape of one evaluation's result (`EvalResult`, `Manifest`), its JSON and JSONL forms, and the schema readers check them with. */
 import { z } from 'zod'
 import type { CacheCounts } from '../scorer/cache-counts.ts'
 import { dictSchema } from '../support/dict.ts'
@@ -18,7 +15,6 @@ export { DecisionRecordSchema, type DecisionFailure, type DecisionRecord } from 
  * results computed on different data. Never holds an API key or other secret.
  */
 export interface Manifest {
-  /** Debias mode used. */
   debias: DebiasMode
   /** Orderings scored per decision (the most for any decision when option counts differ). */
   orderingsScored: number
@@ -163,7 +159,6 @@ const numbers = dictSchema(number)
  * (results written by earlier versions lack some of them).
  */
 export const ManifestJsonSchema = z.looseObject({
-  /** Debias mode used. */
   debias: z.string({ error: 'must be a string' }),
   /** Orderings scored per decision. */
   orderingsScored: z.int({ error: 'must be an integer' }),

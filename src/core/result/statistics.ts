@@ -42,13 +42,12 @@ export interface Statistics {
   }
   /** Always answer each criterion's most frequent gold answer, scored on the same rows. */
   majorityBaseline: {
-    /** The baseline's answer per criterion key. */
+    /** The baseline's answer per criterion key: its most frequent gold answer (ties: first in sorted order). */
     answers: Record<string, string>
-    /** Its accuracy (in-sample, so slightly flattering to the baseline). */
+    /** Its accuracy, Σ_groups max_k n_gk / n (in-sample, so slightly flattering to the baseline). */
     accuracy: number
     /** Wilson interval of its accuracy. */
     interval: Interval
-    /** Its balanced accuracy. */
     balancedAccuracy: number
     /** Exact McNemar of model hits (b: model right, baseline wrong) against baseline hits (c); `pBGreater` is the one-sided p that the model is better. */
     pairedTest: McNemarResult

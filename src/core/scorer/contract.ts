@@ -23,18 +23,14 @@ export interface ScoreRequest {
 /** What the evaluator passes to every scorer call beside the requests. */
 export interface ScoreContext {
   /**
-   * Aborts when the run is cancelled or its timeout (`sceptic evaluate --timeout`,
-   * `describeDecisions`' `timeout`, `evaluateWithScorer`'s `signal`) expires. A scorer
-   * should stop its in-flight work (pass it to `fetch`, drop queued batches) and
-   * reject; the evaluator stops waiting on the call the moment it aborts either way.
-   * The evaluator always passes it (a signal that never aborts when its caller gave
-   * none); direct callers of a scorer may omit the context.
+   * Aborts when the run is cancelled or times out. A scorer should stop its in-flight work
+   * (pass it to `fetch`) and reject; the evaluator, which always passes it, stops waiting at once either way.
    */
   readonly signal: AbortSignal
 }
 
 /**
- * The one seam between evaluation and a model. Returns one probability vector per
+ * The seam between evaluation and a model. Returns one probability vector per
  * request, in order, each as long as that request's options and indexed by slot.
  * Vectors need not sum to 1 (they are renormalised) but must be finite and ≥ 0.
  * The second argument carries the run's {@link ScoreContext.signal}; a scorer may ignore it.

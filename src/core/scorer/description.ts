@@ -1,8 +1,6 @@
 /**
- * The scorer's description: the one line the report's `model` row and `manifest.scorer`
- * show for what scored the requests. A scorer carries it as a `description` string
- * property (the ONNX, HTTP and shared-model scorers do); the options of an evaluation
- * override it with `scorerDescription`.
+ * The line the report's `model` row and `manifest.scorer` show for what scored the requests:
+ * a scorer's `description` property, overridden by the `scorerDescription` option.
  */
 
 /** Anything that may carry a description: a scorer function with a `description` property. */

@@ -1,9 +1,7 @@
 /**
- * What one shard of a run leaves for the merge (docs/scaling-out.md): its decisions
- * verbatim and every scorer answer it got, keyed by request. The merge replays the
- * union through {@link evaluateWithScorer}, so every metric, interval, panel figure and
- * manifest entry comes from the one code path an unsharded run uses: equal by
- * construction, not by a second implementation of each statistic.
+ * What one shard of a run leaves for the merge (docs/scaling-out.md): its decisions and
+ * every scorer answer, keyed by request. The merge replays them through
+ * {@link evaluateWithScorer}, so a merged result equals an unsharded one by construction.
  */
 import { hash } from 'node:crypto'
 import { z } from 'zod'

@@ -1,8 +1,6 @@
 /**
- * The merged run: the reassembled parts replayed through the evaluator with the settings
- * every part recorded, so a merge computes each metric, interval and manifest entry with the
- * one implementation an unsharded run uses (docs/scaling-out.md). `sceptic merge` and the
- * Vitest merge of decision shards both call it.
+ * The merged run (`sceptic merge`, the Vitest merge of decision shards): the parts replayed
+ * through the evaluator with their recorded settings, so it computes exactly what an unsharded run would (docs/scaling-out.md).
  */
 import { evaluateWithScorer } from '../evaluate/index.ts'
 import type { EvaluateOptions } from '../evaluate/options.ts'

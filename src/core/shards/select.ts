@@ -1,7 +1,6 @@
 /**
- * Which decisions one part of a sharded run scores, with what the merge needs to put the
- * whole data file back together (docs/scaling-out.md). One home for `sceptic evaluate
- * --shard` and `describeDecisions({ shard: 'decisions' })` under `vitest --shard`.
+ * Which decisions one part of a sharded run scores (`sceptic evaluate --shard`, and
+ * `describeDecisions` under `vitest --shard`), with what the merge needs to reassemble the data file.
  */
 import { implicitId } from '../decisions/id.ts'
 import { fingerprint } from '../decisions/fingerprint.ts'

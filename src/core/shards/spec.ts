@@ -1,7 +1,4 @@
-/**
- * Item-level sharding (docs/scaling-out.md): which decisions the i-th of n parts scores.
- * One rule, used by `sceptic evaluate --shard` and by `describeDecisions({ shard: 'decisions' })`.
- */
+/** Item-level sharding (docs/scaling-out.md): which decisions the i-th of n parts scores, for the CLI and the plugin alike. */
 import { createHash } from 'node:crypto'
 import { ConfigError } from '../support/errors.ts'
 import type { Decision } from '../decisions/schema.ts'

@@ -3,7 +3,7 @@
 /**
  * One-sided exact p-value of "no better than guessing": P(X ≥ hits) where X is the
  * Poisson-binomial count of hits of a uniform guesser, each decision hit with
- * probability 1/options (dynamic programming over decisions).
+ * probability 1/options (the Poisson-binomial recursion, Chen & Liu 1997, Statistica Sinica 7:875–892).
  */
 export function aboveChanceP(records: readonly { gold: string; prediction: string | null; probabilities: Record<string, number> }[]): number {
   let dist = new Float64Array(records.length + 1)

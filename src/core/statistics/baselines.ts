@@ -1,19 +1,12 @@
 /** What a model must beat: majority and chance baselines, and PriDe's RStd (Zheng et al., ICLR 2024). */
 import { wilsonInterval } from '../math/binomial.ts'
-import { DEFAULT_LEVEL, type Interval } from '../math/normal.ts'
+import { DEFAULT_LEVEL } from '../math/normal.ts'
 import { recallByClass } from '../metrics/headline.ts'
 import { dict, own } from '../support/dict.ts'
+import type { Statistics } from '../result/statistics.ts'
 
-/** The majority-class baseline of a labelled set. */
-export interface MajorityBaseline {
-  /** Most frequent gold answer per group (criterion key): what the baseline always answers. Ties: first in sorted order. */
-  answers: Record<string, string>
-  /** Its accuracy on the same rows: Σ_groups max_k n_gk / n. In-sample, so slightly optimistic for the baseline. */
-  accuracy: number
-  /** Wilson interval of that accuracy. */
-  interval: Interval
-  /** Its balanced accuracy on the same rows (1/K for a single group with K gold classes). */
-  balancedAccuracy: number
+/** The majority-class baseline of a labelled set, as the result reports it, with its per-row hits. */
+export interface MajorityBaseline extends Omit<Statistics['majorityBaseline'], 'pairedTest'> {
   /** Per-row hit of the baseline, for paired tests against a model. */
   hits: boolean[]
 }
@@ -62,7 +55,7 @@ export function majorityBaseline(
 }
 
 /**
- * Expected balanced accuracy of a uniform random guesser: for each gold class the
+ * Expected balanced accuracy (Brodersen et al. 2010, ICPR) of a uniform random guesser: for each gold class the
  * mean of 1/options over its rows, then the mean over classes (what `manifest.chance`
  * is for accuracy, but weighted like balanced accuracy).
  */

@@ -16,8 +16,8 @@ export function isCollapsed(interval: Pick<BootstrapInterval, 'lower' | 'upper'>
 }
 
 /**
- * A balanced-accuracy interval valid at 0 and 1: a Clopper–Pearson interval for each
- * class recall at level `1 − α/K` (Bonferroni over the K classes, so all K hold
+ * A balanced-accuracy interval valid at 0 and 1: a Clopper–Pearson (1934) interval for each
+ * class recall at level `1 − α/K` (Bonferroni over the K classes, Dunn 1961; so all K hold
  * together with probability ≥ `level`), then the mean of the lower bounds and the
  * mean of the upper bounds. Balanced accuracy is increasing in every recall, so the
  * result covers it with probability ≥ `level` (conservative). All 12 wrong over 2

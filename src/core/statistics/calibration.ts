@@ -12,7 +12,6 @@ export interface EceNoiseFloor {
   mean: number
   /** 95th percentile: an observed ECE below it is indistinguishable from perfect calibration. */
   p95: number
-  /** Simulations run. */
   simulations: number
 }
 
@@ -64,10 +63,10 @@ export interface EceReliability {
 }
 
 /**
- * ECE noise-floor rule: binned ECE is reported as reliable only when there are at
- * least 300 rows (HELM) *and* the observed ECE is above what a perfectly calibrated
+ * ECE noise-floor rule (Roelofs et al. 2022): binned ECE is reported as reliable only when there are at
+ * least 300 rows (HELM, Liang et al. 2023) *and* the observed ECE is above what a perfectly calibrated
  * model with the same confidences scores 95% of the time. Otherwise the report points
- * to the Brier score, a proper scoring rule without bins.
+ * to the Brier score (Brier 1950), a proper scoring rule without bins.
  */
 export function eceReliability(
   ece: number,

@@ -5,11 +5,11 @@
  * so it works on a live result and on a `--records-out` file alike.
  */
 import { balancedAccuracyBoundsExact, unlessCollapsed } from './boundary-intervals.ts'
-import { own } from '../support/dict.ts'
 import { expectedCalibrationError, isConsistent } from '../metrics/headline.ts'
+import { recordConfidence } from '../metrics/from-records.ts'
 import type { DecisionRecord } from '../result/record.ts'
 import { chanceBalancedAccuracy, chanceOrderConsistency, majorityBaseline, rstd } from './baselines.ts'
-import { classIndices, defaultResamples, percentileBootstrapCounts, weightedBalancedAccuracy, type BootstrapInterval } from '../math/bootstrap.ts'
+import { classIndices, defaultResamples, percentileBootstrapCounts, weightedBalancedAccuracy, type BootstrapInterval, type BootstrapOptions } from '../math/bootstrap.ts'
 import { clopperPearsonInterval, mcnemarExact, wilsonInterval, type McNemarResult } from '../math/binomial.ts'
 import { DEFAULT_LEVEL, normalQuantile, type Interval } from '../math/normal.ts'
 import { designEffect, minimumDetectableDifference } from '../math/power.ts'
@@ -56,53 +56,16 @@ export function computeStatistics(
   if (clusters && clusters.length !== n) throw new RangeError(`groups has ${clusters.length} entries for ${n} records`)
 
   const gold = records.map((r) => r.gold)
-  const predictions = records.map((r) => r.prediction)
   const hits = records.map((r) => r.prediction === r.gold)
   const successes = hits.filter(Boolean).length
   const optionCounts = records.map((r) => Math.max(1, Object.keys(r.probabilities).length))
+  const bootstrap = { seed, resamples, level, ...(clusters ? { groups: clusters } : {}) }
 
   const accuracyInterval = wilsonInterval(successes, n, level)
-  const bootstrap = { seed, resamples, level, ...(clusters ? { groups: clusters } : {}) }
-  // Typed arrays and multiplicities: 2000 replicates of 10^5 decisions in well under a second.
-  const { classOf, classes } = classIndices(gold)
-  const hitBytes = Uint8Array.from(hits, Number)
-  const scratch = new Float64Array(2 * classes)
-  const baBootstrap = percentileBootstrapCounts(n, (w) => weightedBalancedAccuracy(classOf, hitBytes, classes, w, scratch), bootstrap)
-  // Where the bootstrap collapses (all wrong, all right), the exact per-class interval instead.
-  const baInterval = (baBootstrap && unlessCollapsed(baBootstrap, () => balancedAccuracyBoundsExact(classCounts(classOf, hitBytes, classes), level), 'clopper-pearson-bonferroni')) ?? {
-    estimate: 0,
-    lower: 0,
-    upper: 1,
-    level,
-    method: 'percentile-bootstrap',
-    resamples: 0,
-    unit: 'items',
-    units: 0,
-    seed,
-  }
-
+  const baInterval = balancedAccuracyInterval(gold, hits, bootstrap)
   // Order consistency only means something for decisions scored under several orderings.
   const multi = records.map((r, i) => [r, i] as const).filter(([r]) => r.picks.length > 1)
-  const consistent = Uint8Array.from(multi, ([r]) => (isConsistent(r.picks) ? 1 : 0))
-  const ocBootstrap =
-    multi.length === 0
-      ? null
-      : percentileBootstrapCounts(
-          multi.length,
-          (w) => {
-            let drawn = 0
-            let yes = 0
-            for (let i = 0; i < w.length; i++) {
-              drawn += w[i]!
-              yes += w[i]! * consistent[i]!
-            }
-            return drawn === 0 ? NaN : yes / drawn
-          },
-          { ...bootstrap, ...(clusters ? { groups: multi.map(([, i]) => clusters[i]) } : {}) },
-        )
-  const consistentCount = consistent.reduce((s, v) => s + v, 0)
-  const ocInterval = ocBootstrap && unlessCollapsed(ocBootstrap, () => clopperPearsonInterval(consistentCount, multi.length, level), 'clopper-pearson')
-
+  const ocInterval = orderConsistencyInterval(multi, { ...bootstrap, ...(clusters ? { groups: multi.map(([, i]) => clusters[i]) } : {}) })
   const chance = {
     accuracy: optionCounts.reduce((s, k) => s + 1 / k, 0) / Math.max(1, n),
     balancedAccuracy: chanceBalancedAccuracy(gold, optionCounts),
@@ -111,39 +74,9 @@ export function computeStatistics(
         ? null
         : multi.reduce((s, [r, i]) => s + chanceOrderConsistency(optionCounts[i]!, r.picks.length), 0) / multi.length,
   }
-
   const majority = majorityBaseline(gold, records.map((r) => r.criterion), level)
-  let modelOnly = 0
-  let baselineOnly = 0
-  hits.forEach((hit, i) => {
-    if (hit && !majority.hits[i]) modelOnly++
-    if (!hit && majority.hits[i]) baselineOnly++
-  })
-
-  // Hit variance from the Wilson centre, so a perfect or hopeless run does not claim zero variance.
-  const z = normalQuantile(1 - (1 - level) / 2)
-  const centre = n === 0 ? 0.5 : (successes + (z * z) / 2) / (n + z * z)
-  const deff = clusters ? designEffect(hits.map(Number), clusters) : 1
-  const mdd = minimumDetectableDifference(n, { accuracy: centre, designEffect: deff })
-
-  // A tie's confidence is the tied maximum, as the evaluator's ECE reads it.
-  const confidences = records.map((r) => (r.prediction === null ? topProbability(r.probabilities) : (own(r.probabilities, r.prediction) ?? 0)))
-  const ece = expectedCalibrationError(confidences, hits) ?? 0
-  const eceRule = eceReliability(ece, confidences, { seed, simulations: 500 })
-
-  const verdict = (interval: Interval, chanceValue: number, majorityValue: number | null, chanceWord: string): Verdict => {
-    const betterThanChance = interval.lower > chanceValue
-    const betterThanMajority = majorityValue === null ? null : interval.lower > majorityValue
-    return {
-      betterThanChance,
-      betterThanMajority,
-      message: !betterThanChance
-        ? `not better than ${chanceWord}`
-        : betterThanMajority === false
-          ? 'not better than the majority baseline'
-          : null,
-    }
-  }
+  const confidences = records.map(recordConfidence)
+  const eceRule = eceReliability(expectedCalibrationError(confidences, hits) ?? 0, confidences, { seed, simulations: 500 })
 
   return {
     intervals: { accuracy: accuracyInterval, balancedAccuracy: baInterval, orderConsistency: ocInterval },
@@ -153,9 +86,9 @@ export function computeStatistics(
       accuracy: majority.accuracy,
       interval: majority.interval,
       balancedAccuracy: majority.balancedAccuracy,
-      pairedTest: mcnemarExact(modelOnly, baselineOnly),
+      pairedTest: versusBaseline(hits, majority.hits),
     },
-    minimumDetectableDifference: mdd,
+    minimumDetectableDifference: detectableDifference(hits, successes, level, clusters),
     rstd: goldLetters ? rstd(goldLetters, goldLetters.map((letter, i) => (hits[i] ? letter : `not ${letter}`))) : null,
     rstdReading: !goldLetters || n === 0 ? null : new Set(goldLetters).size < 2 ? 'one-letter' : successes === 0 ? 'all-wrong' : 'ok',
     eceReliable: eceRule.reliable,
@@ -173,6 +106,82 @@ export function computeStatistics(
   }
 }
 
+type Bootstrap = BootstrapOptions & { seed: number; level: number }
+
+/** Balanced accuracy's bootstrap interval; where it collapses (all wrong, all right), the exact per-class interval. */
+function balancedAccuracyInterval(gold: readonly string[], hits: readonly boolean[], bootstrap: Bootstrap): BootstrapInterval {
+  // Typed arrays and multiplicities: 2000 replicates of 10^5 decisions in well under a second.
+  const { classOf, classes } = classIndices(gold)
+  const hitBytes = Uint8Array.from(hits, Number)
+  const scratch = new Float64Array(2 * classes)
+  const interval = percentileBootstrapCounts(gold.length, (w) => weightedBalancedAccuracy(classOf, hitBytes, classes, w, scratch), bootstrap)
+  const exact = () => balancedAccuracyBoundsExact(classCounts(classOf, hitBytes, classes), bootstrap.level)
+  return (interval && unlessCollapsed(interval, exact, 'clopper-pearson-bonferroni')) ?? {
+    estimate: 0,
+    lower: 0,
+    upper: 1,
+    level: bootstrap.level,
+    method: 'percentile-bootstrap',
+    resamples: 0,
+    unit: 'items',
+    units: 0,
+    seed: bootstrap.seed,
+  }
+}
+
+/** Order consistency's bootstrap interval over the decisions scored under several orderings; Clopper–Pearson where it collapses. */
+function orderConsistencyInterval(multi: readonly (readonly [DecisionRecord, number])[], bootstrap: Bootstrap): BootstrapInterval | null {
+  if (multi.length === 0) return null
+  const consistent = Uint8Array.from(multi, ([r]) => (isConsistent(r.picks) ? 1 : 0))
+  const interval = percentileBootstrapCounts(
+    multi.length,
+    (w) => {
+      let drawn = 0
+      let yes = 0
+      for (let i = 0; i < w.length; i++) {
+        drawn += w[i]!
+        yes += w[i]! * consistent[i]!
+      }
+      return drawn === 0 ? NaN : yes / drawn
+    },
+    bootstrap,
+  )
+  const consistentCount = consistent.reduce((s, v) => s + v, 0)
+  return interval && unlessCollapsed(interval, () => clopperPearsonInterval(consistentCount, multi.length, bootstrap.level), 'clopper-pearson')
+}
+
+/** Exact McNemar test of the model against a baseline on the same decisions. */
+function versusBaseline(hits: readonly boolean[], baselineHits: readonly boolean[]): McNemarResult {
+  let modelOnly = 0
+  let baselineOnly = 0
+  hits.forEach((hit, i) => {
+    if (hit && !baselineHits[i]) modelOnly++
+    if (!hit && baselineHits[i]) baselineOnly++
+  })
+  return mcnemarExact(modelOnly, baselineOnly)
+}
+
+/** The smallest accuracy change this set could detect, with the groups' design effect. */
+function detectableDifference(hits: readonly boolean[], successes: number, level: number, clusters: readonly (string | null | undefined)[] | undefined) {
+  // Hit variance from the Wilson centre, so a perfect or hopeless run does not claim zero variance.
+  const n = hits.length
+  const z = normalQuantile(1 - (1 - level) / 2)
+  const centre = n === 0 ? 0.5 : (successes + (z * z) / 2) / (n + z * z)
+  const deff = clusters ? designEffect(hits.map(Number), clusters) : 1
+  return minimumDetectableDifference(n, { accuracy: centre, designEffect: deff })
+}
+
+/** Better than chance when the interval's lower bound clears it; then better than the majority baseline, when there is one. */
+function verdict(interval: Interval, chanceValue: number, majorityValue: number | null, chanceWord: string): Verdict {
+  const betterThanChance = interval.lower > chanceValue
+  const betterThanMajority = majorityValue === null ? null : interval.lower > majorityValue
+  return {
+    betterThanChance,
+    betterThanMajority,
+    message: !betterThanChance ? `not better than ${chanceWord}` : betterThanMajority === false ? 'not better than the majority baseline' : null,
+  }
+}
+
 /** `[hits, total]` per class index, for the exact balanced-accuracy bounds. */
 function classCounts(classOf: Int32Array, hit: Uint8Array, classes: number): [number, number][] {
   const counts = Array.from({ length: classes }, (): [number, number] => [0, 0])
@@ -182,11 +191,4 @@ function classCounts(classOf: Int32Array, hit: Uint8Array, classes: number): [nu
     entry[0] += hit[i]!
   }
   return counts
-}
-
-/** The largest probability of a record. */
-function topProbability(probabilities: Readonly<Record<string, number>>): number {
-  let top = 0
-  for (const p of Object.values(probabilities)) if (p > top) top = p
-  return top
 }

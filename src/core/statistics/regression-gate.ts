@@ -26,7 +26,7 @@ export function mcnemarRegression(worse: number, better: number): McNemarRegress
 }
 
 /**
- * The fewest discordant pairs, all in one direction, that can reach `p < alpha`:
+ * The fewest discordant pairs, all in one direction, that can reach `p < alpha` in the exact McNemar (1947) test:
  * the smallest m with `2^-m < alpha` (5 at alpha 0.05, since 2^-4 = 0.0625).
  * A drop smaller than this many decisions can never be called significant.
  */
@@ -52,7 +52,7 @@ export interface PowerCheck {
 }
 
 /**
- * Power check for the baseline gate (report "no detectable regression" only
+ * Power check for the baseline gate's exact McNemar (1947) test (report "no detectable regression" only
  * together with what could have been detected; docs/statistics.md#minimum-detectable-difference). The
  * best case for the test is every flip going the bad way; if even that cannot reach
  * `p < alpha` for the configured drop, the set is too small to detect it. A drop can

@@ -1,9 +1,4 @@
-/**
- * Cancellation helpers: one home for "stop waiting when the signal aborts" and
- * "abort after a deadline". The evaluator passes its signal to every scorer call
- * and stops waiting on a scorer the moment the signal aborts, so a scorer that
- * never answers cannot outlive a timeout.
- */
+/** Stop waiting when a signal aborts, and abort after a deadline: a scorer that never answers cannot outlive a timeout. */
 import { setMaxListeners } from 'node:events'
 
 /** The longest delay one `setTimeout` holds: 2^31 − 1 ms (about 24.8 days); a longer one fires at once. */

@@ -1,11 +1,7 @@
 /**
- * Objects keyed by user strings (criterion keys, option ids, failure reasons,
- * flags, metric names). A plain `{}` has `Object.prototype` behind it: writing
- * `out['__proto__'] = v` replaces the prototype instead of adding a key (the key
- * vanishes from every output), and reading `out['constructor']` finds a function
- * that was never written. Every such object is built with {@link dict} (no
- * prototype, so every key is data) and read with {@link own} (own properties only,
- * so a plain object parsed from JSON is read just as safely).
+ * Objects keyed by user strings (criterion keys, option ids, flags): on a plain `{}`,
+ * `__proto__` replaces the prototype and `constructor` reads a function, so they are
+ * built with {@link dict} (no prototype) and read with {@link own} (own properties only).
  */
 import { z } from 'zod'
 

@@ -1,9 +1,6 @@
 /**
- * One rule for user strings shown on a terminal: every control character is
- * written as a visible escape. A criterion key, option id, file name or server
- * message can carry ESC sequences (colours, cursor moves, clearing the screen),
- * OSC-8 hyperlinks, a bare CR that overwrites the line, or an LF that forges a
- * report line; printed raw, any of them can make a failing report look green.
+ * User strings on a terminal: every control character written as a visible escape, since
+ * an ESC sequence, OSC-8 link, bare CR or forged LF in a key or server message could make a failing report look green.
  */
 
 /**

@@ -1,10 +1,8 @@
 /**
- * The one home for writing and deleting files: every rename, unlink and rm in src/ is here
- * (test/structure/fs-home.test.ts forbids them elsewhere). The rule it enforces: an existing
- * target that is not a regular file is never renamed over. A character device (`/dev/null`,
- * a terminal) is written in place; a folder, FIFO, socket or block device is refused with a
- * {@link NotAFileError}. Files are written under a temporary name beside the target and
- * renamed in, so a reader never sees half a file.
+ * Writing and deleting files (test/structure/fs-home.test.ts keeps rename, unlink and rm
+ * out of the rest of src/). A target that is not a regular file is never renamed over: a
+ * character device (`/dev/null`) is written in place, anything else refused with a
+ * {@link NotAFileError}. Writes go to a temporary name and are renamed in, so a reader never sees half a file.
  */
 import { randomBytes } from 'node:crypto'
 import {

@@ -1,10 +1,7 @@
 /**
- * A process's identity in file names that other processes read: the host and the process
- * id. The score cache names each segment by its writer, and the ONNX scorer names its
- * temporary graph copies so; another process decides from the name whether the writer may
- * still run (then its file is left alone) or is gone (then it may be repaired or removed).
- * Processes of another host (a container sharing the folder, another machine on a network
- * file system) cannot be seen, so their files are always treated as live.
+ * A process's host and pid in file names (cache segments, temporary graph copies), so
+ * another process can tell whether the writer may still run (its file is left alone).
+ * A process of another host cannot be seen, so its files are always treated as live.
  */
 import { hostname } from 'node:os'
 

@@ -1,9 +1,7 @@
 /**
- * The threshold verdict: the one rule that decides whether a measured metric meets a
- * threshold. The Vitest threshold tests, the matchers, the terminal report, the HTML
- * page and the GitHub job summary all call it, so a number can never pass its test and
- * show a failure mark (or the reverse). It fails closed: a missing, `null` or NaN value
- * fails with a reason, and an unknown key is a clear error, never a skipped gate.
+ * Whether a measured metric meets a threshold. Tests, matchers and every report call it, so
+ * a number never passes its test and shows a failure mark. Fails closed: a missing, `null`
+ * or NaN value fails with a reason; an unknown key is an error, never a skipped gate.
  */
 import { z } from 'zod'
 import { ConfigError } from '../support/errors.ts'

@@ -1,13 +1,8 @@
 /**
- * Baselines: one reviewable JSON file per suite holding what the paired regression
- * test needs: the scorer setup, order consistency, balanced accuracy and, per decision
- * (record id), a fingerprint of its content, its consistency flag and its strict-correctness
- * flag (right under every ordering, the per-decision form of `circularAccuracy`). Decisions edited
- * or added since the baseline are reported as changed or new and left out of the
- * paired test; only a change of scorer setup (debias mode, scorer) invalidates it. The gate runs
- * an exact one-sided McNemar test on the decisions whose consistency flag changed, and another on
- * those whose strict correctness changed (McNemar, 1947; see docs/statistics.md), plus a power
- * check so "no detectable drop" is never said when no drop could have been detected.
+ * Baselines: one reviewable JSON file per suite with the scorer setup and, per decision, a
+ * content fingerprint and its consistency and strict-correctness flags. The gate pairs
+ * decisions by id and fingerprint and runs one-sided exact McNemar tests (McNemar 1947;
+ * docs/statistics.md) with a power check, so "no detectable drop" is never said when none could be detected.
  */
 import { createHash } from 'node:crypto'
 import { mkdir, readFile } from 'node:fs/promises'
@@ -329,29 +324,32 @@ export function compareWithBaseline(
       (baselineConsistent < power.minimumFlips ? `, and only ${baselineConsistent} were consistent at baseline` : '')
   else message = `${counts}: no significant drop (a drop of ${percent(detectableDrop)} would be detectable)`
   message += `; ${strictCounts}`
-  return {
-    status: regressed ? 'regressed' : 'pass',
-    pass: !regressed,
-    message,
-    baselineOrderConsistency: baseline.orderConsistency,
-    orderConsistency: current.orderConsistency,
-    worse,
-    better,
-    paired,
-    comparable,
-    changed: pairs.changed,
-    added: pairs.added,
-    removed: pairs.removed,
-    p,
-    baselineCircularAccuracy: baseline.circularAccuracy,
-    circularAccuracy: current.circularAccuracy,
-    strictWorse,
-    strictBetter,
-    strictP,
-    alpha,
-    power,
-  }
+  return pairedOutcome(baseline, current, pairs, regressed, message, { kind: 'exact', p, strictP, alpha, power })
 }
+
+/** The test a paired gate ran: the fixed-sample exact McNemar, or the sequential e-value of a run that stopped early. */
+export type PairedTest =
+  | { kind: 'exact'; p: number; strictP: number; alpha: number; power: PowerCheck }
+  | { kind: 'sequential'; eValue: number; strictEValue: number; alpha: number }
+
+/** The outcome of a gate that paired decisions with the baseline, under either test. */
+export function pairedOutcome(
+  baseline: BaselineFile,
+  current: BaselineFile,
+  pairs: DecisionPairs,
+  regressed: boolean,
+  message: string,
+  test: PairedTest,
+): Omit<BaselineOutcome, 'file'> {
+  const { worse, better, paired, comparable, strictWorse, strictBetter } = pairs
+  const head = { status: regressed ? 'regressed' : 'pass', pass: !regressed, message, baselineOrderConsistency: baseline.orderConsistency, orderConsistency: current.orderConsistency, worse, better, paired, comparable } as const
+  const circular = { baselineCircularAccuracy: baseline.circularAccuracy, circularAccuracy: current.circularAccuracy, strictWorse, strictBetter }
+  if (test.kind === 'sequential') return { ...head, ...circular, alpha: test.alpha, eValue: test.eValue, strictEValue: test.strictEValue }
+  return { ...head, changed: pairs.changed, added: pairs.added, removed: pairs.removed, p: test.p, ...circular, strictP: test.strictP, alpha: test.alpha, power: test.power }
+}
+
+/** What {@link pairDecisions} counts. */
+export type DecisionPairs = ReturnType<typeof pairDecisions>
 
 /** Pair current decisions with the baseline's by id; a different fingerprint means changed, not paired. */
 export function pairDecisions(baseline: BaselineFile, current: BaselineFile) {

@@ -5,7 +5,7 @@
  */
 import { mcnemarEValue } from '../../core/math/sequential-mcnemar.ts'
 import type { StopEarlyResult } from '../../core/result/stop-early.ts'
-import { compareWithBaseline, pairDecisions, type BaselineFile, type BaselineGateOptions, type BaselineOutcome } from './file.ts'
+import { compareWithBaseline, pairDecisions, pairedOutcome, type BaselineFile, type BaselineGateOptions, type BaselineOutcome } from './file.ts'
 import { percent } from '../assertions/format.ts'
 
 /** Compare the scored part of a stopped run with the baseline, at the gate's `alpha`. */
@@ -27,22 +27,5 @@ export function compareSequentially(baseline: BaselineFile, current: BaselineFil
     (regressed
       ? `${e >= limit ? 'order consistency' : 'circular accuracy'} regressed: e ≥ 1/α = ${fmt(limit)}, anytime-valid at α = ${gate.alpha}`
       : `no regression detected (e < 1/α = ${fmt(limit)}, anytime-valid at α = ${gate.alpha}); a full run (without stopEarly) has more power`)
-  return {
-    status: regressed ? 'regressed' : 'pass',
-    pass: !regressed,
-    message,
-    baselineOrderConsistency: baseline.orderConsistency,
-    orderConsistency: current.orderConsistency,
-    worse,
-    better,
-    paired,
-    comparable: pairs.comparable,
-    baselineCircularAccuracy: baseline.circularAccuracy,
-    circularAccuracy: current.circularAccuracy,
-    strictWorse,
-    strictBetter,
-    alpha: gate.alpha,
-    eValue: e,
-    strictEValue: strictE,
-  }
+  return pairedOutcome(baseline, current, pairs, regressed, message, { kind: 'sequential', eValue: e, strictEValue: strictE, alpha: gate.alpha })
 }

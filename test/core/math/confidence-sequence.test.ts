@@ -5,10 +5,10 @@ import { logFactorial } from '../../../src/core/math/binomial.ts'
 import {
   bernoulliConfidenceSequence,
   logBeta,
-  logGamma,
   logMixtureMartingale,
   meanRateConfidenceSequence,
 } from '../../../src/core/math/confidence-sequence.ts'
+import { lnGamma as logGamma } from '../../../src/core/math/gamma.ts'
 import { mcnemarEValue, mcnemarRegressed } from '../../../src/core/math/sequential-mcnemar.ts'
 import { boundsVerdict, lookStops, SequentialMonitor } from '../../../src/core/thresholds/sequential/monitor.ts'
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { chiSquareSurvival, lnGamma } from '../../../src/core/math/chi-square.ts'
+import { chiSquareSurvival } from '../../../src/core/math/chi-square.ts'
+import { lnGamma } from '../../../src/core/math/gamma.ts'
 import { mulberry32 } from '../../../src/core/math/random.ts'
 import { evaluateWithScorer } from '../../../src/core/evaluate/index.ts'
 import { orderings } from '../../../src/core/requests/orderings.ts'

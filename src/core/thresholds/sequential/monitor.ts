@@ -1,12 +1,7 @@
 /**
- * The looks of a run that may stop early: per threshold, anytime-valid bounds on the
- * metric from the decisions scored so far, and the verdict they allow. Pure: the
- * evaluator feeds it each scored decision and asks it after every batch.
- *
- * Accuracy, order consistency and circular accuracy are Bernoulli rates per decision;
- * balanced accuracy is the mean of per-gold-answer recalls, bounded jointly over the classes
- * (`meanRateConfidenceSequence`), and the worst criterion's balanced accuracy takes each
- * criterion's joint bounds at level α / criteria (a union bound over the criteria).
+ * The looks of a run that may stop early: per threshold, anytime-valid bounds from the
+ * decisions scored so far and the verdict they allow. Balanced accuracy is bounded jointly
+ * over its classes; the worst criterion's takes each criterion at α / criteria (a union bound).
  */
 import { thresholdVerdict, toBounds, type Threshold } from '../verdict.ts'
 import { bernoulliConfidenceSequence, meanRateConfidenceSequence, type BetaPrior, type RateBounds } from '../../math/confidence-sequence.ts'
@@ -20,7 +15,6 @@ export const SEQUENTIAL_KEYS: readonly string[] = ['balancedAccuracy', 'orderCon
 
 /** One scored decision as the looks read it: the evaluator's own hit, consistency and circular hit. */
 export interface SequentialObservation {
-  /** Criterion key. */
   readonly criterion: string
   /** Gold option id. */
   readonly gold: string

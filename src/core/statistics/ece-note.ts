@@ -1,12 +1,9 @@
 /**
- * Whether the report may present binned ECE as trustworthy: one rule for the terminal
- * report and the HTML page. With `statistics` (the default) it is the noise-floor rule
- * (`eceReliability` in stats.ts: n ≥ 300 and above what a perfectly calibrated model
- * with the same confidences scores 95% of the time); without them only the size rule
- * can be applied.
+ * Whether the reports may present binned ECE as trustworthy: with `statistics`, the
+ * noise-floor rule of `eceReliability` (Roelofs et al. 2022); without them only the size rule applies.
  */
-import { ECE_MIN_ROWS } from '../core/statistics/calibration.ts'
-import type { EvalResultJson } from '../core/result/result.ts'
+import { ECE_MIN_ROWS } from './calibration.ts'
+import type { EvalResultJson } from '../result/result.ts'
 
 /** The ECE verdict the reports show. */
 export interface EceNote {
@@ -16,7 +13,7 @@ export interface EceNote {
   note: string | null
 }
 
-/** The ECE reliability verdict for a result (see the module comment). */
+/** The ECE reliability verdict for a result. */
 export function eceNote(result: Pick<EvalResultJson, 'n' | 'ece' | 'statistics'>): EceNote {
   if (result.ece === null) return { reliable: null, note: null }
   const st = result.statistics

@@ -1,15 +1,13 @@
 /**
- * Whether a `--records-out` file belongs to a `--json-out` result. A records file
- * from another run redraws every chart from the wrong data, so the check is by
- * content, not by count: the result's `manifest.recordsFingerprint` (ids, criteria
- * and gold answers, in order) when it has one, and always the headline numbers
- * recomputed from the records, which must equal the result's.
+ * Whether a `--records-out` file belongs to a `--json-out` result, by content (another
+ * run's records would redraw every chart from the wrong data): the records fingerprint
+ * when the result has one, and always the headline numbers recomputed from the records.
  */
-import { recordsFingerprint } from '../core/compare/compare.ts'
-import { own } from '../core/support/dict.ts'
-import { DataError } from '../core/support/errors.ts'
-import { accuracy, balancedAccuracy, balancedAccuracyByGroup } from '../core/metrics/headline.ts'
-import type { DecisionRecord, EvalResultJson } from '../core/result/result.ts'
+import { recordsFingerprint } from './compare.ts'
+import { own } from '../support/dict.ts'
+import { DataError } from '../support/errors.ts'
+import { accuracy, balancedAccuracy, balancedAccuracyByGroup } from '../metrics/headline.ts'
+import type { DecisionRecord, EvalResultJson } from '../result/result.ts'
 
 /** Largest difference tolerated between a stored and a recomputed metric (rounding of the JSON). */
 const TOLERANCE = 1e-9
