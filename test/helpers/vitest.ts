@@ -1,4 +1,5 @@
-// Spawning `vitest run` on a fixture project, time-bound, with a clean environment.
+// Fixture runs: a private copy of dist/ (useDistSnapshot), installed or aliased, and `vitest` spawned
+// on a fixture project, time-bound, with a clean environment.
 import { spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
