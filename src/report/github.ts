@@ -1,8 +1,6 @@
 /**
- * GitHub Actions output for sceptic suites: a Markdown table per suite for the job
- * summary (`GITHUB_STEP_SUMMARY`) and `::error` workflow commands that annotate the
- * eval file for failed thresholds, regressions and scoring failures. Pure: strings
- * in, strings out; the reporter decides where they go.
+ * GitHub Actions output: a Markdown table per suite for the job summary, and `::error`
+ * annotations on the eval file for failed thresholds, regressions and scoring failures.
  */
 import type { EvalResultJson } from '../core/result/result.ts'
 import { evaluateThresholds, isBuiltinThreshold, thresholdLabel, THRESHOLD_METRICS } from '../core/thresholds/metrics.ts'

@@ -1,8 +1,6 @@
 /**
- * What a run means, in one sentence: the rule every human-facing output opens with
- * (terminal report, HTML page, job summary, test annotations, `sceptic compare`).
- * Pure: a result (or a paired comparison) in, `{ severity, sentence }` out. The
- * thresholds are {@link VERDICT_RULE}; docs/reading-the-report.md explains them.
+ * What a run (or a paired comparison) means, in the sentence every human-facing output opens
+ * with; the thresholds are {@link VERDICT_RULE}, explained in docs/reading-the-report.md.
  */
 import type { Comparison } from '../core/compare/compare.ts'
 import type { EvalResultJson } from '../core/result/result.ts'

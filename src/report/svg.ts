@@ -1,8 +1,6 @@
 /**
- * Small inline-SVG chart helpers for the HTML report. Each returns one `<svg>` string
- * with a `<title>` and `<desc>` (screen readers announce them; `role="img"` makes the
- * chart one image), numbers written as text beside every bar, and no script, font or
- * network access, so the page renders the same offline, printed and without JS.
+ * Inline-SVG charts for the HTML report: each one `<svg>` with a `<title>` and `<desc>` for
+ * screen readers and its numbers written as text, with no script or font, so it renders the same offline and printed.
  */
 
 import { largest } from '../core/support/spreadless.ts'

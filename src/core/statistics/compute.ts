@@ -1,8 +1,6 @@
 /**
- * The `statistics` of one evaluation (`computeStatistics`): how far each headline could move by chance,
- * the baselines it must beat, and how small a change this set could ever detect.
- * Computed from the records alone (plus optional group ids and gold slot letters),
- * so it works on a live result and on a `--records-out` file alike.
+ * The `statistics` of one evaluation: how far each headline could move by chance, the baselines
+ * it must beat, and the smallest detectable change. From the records alone, so a `--records-out` file works too.
  */
 import { balancedAccuracyBoundsExact, unlessCollapsed } from './boundary-intervals.ts'
 import { expectedCalibrationError, isConsistent } from '../metrics/headline.ts'
@@ -17,7 +15,6 @@ import { eceReliability } from './calibration.ts'
 import type { Statistics, Verdict } from '../result/statistics.ts'
 
 export type { Statistics, Verdict }
-
 
 /** Options for {@link computeStatistics}. */
 export interface StatisticsOptions {
@@ -37,12 +34,8 @@ export interface StatisticsOptions {
 
 
 /**
- * Intervals, baselines, power and bias diagnostics for one evaluation's records.
- *
- * @param records one per labelled decision, input order (`EvalResult.records`)
- * @param groups group id per record (`group_id`), or `null`/`undefined` for none; when
- *   any is given the bootstrap resamples whole groups and the MDD includes their design effect
- * @param options seed (default 0), resamples (2000), level (0.95), goldLetters (for RStd)
+ * Intervals, baselines, power and bias diagnostics for one evaluation's records (input order).
+ * With any `groups` (`group_id` per record) the bootstrap resamples whole groups and the MDD includes their design effect.
  */
 export function computeStatistics(
   records: readonly DecisionRecord[],

@@ -1,9 +1,7 @@
 /**
- * How a run that could stop early turns into threshold verdicts and sentences: when it
- * stopped, the anytime-valid verdicts decide; when every decision was scored, the
- * fixed-sample verdict decides as without `stopEarly`, and says whether the looks had
- * already decided. The threshold tests, the CLI, the reports and the job summary read it
- * through `evaluateThreshold`.
+ * Threshold verdicts of a run that could stop early: when it stopped, the anytime-valid
+ * verdicts decide; when every decision was scored, the fixed-sample verdict does, saying
+ * whether the looks had already decided.
  */
 import type { EvalResultJson } from '../../result/result.ts'
 import { formatThreshold, toBounds, type Threshold, type ThresholdVerdict } from '../verdict.ts'
