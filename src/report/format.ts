@@ -158,3 +158,19 @@ export function formatDuration(seconds: number): string {
   if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`
   return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`
 }
+
+/** Tie counts of a run (`manifest.tied`): decisions with no single answer and tied per-ordering picks. */
+export interface TieCounts {
+  readonly decisions: number
+  readonly picks: number
+}
+
+/** Whether a run had any tie worth a line (older results carry no counts). */
+export function hasTies(tied: TieCounts | undefined): tied is TieCounts {
+  return tied !== undefined && (tied.decisions > 0 || tied.picks > 0)
+}
+
+/** What the tie count means, read after it: `decisions with no single answer (counted wrong); 5 tied picks (letter split evenly)`. */
+export function tiedDetail(tied: TieCounts): string {
+  return `decision${tied.decisions === 1 ? '' : 's'} with no single answer (counted wrong); ${tied.picks} tied pick${tied.picks === 1 ? '' : 's'} (letter split evenly)`
+}

@@ -5,7 +5,7 @@
 import type { EvalResultJson } from '../core/result/result.ts'
 import { evaluateThresholds, isBuiltinThreshold, thresholdLabel, THRESHOLD_METRICS } from '../core/thresholds/metrics.ts'
 import { stopEarlyLine, stopEarlyOf } from '../core/thresholds/sequential/verdict.ts'
-import { formatP, lettersLine, percent } from './format.ts'
+import { formatP, hasTies, lettersLine, percent, tiedDetail } from './format.ts'
 import { runVerdict, type VerdictSeverity } from './run-verdict.ts'
 import { checkMark, describeTests, summariseTests, testOutcome, type SuiteTest } from './suite-tests.ts'
 import { formatThreshold, thresholdTestName, type Threshold, type ThresholdVerdict } from '../core/thresholds/verdict.ts'
@@ -117,6 +117,7 @@ export function githubSummary(suites: readonly GitHubSuite[]): string {
     row(
       'decisions',
       `${r.n}${r.manifest.unlabelledSkipped ? ` (${r.manifest.unlabelledSkipped} unlabelled skipped)` : ''}${r.failed ? `, ${r.failed} failed` : ''}` +
+        (hasTies(r.manifest.tied) ? `, ${r.manifest.tied.decisions} ${tiedDetail(r.manifest.tied)}` : '') +
         (stop?.stopped ? `, stopped early: ${stop.total - stop.scored} of ${stop.total} not scored (figures from the scored sample)` : ''),
     )
     row('debias', `${r.manifest.debias}, ${r.manifest.orderingsScored} orderings`)

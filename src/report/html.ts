@@ -10,7 +10,7 @@ import { ECE_MIN_ROWS } from '../core/statistics/calibration.ts'
 import type { DecisionRecord, EvalResultJson } from '../core/result/result.ts'
 import { isFiniteNumber, isObject } from '../core/support/guards.ts'
 import { sortedLetters } from './html-format.ts'
-import { formatInterval } from './format.ts'
+import { formatInterval, hasTies, tiedDetail } from './format.ts'
 import { headlineComparison, pairedSection, pairRuns, verdictElement } from './html-paired.ts'
 import { comparisonVerdict, runVerdict, type RunVerdict } from './run-verdict.ts'
 import { robustnessBlock } from './html-robustness.ts'
@@ -186,6 +186,8 @@ function headlineCards(run: ReportRun): string {
       String(r.n),
       (m.unlabelledSkipped > 0 ? `<span class="note">${m.unlabelledSkipped} unlabelled skipped</span>` : '') +
         (failed > 0 ? `<span class="note">${failed} failed to score; metrics are over the ${r.n} scored</span>` : '') +
+        // Short on the card (side-by-side runs stay aligned); the whole sentence on hover.
+        (hasTies(m.tied) ? `<span class="note" title="${m.tied.decisions} ${tiedDetail(m.tied)}">${m.tied.decisions} tied: no single answer, counted wrong</span>` : '') +
         (stop?.stopped ? `<span class="note">stopped early: ${stop.total - stop.scored} of ${stop.total} not scored; every figure is from the scored sample</span>` : ''),
       failed > 0 || stop?.stopped === true,
     ),

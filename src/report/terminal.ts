@@ -9,7 +9,7 @@ import { escapeControl } from '../core/support/escape.ts'
 import type { EvalResult, EvalResultJson } from '../core/result/result.ts'
 import { stopEarlyLine, stopEarlyOf } from '../core/thresholds/sequential/verdict.ts'
 import { thresholdLabel } from '../core/thresholds/metrics.ts'
-import { detectableChange, formatInterval, lettersLine, percent } from './format.ts'
+import { detectableChange, formatInterval, hasTies, lettersLine, percent, tiedDetail } from './format.ts'
 import { runVerdict, type VerdictSeverity } from './run-verdict.ts'
 import { appendAll } from '../core/support/spreadless.ts'
 
@@ -148,13 +148,7 @@ function failureLines(result: EvalResult, c: ReturnType<typeof pc.createColors>)
     lines.push(`${label('failed')}${c.red(String(result.failed))}   (${summary(m.failedByReason ?? {})}; metrics are over the ${result.n} scored)`)
   const flagged = Object.values(m.flagged ?? {}).reduce((a, b) => a + b, 0)
   if (flagged > 0) lines.push(`${label('flagged')}${c.yellow(String(flagged))}   (${summary(m.flagged)})`)
-  const tied = m.tied
-  if (tied && (tied.decisions > 0 || tied.picks > 0))
-    lines.push(
-      `${label('tied')}${c.yellow(String(tied.decisions))}   ${c.dim(
-        `decision${tied.decisions === 1 ? '' : 's'} with no single answer (counted wrong); ${tied.picks} tied pick${tied.picks === 1 ? '' : 's'} (letter split evenly)`,
-      )}`,
-    )
+  if (hasTies(m.tied)) lines.push(`${label('tied')}${c.yellow(String(m.tied.decisions))}   ${c.dim(tiedDetail(m.tied))}`)
   return lines
 }
 
