@@ -27,14 +27,15 @@ export function buildQwen2(options: DecoderOptions): OnnxNamespace.ModelProto {
   const { normal, initF, op } = b
   const inStd = 1 / Math.sqrt(D)
   const outStd = (D >= 256 ? 0.02 : 0.1) / Math.sqrt(2 * L)
+  const qkStd = inStd * (options.attentionSharpness ?? 1)
   const gain = () => 1 + normal(0.05)
   // Tied head: logits = g · rms(h) · embed[v], so embeddings of std 1/√D give logits of std ≈ the final gain.
   initF('model.embed_tokens.weight', [V, D], () => normal(inStd))
   const p = (l: number, name: string) => `model.layers.${l}.${name}`
   for (let l = 0; l < L; l++) {
     initF(p(l, 'input_layernorm.weight'), [D], gain)
-    for (const [proj, out] of [['q_proj', D], ['k_proj', KD], ['v_proj', KD]] as const) {
-      initF(p(l, `self_attn.${proj}.weight`), [D, out], () => normal(inStd))
+    for (const [proj, out, std] of [['q_proj', D, qkStd], ['k_proj', KD, qkStd], ['v_proj', KD, inStd]] as const) {
+      initF(p(l, `self_attn.${proj}.weight`), [D, out], () => normal(std))
       initF(p(l, `self_attn.${proj}.bias`), [out], () => normal(0.02))
     }
     initF(p(l, 'self_attn.o_proj.weight'), [D, D], () => normal(outStd))
