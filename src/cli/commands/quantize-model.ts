@@ -53,7 +53,7 @@ export const quantizeModelCommand: Command = {
       process.stdout.write(
         `wrote ${result.modelPath}: ${result.quantized} MatMuls → ${format === 'int8' ? 'int8 MatMulInteger' : `${bits}-bit MatMulNBits`}, ${info.keptFloat.length} kept float32 by calibration, LM head kept float32 (${((performance.now() - started) / 1000).toFixed(1)} s)\n` +
           `agreement with fp32 on ${info.calibration.clear} clear of ${info.calibration.decisions} calibration decisions: decisions ${pct(info.agreement.decisions)}, per-ordering picks ${pct(info.agreement.picks)} (target ${pct(minAgreement)}${info.forced ? ', NOT MET: written with --force' : ''}); speed-up ${info.speedup.toFixed(2)}× fp32\n` +
-          (info.keptFloat.length > 0 ? `kept float32: ${info.keptFloat.join(', ')}\n` : '') +
+          `calibration: ${info.trials} candidates scored${info.smoothed ? ', int8 inputs smoothed per channel' : ''}; ${info.keptFloat.length > 0 ? `kept float32: ${info.keptFloat.join(', ')}` : 'nothing kept float32'}\n` +
           `score with --model ${outDir}\n`,
       )
       return 0

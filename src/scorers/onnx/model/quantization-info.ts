@@ -23,6 +23,11 @@ export interface QuantizationInfo {
   readonly quantized: number
   /** Written below the target with `--force`. */
   readonly forced: boolean
+  /** int8: inputs smoothed per channel (SmoothQuant factors from the calibration prompts' channel ranges). */
+  readonly smoothed?: boolean
+  /** Candidates scored, and the calibration's wall-clock seconds (fp32 scoring included). */
+  readonly trials?: number
+  readonly seconds?: number
 }
 
 /** The model directory's `quantization.json`, when it has a readable one. */
