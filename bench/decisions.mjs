@@ -22,16 +22,17 @@ export const QUEUE = {
 /**
  * `count` decisions whose `measure` (`'prompt'`: the whole prompt; `'evidence'`: the
  * state alone) has at least `tokens` tokens with the model directory's tokenizer.
+ * Decisions are numbered from `first` (another `first` gives held-out decisions).
  * Returns them with the mean prompt and evidence lengths in tokens.
  */
-export async function makeBenchDecisions(dir, count, { tokens, measure }) {
+export async function makeBenchDecisions(dir, count, { tokens, measure, first = 0 }) {
   const { Tokenizer } = await import('@huggingface/tokenizers')
   const { buildPrompt } = await import(join(root, 'dist/core/index.js'))
   const tokenizer = new Tokenizer(JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8')), {})
   const sentences = (await loadFixture()).FIXTURE_CORPUS.split('\n')
   const length = (text) => tokenizer.encode(text).ids.length
   const decisions = []
-  for (let d = 0; d < count; d++) {
+  for (let d = first; d < first + count; d++) {
     let state = `Ticket ${d}.`
     const measured = () => length(measure === 'prompt' ? buildPrompt(state, QUEUE) : state)
     for (let s = d; measured() < tokens; s++) state += ' ' + sentences[s % sentences.length]

@@ -24,7 +24,7 @@
 // smallest vocabulary of the models people download (Mistral, Llama 2); Qwen's 152k and Gemma's
 // 262k make the LM head a larger share still; 1024 shows the matmuls alone), --child (internal).
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -36,13 +36,17 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 /** The benchmark decoder: `hidden` wide, 4 layers, 64-wide heads, `vocab` logits, LM head scaled by `headScale`. */
 const benchModel = (hidden, headScale, vocab) => ({ hidden, layers: 4, heads: hidden / 64, ffn: 4 * hidden, vocab, maxPositions: 512, seed: 3, headScale })
 
-/** In a child: score `decisions` with `kind` on `dir`, print { seconds, probabilities, maxRSS } as JSON. */
-async function child(kind, dir, count) {
-  const { decisions } = await makeBenchDecisions(dir.replace(/(-(q\d|int8|readout))+$/, ''), count, { tokens: 230, measure: 'prompt' })
-  const { evaluateWithScorer, buildPrompt } = await import(join(root, 'dist/core/index.js'))
+/**
+ * In a child: score `decisions` with `kind` on `dir` (decisions made with `base`'s tokenizer, default `dir`
+ * without its variant suffix), print { seconds, readySeconds, cpuSeconds, tokensRun, probabilities, records, prompts, maxRSS } as JSON.
+ */
+export async function child(kind, dir, count, base = dir.replace(/(-(q\d|int8\w*|readout))+$/, '')) {
+  const { decisions } = await makeBenchDecisions(base, count, { tokens: 230, measure: 'prompt' })
+  const { evaluateWithScorer } = await import(join(root, 'dist/core/index.js'))
   let scorer
   let close = async () => {}
   let stats = () => 0
+  const readyStarted = performance.now()
   if (kind === 'transformers') {
     const tf = await import('@huggingface/transformers')
     tf.env.allowRemoteModels = false
@@ -51,7 +55,8 @@ async function child(kind, dir, count) {
     const name = dir.split('/').at(-1)
     const tokenizer = await tf.AutoTokenizer.from_pretrained(name)
     tokenizer.padding_side = 'left'
-    const model = await tf.AutoModelForCausalLM.from_pretrained(name, { dtype: 'fp32', device: 'cpu' })
+    const external = existsSync(join(dir, 'onnx', 'model.onnx_data'))
+    const model = await tf.AutoModelForCausalLM.from_pretrained(name, { dtype: 'fp32', device: 'cpu', ...(external ? { use_external_data_format: true } : {}) })
     const letters = ['A', 'B', 'C', 'D'].map((l) => tokenizer.encode('Answer: ' + l, { add_special_tokens: false }).at(-1))
     let tokensRun = 0
     scorer = async (requests) => {
@@ -70,20 +75,21 @@ async function child(kind, dir, count) {
           const sum = exp.reduce((a, b) => a + b, 0)
           out.push(exp.map((x) => x / sum))
         }
+        logits.dispose?.()
       }
       return out
     }
     close = () => model.dispose()
     stats = () => tokensRun
-    void buildPrompt
   } else {
     const { onnxScorer } = await import(join(root, 'dist/onnx/index.js'))
-    scorer = onnxScorer({ model: dir, ...(kind === 'onnx-full' ? { readout: 'full' } : {}) })
+    scorer = onnxScorer({ model: dir, ...(kind === 'onnx-full' ? { readout: 'full' } : {}), ...(kind === 'onnx-1x2' ? { workers: 1, threadsPerWorker: 2 } : {}) })
     const { readout } = await scorer.ready()
-    process.stderr.write(`${dir.split('/').at(-1)}: readout ${readout}\n`)
+    process.stderr.write(`${dir.split('/').at(-1)}: readout ${readout}; ${scorer.description}\n`)
     close = () => scorer.close()
     stats = () => scorer.stats.tokensRun
   }
+  const readySeconds = (performance.now() - readyStarted) / 1000
   await evaluateWithScorer(decisions.slice(0, 2), scorer, { debias: 'cyclic', statistics: false }) // warm-up
   // Every prompt's letter vector as scored, by prompt text (calls may finish in any order).
   const prompts = {}
@@ -102,12 +108,15 @@ async function child(kind, dir, count) {
   await close()
   // Per decision, the debiased probability of each option, in the criterion's option order.
   const probabilities = result.records.map((r) => (Array.isArray(r.probabilities) ? r.probabilities : Object.values(r.probabilities)))
-  process.stdout.write(JSON.stringify({ seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, tokensRun, probabilities, prompts, maxRSS: process.resourceUsage().maxRSS * 1024 }) + '\n')
+  // What calibrate.ts's agreement() compares: the final pick and each ordering's pick.
+  const records = result.records.map((r) => ({ prediction: r.prediction, picks: r.picks, probabilities: r.probabilities }))
+  process.stdout.write(JSON.stringify({ seconds, readySeconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, tokensRun, probabilities, records, prompts, maxRSS: process.resourceUsage().maxRSS * 1024 }) + '\n')
 }
 
-function runChild(kind, dir, count) {
+/** Run {@link child} in its own process (its peak RSS is its own); `base` is the directory whose tokenizer makes the decisions. */
+export function runChild(kind, dir, count, base) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', kind, '--dir', dir, '--decisions', String(count)], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const proc = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', kind, '--dir', dir, '--decisions', String(count), ...(base ? ['--base', base] : [])], { stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
     proc.stdout.on('data', (chunk) => (out += chunk))
     proc.on('error', reject)
@@ -219,6 +228,6 @@ export async function modelsBench({ decisions = 16, hidden = 1024, headScale = 8
   }
 }
 
-const { values: args } = parseArgs({ options: { child: { type: 'string' }, dir: { type: 'string' }, decisions: { type: 'string', default: '16' }, hidden: { type: 'string', default: '1024' }, 'head-scale': { type: 'string', default: '8' }, rounds: { type: 'string', default: '3' }, vocab: { type: 'string', default: '32768' } }, strict: false })
-if (args.child) await child(args.child, args.dir, Number(args.decisions))
+const { values: args } = parseArgs({ options: { child: { type: 'string' }, dir: { type: 'string' }, base: { type: 'string' }, decisions: { type: 'string', default: '16' }, hidden: { type: 'string', default: '1024' }, 'head-scale': { type: 'string', default: '8' }, rounds: { type: 'string', default: '3' }, vocab: { type: 'string', default: '32768' } }, strict: false })
+if (args.child) await child(args.child, args.dir, Number(args.decisions), args.base)
 else if (import.meta.url === `file://${process.argv[1]}`) await modelsBench({ decisions: Number(args.decisions), hidden: Number(args.hidden), headScale: Number(args['head-scale']), rounds: Number(args.rounds), vocab: Number(args.vocab) })

@@ -99,9 +99,8 @@ const ort = require(workerData.ort)
   await session.release()
 })()`
 
-/** GFLOP/s of `threads` single-thread sessions running the MatMul at once (the scorer's layout). */
-async function peak(threads, ms = 2000) {
-  const M = 512, K = 2048, N = 2048
+/** GFLOP/s of `threads` single-thread sessions running X[M,K] @ W[K,N] at once (the scorer's layout). */
+export async function peak(threads, ms = 2000, { M, K, N } = { M: 512, K: 2048, N: 2048 }) {
   const model = matmulModel(M, K, N)
   const workers = Array.from({ length: threads }, () => new Worker(PEAK_WORKER, { eval: true, workerData: { ort: require.resolve('onnxruntime-node'), model, M, K, ms } }))
   const exited = workers.map((w) => new Promise((resolve) => w.once('exit', resolve)))

@@ -15,6 +15,9 @@
 //     the scorer tokenizes and runs in its workers.
 // Options: --decisions N per round (default 8), --rounds N (default 6), --skip-rss, --rss-only,
 //   --skip-readout, --readout-only, --skip-models, --skip-main-thread.
+// --shape qwen2.5-0.5b runs only bench/onnx-qwen.bench.mjs (a 24-layer Qwen2-shaped model; its options:
+//   --decisions (default 40), --calibration-decisions, --layers, --head-scale, --skip-peer,
+//   --skip-quantized, --skip-calibration, --calibration-args).
 import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
@@ -27,8 +30,16 @@ import { makeBenchDecisions } from './decisions.mjs'
 const root = fileURLToPath(new URL('..', import.meta.url))
 const { values: args } = parseArgs({
   options: {
-    decisions: { type: 'string', default: '8' },
+    decisions: { type: 'string' },
     rounds: { type: 'string', default: '6' },
+    shape: { type: 'string' },
+    'calibration-decisions': { type: 'string' },
+    layers: { type: 'string' },
+    'head-scale': { type: 'string' },
+    'skip-peer': { type: 'boolean', default: false },
+    'skip-quantized': { type: 'boolean', default: false },
+    'skip-calibration': { type: 'boolean', default: false },
+    'calibration-args': { type: 'string' },
     'skip-rss': { type: 'boolean', default: false },
     'rss-only': { type: 'boolean', default: false },
     'skip-readout': { type: 'boolean', default: false },
@@ -37,6 +48,12 @@ const { values: args } = parseArgs({
     'skip-main-thread': { type: 'boolean', default: false },
   },
 })
+if (args.shape) {
+  const { qwenBench, qwenOptions } = await import('./onnx-qwen.bench.mjs')
+  await qwenBench(qwenOptions(args))
+  process.exit(0)
+}
+args.decisions ??= '8'
 
 const MID = { hidden: 512, layers: 4, heads: 8, ffn: 2048, vocab: 1024, maxPositions: 512, seed: 3 }
 const TARGET_TOKENS = 230

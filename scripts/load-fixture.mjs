@@ -9,11 +9,16 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 
 /** Import `scripts/onnx-fixture/index.ts` as an ES module. */
 export async function loadFixture() {
+  return loadTypeScript('scripts/onnx-fixture/index.ts', 'fixture')
+}
+
+/** Import a TypeScript module of the repository (path from the root) as an ES module, bundled to `<name>.mjs` in the cache. */
+export async function loadTypeScript(entry, name) {
   const outDir = `${root}node_modules/.cache/vitest-sceptic`
   mkdirSync(outDir, { recursive: true })
-  const outfile = `${outDir}/fixture.mjs`
+  const outfile = `${outDir}/${name}.mjs`
   await build({
-    entryPoints: [`${root}scripts/onnx-fixture/index.ts`],
+    entryPoints: [`${root}${entry}`],
     bundle: true,
     format: 'esm',
     platform: 'node',
