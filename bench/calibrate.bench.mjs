@@ -1,16 +1,21 @@
 #!/usr/bin/env node
-// Calibrated int8 on held-out decisions (npm run bench:calibrate). On a generated decoder of
-// a realistic depth (default 24 layers, hidden 896, 14 heads, 2 KV heads, ffn 4864, vocab
-// 32768, LM head scaled by --head-scale so answers have real margins), two disjoint sets of
-// 4-option decisions are made: one to calibrate on, one held out. Each is scored (cyclic)
+// Calibrated int8 on held-out decisions (npm run bench:calibrate). On the fixture's Qwen2
+// decoder at Qwen2.5-0.5B's depth and widths (24 layers, hidden 896, 14 heads, 2 KV heads,
+// SwiGLU 4864; vocab 32768 by default to keep generation quick; final-norm gain --head-scale
+// and sharper attention, as bench:onnx --shape qwen2.5-0.5b, so answers have real margins), two
+// disjoint sets of 4-option decisions are made (fixture sentences in two seeded random orders):
+// one to calibrate on, one held out. Each is scored (cyclic)
 // with the fp32 model, with `quantize-model --format int8` as is, and with
 // `quantize-model --format int8 --calibration CAL.jsonl`; printed per int8 row: agreement
 // with fp32 on the held-out set's clear decisions (fp32 margin ≥ 0.05) and on their
-// per-ordering picks, the speed-up over fp32 (same process, same settings, after a warm-up),
-// what stayed float and how long calibration took. Options: --layers N, --hidden N, --heads N,
-// --kv-heads N, --ffn N, --vocab N, --head-scale X (default 8), --decisions N (per set,
-// default 40), --tokens N (prompt length, default 160), --min-agreement X (default 0.98),
-// --dir DIR (keep the generated model and candidates there and reuse them on the next run).
+// per-ordering picks, the speed-up over fp32 in wall and CPU time (same process, same
+// settings, after a warm-up; CPU time is what other processes on a shared machine inflate
+// least), what stayed float, and the candidates and seconds the calibration took. Options: --layers N, --hidden N, --heads N,
+// --kv-heads N, --ffn N, --vocab N, --head-scale X (default 8), --sharpness X (attention,
+// default 3), --decisions N (per set, default 80), --tokens N (prompt length, default 60),
+// --min-agreement X (default 0.98), --rows naive,calibrated, --dir DIR (keep the generated
+// model and candidates there and reuse them on the next run). At the defaults a run takes
+// several minutes on 2 cores: nice it.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -30,14 +35,15 @@ const { values: args } = parseArgs({
     ffn: { type: 'string', default: '4864' },
     vocab: { type: 'string', default: '32768' },
     'head-scale': { type: 'string', default: '8' },
-    decisions: { type: 'string', default: '40' },
-    tokens: { type: 'string', default: '160' },
+    sharpness: { type: 'string', default: '3' },
+    decisions: { type: 'string', default: '80' },
+    tokens: { type: 'string', default: '60' },
     'min-agreement': { type: 'string', default: '0.98' },
     dir: { type: 'string' },
     rows: { type: 'string', default: 'naive,calibrated' },
   },
 })
-const shape = { hidden: +args.hidden, layers: +args.layers, heads: +args.heads, kvHeads: +args['kv-heads'], ffn: +args.ffn, vocab: +args.vocab, maxPositions: 512, seed: 3, headScale: +args['head-scale'] }
+const shape = { architecture: 'qwen2', attentionSharpness: +args.sharpness, hidden: +args.hidden, layers: +args.layers, heads: +args.heads, kvHeads: +args['kv-heads'], ffn: +args.ffn, vocab: +args.vocab, maxPositions: 512, seed: 3, headScale: +args['head-scale'] }
 const count = +args.decisions
 
 /** `count` decisions of about `tokens` prompt tokens: fixture sentences in a seeded random order. */
@@ -64,8 +70,10 @@ async function score(dir, decisions) {
     await scorer.ready()
     await evaluateWithScorer(decisions.slice(0, 2), scorer, { debias: 'cyclic', statistics: false })
     const started = performance.now()
+    const cpu = process.cpuUsage()
     const result = await evaluateWithScorer(decisions, scorer, { debias: 'cyclic', statistics: false })
-    return { records: result.records, seconds: (performance.now() - started) / 1000 }
+    const used = process.cpuUsage(cpu)
+    return { records: result.records, seconds: (performance.now() - started) / 1000, cpuSeconds: (used.user + used.system) / 1e6 }
   } finally {
     await scorer.close()
   }
@@ -106,16 +114,17 @@ try {
   const calibrationFile = join(work, 'calibration.jsonl')
   writeFileSync(calibrationFile, calibration.map((d) => JSON.stringify(d)).join('\n') + '\n')
   writeFileSync(join(work, 'held-out.jsonl'), heldOut.map((d) => JSON.stringify(d)).join('\n') + '\n')
-  console.log(`model: ${shape.layers} layers, hidden ${shape.hidden}, ${shape.heads} heads (${shape.kvHeads} KV), ffn ${shape.ffn}, vocab ${shape.vocab}, LM head x${shape.headScale}; ${count} calibration + ${count} held-out decisions x 4 orderings (cyclic), ~${args.tokens}-token prompts`)
+  console.log(`model: Qwen2, ${shape.layers} layers, hidden ${shape.hidden}, ${shape.heads} heads (${shape.kvHeads} KV), ffn ${shape.ffn}, vocab ${shape.vocab}, final-norm gain ${shape.headScale}, attention x${shape.attentionSharpness}; ${count} calibration + ${count} held-out decisions x 4 orderings (cyclic), ~${args.tokens}-token prompts`)
   const fp32 = await score(model, heldOut)
   const fmt = (a) => `${(100 * a.decisions).toFixed(1)}% of ${a.clear} clear decisions, ${(100 * a.picks).toFixed(1)}% of their picks`
-  console.log(`fp32: ${fp32.seconds.toFixed(1)} s`)
+  console.log(`fp32: ${fp32.seconds.toFixed(1)} s, ${fp32.cpuSeconds.toFixed(1)} CPU s`)
+  const speed = (run) => `${(fp32.seconds / run.seconds).toFixed(2)}× fp32 (CPU time ${(fp32.cpuSeconds / run.cpuSeconds).toFixed(2)}×)`
   const rows = args.rows.split(',')
   if (rows.includes('naive')) {
     const out = join(work, 'int8')
     const made = existsSync(join(out, 'model.onnx')) ? { seconds: NaN } : cli('quantize-model', model, '--model-out', out, '--format', 'int8')
     const run = await score(out, heldOut)
-    console.log(`int8 as is (quantized in ${made.seconds.toFixed(0)} s): held-out ${fmt(agreement(fp32.records, run.records))}; ${(fp32.seconds / run.seconds).toFixed(2)}× fp32`)
+    console.log(`int8 as is (quantized in ${made.seconds.toFixed(0)} s): held-out ${fmt(agreement(fp32.records, run.records))}; ${speed(run)}`)
   }
   if (rows.includes('calibrated')) {
     const out = join(work, 'int8-calibrated')
@@ -124,7 +133,7 @@ try {
     process.stdout.write(made.stderr.split('\n').filter((l) => l.startsWith('calibration')).map((l) => `  ${l}\n`).join(''))
     const info = JSON.parse(readFileSync(join(out, 'quantization.json'), 'utf8'))
     const run = await score(out, heldOut)
-    console.log(`int8 calibrated (${made.seconds.toFixed(0)} s; on the calibration set ${(100 * info.agreement.decisions).toFixed(1)}% / ${(100 * info.agreement.picks).toFixed(1)}%, ${info.keptFloat.length} MatMuls float${info.forced ? ', below target' : ''}): held-out ${fmt(agreement(fp32.records, run.records))}; ${(fp32.seconds / run.seconds).toFixed(2)}× fp32`)
+    console.log(`int8 calibrated (${made.seconds.toFixed(0)} s, ${info.trials} candidates${info.smoothed ? ', smoothed' : ''}; on the calibration set ${(100 * info.agreement.decisions).toFixed(1)}% / ${(100 * info.agreement.picks).toFixed(1)}%, ${info.keptFloat.length} of ${info.keptFloat.length + info.quantized} MatMuls float${info.forced ? ', below target' : ''}): held-out ${fmt(agreement(fp32.records, run.records))}; ${speed(run)}`)
     if (info.keptFloat.length > 0) console.log(`  kept float: ${info.keptFloat.join(', ')}`)
   }
 } finally {

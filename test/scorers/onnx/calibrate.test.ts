@@ -113,6 +113,10 @@ describe('sceptic quantize-model --calibration (small generated model)', () => {
     // 4-bit everywhere moved a decision here (the refusal test below), so something stayed float, and it is printed.
     expect(info.keptFloat.length).toBeGreaterThan(0)
     expect(made.stdout).toContain(`kept float32: ${info.keptFloat.join(', ')}`)
+    expect(made.stdout).toContain(`calibration: ${info.trials} candidates scored`)
+    // 4-bit: no smoothing (an int8 form); the first blocks are what stays float.
+    expect(info.smoothed).toBe(false)
+    expect(info.keptFloat[0]).toBe('l0.wqkv')
     const json = join(tempDir(), 'run.json')
     const run = await sceptic(['evaluate', data, '--model', out, '--debias', 'none', '--json-out', json])
     expect(run.code).toBe(0)

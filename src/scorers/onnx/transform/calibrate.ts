@@ -1,11 +1,12 @@
 /**
  * `quantize-model --calibration DATA.jsonl`: quantization that proves it kept the decisions.
- * DATA is scored (cyclic by default) with the fp32 model and with candidates; a MatMul whose
- * quantization moves decisions stays float, chosen greedily by measured sensitivity (each
- * weight quantized alone: how far it moves the final probabilities of the clear decisions),
- * until the final decisions agree with fp32 on at least `minAgreement` of the clear ones
- * (fp32 margin between the top two ≥ {@link CLEAR_MARGIN}). The result is written beside the
- * model (`quantization.json`), and every run on it records it in its manifest.
+ * DATA is scored (cyclic by default) with the fp32 model and with candidates: all quantized;
+ * for int8, smoothed per input channel from the channel ranges a probe run measures
+ * (activation-stats.ts), kept when it helps; then the first blocks kept float, as few as
+ * hold the target ({@link searchKeepFloat}): until the final decisions agree with fp32 on at
+ * least `minAgreement` of the clear ones (fp32 margin between the top two ≥ {@link CLEAR_MARGIN}).
+ * The result is written beside the model (`quantization.json`), and every run on it records
+ * it in its manifest.
  */
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
