@@ -71,6 +71,17 @@ describe('the search over blocks in depth order', () => {
       expect(trials).toBeLessThanOrEqual(1 + 2 * Math.ceil(Math.log2(24)))
     }
   })
+  it('with a picks target, keeps float as many blocks as the picks need', async () => {
+    // Decisions recover once block 0 is float; picks need blocks 0–4.
+    const measure = async (keep: ReadonlySet<string>): Promise<Trial> => {
+      const float = new Set([...keep].map((u) => Number(/\d+/.exec(u)![0])))
+      const picksHurt = [0, 1, 2, 3, 4].filter((b) => !float.has(b)).length
+      return { keptFloat: [...keep], decisions: float.has(0) ? 1 : 0.9, picks: 1 - 0.02 * picksHurt, moved: picksHurt, seconds: 1 }
+    }
+    expect((await searchKeepFloat(blocks, 0.98, measure)).chosen!.keptFloat).toEqual(blocks[0])
+    expect((await searchKeepFloat(blocks, 0.98, measure, 47, 0.97)).chosen!.keptFloat).toEqual(blocks.slice(0, 4).flat())
+    expect((await searchKeepFloat(blocks, 0.98, measure, 47, 1)).chosen!.keptFloat).toEqual(blocks.slice(0, 5).flat())
+  })
   it('finds nothing when every block hurts (one unit stays quantized) or the float budget is too small; best is the closest', async () => {
     const all = await searchKeepFloat(blocks, 1, fake(24))
     expect(all.chosen).toBeUndefined()
@@ -153,6 +164,9 @@ describe('sceptic quantize-model --calibration (small generated model)', () => {
     const bad = await sceptic(['quantize-model', dir, '--model-out', join(tempDir(), 'x'), '--force'])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toMatch(/apply only with --calibration/)
+    const picks = await sceptic(['quantize-model', dir, '--model-out', join(tempDir(), 'x'), '--min-pick-agreement', '0.97'])
+    expect(picks.code).toBe(2)
+    expect(picks.stderr).toMatch(/apply only with --calibration/)
   })
 })
 

@@ -14,6 +14,8 @@ export interface QuantizationInfo {
   /** The calibration file's name and its decisions: scored, and clear under fp32. */
   readonly calibration: { readonly file: string; readonly decisions: number; readonly clear: number; readonly debias: string }
   readonly minAgreement: number
+  /** The share of per-ordering picks required too (`--min-pick-agreement`), when one was. */
+  readonly minPickAgreement?: number
   /** Share of clear decisions whose final pick equals fp32's, and of their per-ordering picks. */
   readonly agreement: { readonly decisions: number; readonly picks: number }
   /** fp32 scoring time over the candidate's, on the calibration set. */

@@ -76,7 +76,8 @@ export function blocksOf(units: readonly string[]): string[][] {
  * the target holds, then bisected down to the fewest blocks that hold it. Depth order, because
  * quantization noise that enters early is carried and amplified by every later block (at 24
  * layers, keeping the first 4 float kept every held-out decision; keeping every down-projection
- * float, as many units, kept 94%). At most `maxFloat` units stay float, and at least one stays
+ * float, as many units, kept 94%). With `minPicks`, the per-ordering picks must agree on at
+ * least that share too. At most `maxFloat` units stay float, and at least one stays
  * quantized; `chosen` undefined means no candidate reached the target, and `best` is the
  * closest one measured.
  */
@@ -85,12 +86,13 @@ export async function searchKeepFloat(
   minAgreement: number,
   measure: (keepFloat: ReadonlySet<string>) => Promise<Trial>,
   maxFloat: number = groups.flat().length - 1,
+  minPicks = 0,
 ): Promise<{ chosen: Trial | undefined; best: Trial; trials: number }> {
   const limit = Math.min(maxFloat, groups.flat().length - 1)
   const measured = new Map<number, Trial>()
   const floatOf = (m: number) => new Set(groups.slice(0, m).flat())
   const at = async (m: number) => measured.get(m) ?? measured.set(m, await measure(floatOf(m))).get(m)!
-  const holds = (t: Trial) => t.decisions >= minAgreement
+  const holds = (t: Trial) => t.decisions >= minAgreement && t.picks >= minPicks
   // The most blocks that fit the float budget.
   let most = 0
   while (most < groups.length && floatOf(most + 1).size <= limit) most++
@@ -125,6 +127,8 @@ export interface CalibrationOptions {
   /** The debiasing the decisions are compared under (as the runs that will use the model). Default cyclic. */
   readonly debias?: DebiasMode
   readonly minAgreement: number
+  /** Share of the clear decisions' per-ordering picks that must agree too (default 0: not required). */
+  readonly minPickAgreement?: number
   readonly force: boolean
   /** Most MatMuls kept float (default: all but one). */
   readonly maxFloat?: number
@@ -188,16 +192,17 @@ export async function calibratedQuantize(inDir: string, outDir: string, options:
       return { keptFloat: [...keepFloat], decisions: a.decisions, picks: a.picks, moved: a.moved, seconds: run.seconds }
     }
     const plain = await measure(new Set())
-    const factors = plain.decisions >= options.minAgreement && plain.picks === 1 ? undefined : await smoothingFor(work)
+    const minPicks = options.minPickAgreement ?? 0
+    const factors = plain.decisions >= options.minAgreement && plain.picks >= Math.max(minPicks, 1) ? undefined : await smoothingFor(work)
     const smoothedTrial = factors && (await measure(new Set(), factors))
     // Smoothing stays when it moved the decisions no more than the plain rounding did.
     const smooth = smoothedTrial && better(smoothedTrial, plain) ? factors : undefined
     const first = smooth ? smoothedTrial! : plain
-    const { chosen, best, trials } = await searchKeepFloat(blocksOf(units), options.minAgreement, async (keep) => (keep.size === 0 ? first : measure(keep, smooth)), options.maxFloat)
+    const { chosen, best, trials } = await searchKeepFloat(blocksOf(units), options.minAgreement, async (keep) => (keep.size === 0 ? first : measure(keep, smooth)), options.maxFloat, minPicks)
     const final = chosen ?? best
     if (!chosen && !options.force) {
       throw new ConfigError(
-        `quantize-model: no candidate keeps ${(100 * options.minAgreement).toFixed(1)}% of the ${clear} clear calibration decisions (best ${(100 * final.decisions).toFixed(1)}% with ${final.keptFloat.length} of ${units.length} MatMuls float); nothing written (--force writes it anyway)`,
+        `quantize-model: no candidate keeps ${(100 * options.minAgreement).toFixed(1)}% of the ${clear} clear calibration decisions${minPicks > 0 ? ` and ${(100 * minPicks).toFixed(1)}% of their picks` : ''} (best ${(100 * final.decisions).toFixed(1)}%${minPicks > 0 ? ` / ${(100 * final.picks).toFixed(1)}%` : ''} with ${final.keptFloat.length} of ${units.length} MatMuls float); nothing written (--force writes it anyway)`,
       )
     }
     const result = await quantize(new Set(final.keptFloat), outDir, smooth)
@@ -205,6 +210,7 @@ export async function calibratedQuantize(inDir: string, outDir: string, options:
       format: options.format,
       calibration: { file: basename(options.calibration), decisions: decisions.length, clear, debias: options.debias ?? 'cyclic' },
       minAgreement: options.minAgreement,
+      ...(minPicks > 0 ? { minPickAgreement: minPicks } : {}),
       agreement: { decisions: final.decisions, picks: final.picks },
       speedup: fp32.seconds / final.seconds,
       keptFloat: final.keptFloat,
