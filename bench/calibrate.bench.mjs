@@ -13,7 +13,7 @@
 // least), what stayed float, and the candidates and seconds the calibration took. Options: --layers N, --hidden N, --heads N,
 // --kv-heads N, --ffn N, --vocab N, --head-scale X (default 8), --sharpness X (attention,
 // default 3), --decisions N (per set, default 80), --tokens N (prompt length, default 60),
-// --min-agreement X (default 0.98), --rows naive,calibrated, --dir DIR (keep the generated
+// --min-agreement X (default 0.98), --min-picks X (--min-pick-agreement), --rows naive,calibrated, --dir DIR (keep the generated
 // model and candidates there and reuse them on the next run). At the defaults a run takes
 // several minutes on 2 cores: nice it.
 import { spawnSync } from 'node:child_process'
@@ -39,6 +39,7 @@ const { values: args } = parseArgs({
     decisions: { type: 'string', default: '80' },
     tokens: { type: 'string', default: '60' },
     'min-agreement': { type: 'string', default: '0.98' },
+    'min-picks': { type: 'string' },
     dir: { type: 'string' },
     rows: { type: 'string', default: 'naive,calibrated' },
   },
@@ -129,7 +130,7 @@ try {
   if (rows.includes('calibrated')) {
     const out = join(work, 'int8-calibrated')
     rmSync(out, { recursive: true, force: true })
-    const made = cli('quantize-model', model, '--model-out', out, '--format', 'int8', '--calibration', calibrationFile, '--min-agreement', args['min-agreement'], '--force')
+    const made = cli('quantize-model', model, '--model-out', out, '--format', 'int8', '--calibration', calibrationFile, '--min-agreement', args['min-agreement'], ...(args['min-picks'] ? ['--min-pick-agreement', args['min-picks']] : []), '--force')
     process.stdout.write(made.stderr.split('\n').filter((l) => l.startsWith('calibration')).map((l) => `  ${l}\n`).join(''))
     const info = JSON.parse(readFileSync(join(out, 'quantization.json'), 'utf8'))
     const run = await score(out, heldOut)
