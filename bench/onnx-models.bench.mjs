@@ -100,17 +100,26 @@ export async function child(kind, dir, count, base = dir.replace(/(-(q\d|int8\w*
   }, { description: scorer.description ?? kind })
   const tokensBefore = stats()
   const cpuBefore = process.cpuUsage()
+  const machineBefore = machineBusySeconds()
   const started = performance.now()
   const result = await evaluateWithScorer(decisions, recording, { debias: 'cyclic', statistics: false, storePrompts: false })
   const seconds = (performance.now() - started) / 1000
   const cpu = process.cpuUsage(cpuBefore)
+  // Cores other processes kept busy meanwhile: the machine is shared, and a figure is only as clean as this is near 0.
+  const otherCores = Math.max(0, (machineBusySeconds() - machineBefore - (cpu.user + cpu.system) / 1e6) / seconds)
   const tokensRun = stats() - tokensBefore
   await close()
   // Per decision, the debiased probability of each option, in the criterion's option order.
   const probabilities = result.records.map((r) => (Array.isArray(r.probabilities) ? r.probabilities : Object.values(r.probabilities)))
   // What calibrate.ts's agreement() compares: the final pick and each ordering's pick.
   const records = result.records.map((r) => ({ prediction: r.prediction, picks: r.picks, probabilities: r.probabilities }))
-  process.stdout.write(JSON.stringify({ seconds, readySeconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, tokensRun, probabilities, records, prompts, maxRSS: process.resourceUsage().maxRSS * 1024 }) + '\n')
+  process.stdout.write(JSON.stringify({ seconds, readySeconds, otherCores, cpuSeconds: (cpu.user + cpu.system) / 1e6, tokensRun, probabilities, records, prompts, maxRSS: process.resourceUsage().maxRSS * 1024 }) + '\n')
+}
+
+/** Busy CPU seconds of the whole machine so far (/proc/stat, USER_HZ 100). */
+function machineBusySeconds() {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number)
+  return (fields.reduce((a, b) => a + b, 0) - fields[3] - fields[4]) / 100
 }
 
 /** Run {@link child} in its own process (its peak RSS is its own); `base` is the directory whose tokenizer makes the decisions. */

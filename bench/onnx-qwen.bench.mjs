@@ -12,7 +12,8 @@
 // The generated model (~2 GB, external data) and the quantized ones are cached under the OS temp
 // directory, keyed by the generator's and the quantizer's sources, so reruns do not rebuild them.
 // Options: --decisions N (default 40), --calibration-decisions N (default 40), --layers N (fewer
-// layers, same widths), --head-scale X (default 8), --skip-peer, --skip-quantized, --skip-calibration,
+// layers, same widths), --head-scale X (default 8), --attention-sharpness X (default 3: clear debiased
+// decisions, but a chaotic random net: 8-bit weights move many of them; 1.5 is stable with few clear), --skip-peer, --skip-quantized, --skip-calibration,
 // --calibration-args "..." (more quantize-model flags, e.g. "--max-float 24").
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -95,10 +96,10 @@ async function projectionPeak({ hidden: D, heads, kvHeads, ffn: FF }, M) {
   return { gflops: flops / seconds, parts }
 }
 
-export async function qwenBench({ shape = 'qwen2.5-0.5b', decisions = 40, calibrationDecisions = 40, layers, headScale = 8, skipPeer = false, skipQuantized = false, skipCalibration = false, calibrationArgs = [] } = {}) {
+export async function qwenBench({ shape = 'qwen2.5-0.5b', decisions = 40, calibrationDecisions = 40, layers, headScale = 8, attentionSharpness, skipPeer = false, skipQuantized = false, skipCalibration = false, calibrationArgs = [] } = {}) {
   const base = SHAPES[shape]
   if (!base) throw new Error(`unknown --shape ${shape}; known: ${Object.keys(SHAPES).join(', ')}`)
-  const decoder = { ...base, ...(layers ? { layers } : {}), headScale }
+  const decoder = { ...base, ...(layers ? { layers } : {}), ...(attentionSharpness ? { attentionSharpness } : {}), headScale }
   const { dir, generated } = await modelDir(shape, decoder)
   const onnxBytes = readdirSync(join(dir, 'onnx')).reduce((sum, f) => sum + statSync(join(dir, 'onnx', f)).size, 0)
   console.log(`model ${shape}: hidden ${decoder.hidden}, ${decoder.layers} layers, ${decoder.heads} heads / ${decoder.kvHeads} KV heads, SwiGLU ${decoder.ffn}, vocab ${decoder.vocab}, tied head, final-norm gain ${headScale}; ${gib(onnxBytes)} fp32; ${generated === undefined ? 'cached' : `generated in ${generated.toFixed(0)} s`} (${dir})`)
@@ -146,7 +147,7 @@ export async function qwenBench({ shape = 'qwen2.5-0.5b', decisions = 40, calibr
   const bodyFlops = 2 * decoder.layers * (2 * D * D + 2 * D * KD + 3 * D * FF)
   const flopsPerToken = (name) => bodyFlops + (name.startsWith('transformers') ? 2 * D * V : 0)
   console.log(`\nfp32 MatMul peak at these shapes: ${peakBefore.gflops.toFixed(0)} GFLOP/s before, ${peakAfter.gflops.toFixed(0)} after (reference: the higher)`)
-  const header = ['scorer', 'scoring s', 'x peer', 'x fp32', 'CPU s', 'tokens run', 'GFLOP/s', '% peak', 'ready s', 'decisions kept', 'picks kept', 'peak RSS']
+  const header = ['scorer', 'scoring s', 'x peer', 'x fp32', 'CPU s', 'tokens run', 'GFLOP/s', '% peak', 'ready s', 'decisions kept', 'picks kept', 'peak RSS', 'other cores']
   const rows = Object.entries(runs).map(([name, run]) => {
     const a = agreement(fp32.records, run.records)
     const gflops = (run.tokensRun * flopsPerToken(name)) / run.seconds / 1e9
@@ -163,12 +164,14 @@ export async function qwenBench({ shape = 'qwen2.5-0.5b', decisions = 40, calibr
       `${(100 * a.decisions).toFixed(1)}% of ${a.clear}`,
       `${(100 * a.picks).toFixed(1)}%`,
       gib(run.maxRSS),
+      run.otherCores === undefined ? '-' : run.otherCores.toFixed(2),
     ]
   })
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
   const line = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
   console.log(line(header))
   for (const row of rows) console.log(line(row))
+  console.log(`other cores: CPU other processes used while the row scored (the machine is shared; a clean figure has ~0)`)
   console.log(`kept: agreement with fp32 on fp32's clear decisions (margin >= 0.05): final decision, and each ordering's pick; GFLOP/s counts weight MatMuls as fp32 work (int8 rows: fp32-equivalent)`)
   if (peer) console.log(`tokens run: transformers.js ${peer.tokensRun} (padded rows x width), onnxScorer ${fp32.tokensRun} (each shared prefix once): ${(peer.tokensRun / fp32.tokensRun).toFixed(2)}x fewer`)
   console.log(`ready() is paid once per process; a shared pool across Vitest files (globalSetup + startScorerServer + connectScorer) pays it once per run`)
@@ -183,6 +186,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       'calibration-decisions': { type: 'string', default: '40' },
       layers: { type: 'string' },
       'head-scale': { type: 'string', default: '8' },
+      'attention-sharpness': { type: 'string' },
       'skip-peer': { type: 'boolean', default: false },
       'skip-quantized': { type: 'boolean', default: false },
       'skip-calibration': { type: 'boolean', default: false },
@@ -200,6 +204,7 @@ export function qwenOptions(values) {
     calibrationDecisions: Number(values['calibration-decisions'] ?? 40),
     ...(values.layers ? { layers: Number(values.layers) } : {}),
     headScale: Number(values['head-scale'] ?? 8),
+    ...(values['attention-sharpness'] ? { attentionSharpness: Number(values['attention-sharpness']) } : {}),
     skipPeer: !!values['skip-peer'],
     skipQuantized: !!values['skip-quantized'],
     skipCalibration: !!values['skip-calibration'],

@@ -16,7 +16,7 @@
 // Options: --decisions N per round (default 8), --rounds N (default 6), --skip-rss, --rss-only,
 //   --skip-readout, --readout-only, --skip-models, --skip-main-thread.
 // --shape qwen2.5-0.5b runs only bench/onnx-qwen.bench.mjs (a 24-layer Qwen2-shaped model; its options:
-//   --decisions (default 40), --calibration-decisions, --layers, --head-scale, --skip-peer,
+//   --decisions (default 40), --calibration-decisions, --layers, --head-scale, --attention-sharpness, --skip-peer,
 //   --skip-quantized, --skip-calibration, --calibration-args).
 import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -36,6 +36,7 @@ const { values: args } = parseArgs({
     'calibration-decisions': { type: 'string' },
     layers: { type: 'string' },
     'head-scale': { type: 'string' },
+    'attention-sharpness': { type: 'string' },
     'skip-peer': { type: 'boolean', default: false },
     'skip-quantized': { type: 'boolean', default: false },
     'skip-calibration': { type: 'boolean', default: false },

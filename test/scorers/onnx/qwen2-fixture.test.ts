@@ -13,9 +13,9 @@ import type { onnx as OnnxNamespace } from 'onnx-proto'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { LETTERS } from '../../../src/core/decisions/schema.ts'
 import type { ScoreRequest } from '../../../src/core/scorer/contract.ts'
-import { softmax } from '../../../src/scorers/onnx/readout/readout.ts'
+import { halfToFloat, softmax } from '../../../src/scorers/onnx/readout/readout.ts'
 import { letterContinuation } from '../../../src/scorers/onnx/readout/letter-readout.ts'
-import { buildDecoder, buildModelFiles, qwen2Config, TINY_EXAMPLE, writeModelDir, type DecoderOptions } from '../../../scripts/onnx-fixture/index.ts'
+import { buildDecoder, buildModelFiles, makeVariant, qwen2Config, TINY_EXAMPLE, writeModelDir, type DecoderOptions } from '../../../scripts/onnx-fixture/index.ts'
 import { maxAbsDiff, sampleRequests, scorerFactory, tempDir } from './helpers.ts'
 
 const { onnx } = createRequire(import.meta.url)('onnx-proto') as { onnx: typeof OnnxNamespace }
@@ -105,7 +105,12 @@ async function ortLogits(model: Uint8Array, ids: number[][], mask: number[][], p
     const tensor = (rows: number[][]) => new ort.Tensor('int64', BigInt64Array.from(rows.flat(), BigInt), [B, rows[0]!.length])
     const feeds: Record<string, ort.Tensor> = { input_ids: tensor(ids), attention_mask: tensor(mask) }
     if (positions) feeds.position_ids = tensor(positions)
-    for (const m of session.inputMetadata) if (m.name.startsWith('past_key_values.') && m.isTensor) feeds[m.name] = new ort.Tensor('float32', new Float32Array(0), [B, m.shape[1] as number, 0, m.shape[3] as number])
+    for (const m of session.inputMetadata)
+      if (m.name.startsWith('past_key_values.') && m.isTensor) {
+        const dims = [B, m.shape[1] as number, 0, m.shape[3] as number]
+        // fp16 exports take float16 past inputs.
+        feeds[m.name] = m.type === 'float16' ? new ort.Tensor('float16', new Uint16Array(0), dims) : new ort.Tensor('float32', new Float32Array(0), dims)
+      }
     const { logits } = await session.run(feeds)
     return { dims: logits!.dims, data: logits!.data as Float32Array }
   } finally {
@@ -136,6 +141,20 @@ describe('the graph against a plain-JS Qwen2 forward pass', () => {
     const expected = qwen2Reference(model, { ...shape, theta: 1e6, eps: 1e-6 }, ids, ids.map((_, i) => i))
     const diff = Math.max(...expected.flatMap((row, t) => row.map((v, j) => Math.abs(v - got.data[(t + 2) * 50 + j]!))))
     expect(diff).toBeLessThan(1e-4)
+  })
+
+  it('the variants exports ship (fp16, int8, q4) load and stay close to fp32', async () => {
+    const ones = ids.map(() => 1)
+    const positions = ids.map((_, i) => i)
+    const fp32 = (await ortLogits(model, [ids], [ones], [positions])).data
+    const scale = Math.max(...fp32.map(Math.abs))
+    for (const [variant, tolerance] of [['fp16', 0.003], ['int8', 0.05], ['q4', 0.25]] as const) {
+      const got = (await ortLogits(makeVariant(model, variant), [ids], [ones], [positions])).data
+      const half = variant === 'fp16' ? Float32Array.from(got as unknown as Uint16Array, halfToFloat) : got
+      const diff = Math.max(...fp32.map((v, i) => Math.abs(v - half[i]!)))
+      expect(diff / scale, variant).toBeLessThan(tolerance)
+      expect(diff, variant).toBeGreaterThan(0) // the variant really changed the arithmetic
+    }
   })
 
   it('the tied head stores the embedding once; the GPT-2 default is unchanged', () => {

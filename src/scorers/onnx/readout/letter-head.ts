@@ -36,6 +36,56 @@ export function cutLetterHead(
   if (model.metadataProps.some((p) => p.key === 'sceptic.readout')) fail('it is already optimized (metadata "sceptic.readout")')
   const opset = model.opsetImport.find((o) => !o.domain)?.version
   if (opset !== undefined && opset !== null && toNumber(opset) < 13) fail(`default-domain opset ${opset}; 13 or newer expected`)
+  const found = findHead(graph, fail)
+  const { weight, transposed, bias, biasNode, logitsOut } = found
+  const dims = (weight.dims ?? []).map(toNumber)
+  if (dims.length !== 2) fail(`the LM head's weight "${weight.name}" has ${dims.length} dimensions; 2 expected`)
+  const [D, V] = transposed ? [dims[1]!, dims[0]!] : [dims[0]!, dims[1]!]
+  const declared = logitsOut.type?.tensorType?.shape?.dim?.[2]?.dimValue
+  if (declared !== undefined && declared !== null && toNumber(declared) !== 0 && toNumber(declared) !== V) fail(`"logits" declares ${declared} columns but the head weight has ${V}`)
+  if (letterIds.some((id) => id >= V)) fail(`letter token ids reach ${largest(letterIds)} but the head has only ${V} columns; does ${tokenizerPath} belong to this model?`)
+  const elem = ELEMENT_BYTES[weight.dataType ?? 0] ?? fail(`the head weight's element type ${weight.dataType} is not supported (float32, float16, bfloat16)`)
+  const K = letterIds.length
+  const initializer = (name: string) => graph.initializer.find((t) => t.name === name)
+  const unique = (base: string): string => {
+    let name = base
+    for (let i = 1; graph.node.some((n) => n.output.includes(name)) || initializer(name); i++) name = `${base}_${i}`
+    return name
+  }
+  const weightName = unique('sceptic_letter_head')
+  graph.initializer.push(onnx.TensorProto.create({ name: weightName, dims: [D, K], dataType: weight.dataType, rawData: cutColumns(weight, transposed, D, V, letterIds, elem, modelDir, fail) }))
+  if (bias) {
+    const biasElem = ELEMENT_BYTES[bias.dataType ?? 0] ?? fail(`the head bias's element type ${bias.dataType} is not supported`)
+    const read = tensorReader(bias, modelDir, fail)
+    const cutBias = new Uint8Array(K * biasElem)
+    letterIds.forEach((id, k) => cutBias.set(read(id * biasElem, biasElem), k * biasElem))
+    read.close()
+    const biasName = unique('sceptic_letter_bias')
+    graph.initializer.push(onnx.TensorProto.create({ name: biasName, dims: [K], dataType: bias.dataType, rawData: cutBias }))
+    biasNode!.input = biasNode!.input.map((name) => (name === bias.name ? biasName : name))
+  }
+  sliceBeforeHead(onnx, graph, found, weightName, unique)
+  const shape = logitsOut.type?.tensorType?.shape
+  if (shape?.dim && shape.dim.length === 3) {
+    shape.dim[1] = onnx.TensorShapeProto.Dimension.create({ dimValue: 1 })
+    shape.dim[2] = onnx.TensorShapeProto.Dimension.create({ dimValue: K })
+  }
+  model.metadataProps.push(onnx.StringStringEntryProto.create({ key: 'sceptic.readout', value: JSON.stringify({ letterIds, vocab: V, positions: 'last' }) }))
+  return { vocab: V, letters: K }
+}
+
+/** The recognised LM head: its MatMul, the constant weight (maybe behind a Transpose), the bias Add and the Cast, if any. */
+interface FoundHead {
+  readonly logitsOut: DecodedGraph['output'][number]
+  readonly head: DecodedNode
+  readonly cast: DecodedNode | undefined
+  readonly bias: OnnxNamespace.ITensorProto | undefined
+  readonly biasNode: DecodedNode | undefined
+  readonly weight: OnnxNamespace.ITensorProto
+  readonly transposed: boolean
+}
+
+function findHead(graph: DecodedGraph, fail: (why: string) => never): FoundHead {
   const logitsOut = graph.output.find((o) => o.name === 'logits') ?? fail('no "logits" output')
   const producer = (name: string) => graph.node.find((n) => n.output.includes(name))
   const consumers = (name: string) => graph.node.filter((n) => n.input.includes(name))
@@ -73,16 +123,12 @@ export function cutLetterHead(
     }
   }
   if (!weight) return fail(`the LM head's weight "${head.input[1]}" is not a constant (initializer)`)
-  const dims = (weight.dims ?? []).map(toNumber)
-  if (dims.length !== 2) fail(`the LM head's weight "${weight.name}" has ${dims.length} dimensions; 2 expected`)
-  const [D, V] = transposed ? [dims[1]!, dims[0]!] : [dims[0]!, dims[1]!]
-  const declared = logitsOut.type?.tensorType?.shape?.dim?.[2]?.dimValue
-  if (declared !== undefined && declared !== null && toNumber(declared) !== 0 && toNumber(declared) !== V) fail(`"logits" declares ${declared} columns but the head weight has ${V}`)
-  if (letterIds.some((id) => id >= V)) fail(`letter token ids reach ${largest(letterIds)} but the head has only ${V} columns; does ${tokenizerPath} belong to this model?`)
-  const elem = ELEMENT_BYTES[weight.dataType ?? 0] ?? fail(`the head weight's element type ${weight.dataType} is not supported (float32, float16, bfloat16)`)
-  const K = letterIds.length
+  return { logitsOut, head, cast, bias, biasNode, weight, transposed }
+}
 
-  // The weight cut to the letter columns, [D, K], in the weight's own element type.
+/** The weight cut to the letter columns, `[D, K]`, in the weight's own element type. */
+function cutColumns(weight: OnnxNamespace.ITensorProto, transposed: boolean, D: number, V: number, letterIds: readonly number[], elem: number, modelDir: string, fail: (why: string) => never): Uint8Array {
+  const K = letterIds.length
   const source = tensorReader(weight, modelDir, fail)
   const cut = new Uint8Array(D * K * elem)
   for (let k = 0; k < K; k++) {
@@ -93,24 +139,13 @@ export function cutLetterHead(
     } else for (let d = 0; d < D; d++) cut.set(source((d * V + letterIds[k]!) * elem, elem), (d * K + k) * elem)
   }
   source.close()
-  const unique = (base: string): string => {
-    let name = base
-    for (let i = 1; graph.node.some((n) => n.output.includes(name)) || initializer(name); i++) name = `${base}_${i}`
-    return name
-  }
-  const weightName = unique('sceptic_letter_head')
-  graph.initializer.push(onnx.TensorProto.create({ name: weightName, dims: [D, K], dataType: weight.dataType, rawData: cut }))
-  if (bias) {
-    const biasElem = ELEMENT_BYTES[bias.dataType ?? 0] ?? fail(`the head bias's element type ${bias.dataType} is not supported`)
-    const read = tensorReader(bias, modelDir, fail)
-    const cutBias = new Uint8Array(K * biasElem)
-    letterIds.forEach((id, k) => cutBias.set(read(id * biasElem, biasElem), k * biasElem))
-    read.close()
-    const biasName = unique('sceptic_letter_bias')
-    graph.initializer.push(onnx.TensorProto.create({ name: biasName, dims: [K], dataType: bias.dataType, rawData: cutBias }))
-    biasNode!.input = biasNode!.input.map((name) => (name === bias!.name ? biasName : name))
-  }
+  return cut
+}
 
+/** Put `Slice(hidden, last position)` before the head, point it at the cut weight, and drop what only the full head read. */
+function sliceBeforeHead(onnx: typeof OnnxNamespace, graph: DecodedGraph, { head, weight, transposed, bias, biasNode, cast }: FoundHead, weightName: string, unique: (base: string) => string): void {
+  const producer = (name: string) => graph.node.find((n) => n.output.includes(name))
+  const consumers = (name: string) => graph.node.filter((n) => n.input.includes(name))
   // Slice the hidden states to the last position before the head: axis -2 is the sequence axis of [batch, seq, hidden].
   const hidden = head.input[0]!
   const last = unique('sceptic_last_hidden')
@@ -136,12 +171,4 @@ export function cutLetterHead(
   // Stale shape annotations of the rewritten values would contradict the new shapes.
   const rewritten = new Set([...head.output, ...(biasNode?.output ?? []), ...(cast?.output ?? [])])
   graph.valueInfo = graph.valueInfo.filter((v) => !rewritten.has(v.name!))
-  const shape = logitsOut.type?.tensorType?.shape
-  if (shape?.dim && shape.dim.length === 3) {
-    shape.dim[1] = onnx.TensorShapeProto.Dimension.create({ dimValue: 1 })
-    shape.dim[2] = onnx.TensorShapeProto.Dimension.create({ dimValue: K })
-  }
-  model.metadataProps.push(onnx.StringStringEntryProto.create({ key: 'sceptic.readout', value: JSON.stringify({ letterIds, vocab: V, positions: 'last' }) }))
-
-  return { vocab: V, letters: K }
 }

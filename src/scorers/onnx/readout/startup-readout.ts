@@ -4,7 +4,8 @@
  * few letters at the last one. So by default (`readout: 'auto'`) the scorer rewrites the
  * graph once at startup with the letter head (letter-head.ts) into a temporary directory
  * (readout-temp.ts),
- * external data hard-linked beside it, and the workers load that. Probabilities equal the
+ * external data hard-linked beside it (inline weights too, by reference: inline-reference.ts),
+ * and the workers load that. Probabilities equal the
  * full readout's within float rounding (1e-5, tested); only the work drops.
  *
  * The full readout stays, and the reason is recorded, when: `readout: 'full'` is asked,
@@ -63,7 +64,7 @@ export async function prepareReadout({ files, mode, sidecar, render }: ReadoutIn
     const tokenizer = await loadTokenizer(files.dir)
     const endings: PromptEnding[] = [...DEFAULT_ENDINGS, ...(render ? [{ text: (await render(['Answer:']))[0]!, special: false }] : [])]
     const letterIds = readoutLetterIds(tokenizer, endings)
-    const result = await optimizeModel(files.dir, dir, { files, letterIds, copyExternalData: false, sideFiles: false })
+    const result = await optimizeModel(files.dir, dir, { files, letterIds, copyExternalData: false, sideFiles: false, referenceInline: true })
     return { modelPath: result.modelPath, readoutFile: result.readout, summary: `last position, ${result.letters} letter rows (made at startup)`, dispose }
   } catch (error) {
     dispose()

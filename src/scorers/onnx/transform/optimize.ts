@@ -15,6 +15,7 @@ import type { onnx as OnnxNamespace } from 'onnx-proto'
 import { ConfigError, firstLineOf } from '../../../core/support/errors.ts'
 import { externalLocation, linkOrCopy, loadOnnxProto, type DecodedGraph } from '../model/graph-io.ts'
 import { cutLetterHead } from '../readout/letter-head.ts'
+import { INLINE_SOURCE, referenceInlineWeights } from './inline-reference.ts'
 import { locateModel, type ModelFiles } from '../model/model-dir.ts'
 import { DEFAULT_ENDINGS, readoutLetterIds } from '../readout/readout-letters.ts'
 import { QUANTIZATION_FILE } from '../model/quantization-info.ts'
@@ -47,6 +48,12 @@ export interface OptimizeOptions {
   readonly copyExternalData?: boolean
   /** Copy tokenizer.json, config.json and the like beside the new model. Default true. */
   readonly sideFiles?: boolean
+  /**
+   * Inline weights stay in the original file, hard-linked beside the new graph as its external
+   * data (inline-reference.ts), instead of being written again. Where the link fails they are
+   * written inline as usual. Default false (the CLI's output stands on its own).
+   */
+  readonly referenceInline?: boolean
 }
 
 /** Files next to the model that belong to it and are copied as they are. */
@@ -70,8 +77,9 @@ export async function optimizeModel(inDir: string, outDir: string, options: Opti
     throw new ConfigError(`${path}: optimize-model cannot rewrite this graph: ${why}`)
   }
   let model: OnnxNamespace.ModelProto
+  const file = readFileSync(path)
   try {
-    model = onnx.ModelProto.decode(readFileSync(path))
+    model = onnx.ModelProto.decode(file)
   } catch (error) {
     return fail(`not an ONNX model (${firstLineOf(error)})`)
   }
@@ -81,12 +89,13 @@ export async function optimizeModel(inDir: string, outDir: string, options: Opti
 
   mkdirSync(out, { recursive: true })
   const modelPath = join(out, 'model.onnx')
+  if (options.referenceInline && linkOrCopy(path, join(out, INLINE_SOURCE), false)) referenceInlineWeights(onnx, graph.initializer, file)
   const bytes = onnx.ModelProto.encode(model).finish()
   writeFileAtomicSync(modelPath, bytes, { fsync: false })
   const externalFiles = new Set<string>()
   for (const tensor of graph.initializer) {
     const location = externalLocation(tensor)
-    if (location !== undefined) externalFiles.add(location)
+    if (location !== undefined && location !== INLINE_SOURCE) externalFiles.add(location)
   }
   for (const location of externalFiles) {
     const from = join(dirname(path), location)
