@@ -117,10 +117,11 @@ describe('sceptic quantize-model --calibration (small generated model)', () => {
     const made = await sceptic(args(out, '--min-agreement', '1'))
     expect(made.stderr).toMatch(/calibration: 0 MatMuls float: decisions \d/)
     expect(made.code).toBe(0)
-    expect(made.stdout).toMatch(/agreement with fp32 on \d+ clear of 24 calibration decisions: decisions 100\.0%, per-ordering picks 100\.0% \(target 100\.0%\); speed-up [\d.]+× fp32/)
+    expect(made.stdout).toMatch(/agreement with fp32 on \d+ clear of 24 calibration decisions: decisions 100\.0%, per-ordering picks 100\.0% \(target 100\.0%\); speed-up [\d.]+× fp32 \(CPU time [\d.]+×\)/)
     const info = JSON.parse(readFileSync(join(out, 'quantization.json'), 'utf8'))
     expect(info.agreement).toEqual({ decisions: 1, picks: 1 })
     expect(info.forced).toBe(false)
+    expect(info.cpuSpeedup).toBeGreaterThan(0)
     // 4-bit everywhere moved a decision here (the refusal test below), so something stayed float, and it is printed.
     expect(info.keptFloat.length).toBeGreaterThan(0)
     expect(made.stdout).toContain(`kept float32: ${info.keptFloat.join(', ')}`)

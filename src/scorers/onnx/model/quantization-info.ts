@@ -20,6 +20,8 @@ export interface QuantizationInfo {
   readonly agreement: { readonly decisions: number; readonly picks: number }
   /** fp32 scoring time over the candidate's, on the calibration set. */
   readonly speedup: number
+  /** The same in CPU seconds (scorer process, workers included), which other processes on a shared machine inflate less. */
+  readonly cpuSpeedup?: number
   /** Weights whose MatMuls stayed float32 (the LM head aside). */
   readonly keptFloat: readonly string[]
   readonly quantized: number

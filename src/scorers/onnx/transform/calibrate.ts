@@ -51,6 +51,8 @@ export interface Trial {
   readonly picks: number
   readonly moved: number
   readonly seconds: number
+  /** CPU seconds of the scoring (this process, workers included): steadier than wall time on a shared machine. */
+  readonly cpuSeconds?: number
 }
 
 /**
@@ -147,9 +149,11 @@ export async function calibratedQuantize(inDir: string, outDir: string, options:
     try {
       await scorer.ready()
       const t0 = performance.now()
+      const cpu = process.cpuUsage()
       const result = await evaluateWithScorer(decisions, scorer, { debias: options.debias ?? 'cyclic', statistics: false })
+      const used = process.cpuUsage(cpu)
       if (result.failed > 0) throw new ConfigError(`${dir}: ${result.failed} calibration decisions could not be scored`)
-      return { records: result.records, seconds: (performance.now() - t0) / 1000 }
+      return { records: result.records, seconds: (performance.now() - t0) / 1000, cpuSeconds: (used.user + used.system) / 1e6 }
     } finally {
       await scorer.close()
     }
@@ -189,7 +193,7 @@ export async function calibratedQuantize(inDir: string, outDir: string, options:
       const run = await score(candidate)
       const a = agreement(fp32.records, run.records)
       options.log?.(`calibration: ${keepFloat.size} MatMuls float${smoothing ? ', smoothed' : ''}: decisions ${(100 * a.decisions).toFixed(1)}%, picks ${(100 * a.picks).toFixed(1)}%`)
-      return { keptFloat: [...keepFloat], decisions: a.decisions, picks: a.picks, moved: a.moved, seconds: run.seconds }
+      return { keptFloat: [...keepFloat], decisions: a.decisions, picks: a.picks, moved: a.moved, seconds: run.seconds, cpuSeconds: run.cpuSeconds }
     }
     const plain = await measure(new Set())
     const minPicks = options.minPickAgreement ?? 0
@@ -213,6 +217,7 @@ export async function calibratedQuantize(inDir: string, outDir: string, options:
       ...(minPicks > 0 ? { minPickAgreement: minPicks } : {}),
       agreement: { decisions: final.decisions, picks: final.picks },
       speedup: fp32.seconds / final.seconds,
+      ...(final.cpuSeconds ? { cpuSpeedup: fp32.cpuSeconds / final.cpuSeconds } : {}),
       keptFloat: final.keptFloat,
       quantized: result.quantized,
       forced: !chosen,
