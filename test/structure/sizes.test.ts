@@ -5,23 +5,12 @@ import { functionSizes, sourceSizes } from '../../scripts/function-sizes.mjs'
 const MAX_FUNCTION_LINES = 100
 const MAX_FILE_LINES = 400
 
-/** Functions still over the limit while their owners split them (`file:name`). */
-const ALLOWED_LONG = new Set([
-  'src/scorers/onnx/transform/quantize.ts:quantizeModel',
-])
-
 describe('sizes', () => {
   const { files, functions } = sourceSizes()
   const long = functions.filter((f) => f.lines > MAX_FUNCTION_LINES)
 
   it(`no function in src/ is over ${MAX_FUNCTION_LINES} lines`, () => {
-    const bad = long.filter((f) => !ALLOWED_LONG.has(`${f.file}:${f.name}`)).map((f) => `${f.file}:${f.line} ${f.name} (${f.lines} lines)`)
-    expect(bad).toEqual([])
-  })
-
-  it('the allow-list names only functions that are still too long', () => {
-    const stillLong = new Set(long.map((f) => `${f.file}:${f.name}`))
-    expect([...ALLOWED_LONG].filter((key) => !stillLong.has(key))).toEqual([])
+    expect(long.map((f) => `${f.file}:${f.line} ${f.name} (${f.lines} lines)`)).toEqual([])
   })
 
   it(`no file in src/ is over ${MAX_FILE_LINES} lines`, () => {

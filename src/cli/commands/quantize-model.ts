@@ -5,7 +5,7 @@ import type { Command } from '../command.ts'
 import { planModelDirs, writingModelOut } from '../model-out.ts'
 import { UsageError } from '../usage-error.ts'
 
-const USAGE = 'quantize-model IN_DIR --model-out DIR [--format nbits|int8] [--bits 4|8] [--accuracy-level 4|0] [--calibration DATA.jsonl [--min-agreement 0.98] [--debias MODE] [--max-float N] [--force]]'
+const USAGE = 'quantize-model IN_DIR --model-out DIR [--format nbits|int8] [--bits 4|8] [--accuracy-level 4|0] [--calibration DATA.jsonl [--min-agreement 0.98] [--min-pick-agreement X] [--debias MODE] [--max-float N] [--force]]'
 
 /** Every option of `sceptic quantize-model`: read by the parser, `--help` and "did you mean". */
 const OPTIONS = {
@@ -15,6 +15,7 @@ const OPTIONS = {
   'accuracy-level': { type: 'string', value: '4|0', default: '4', description: '--format nbits only. 4: int8 activations per row and block (batch-invariant); 0: float32 activations' },
   calibration: { type: 'string', value: 'DATA.jsonl', description: 'decisions scored with fp32 and each candidate; MatMuls whose quantization moves decisions stay float32 until the agreement holds' },
   'min-agreement': { type: 'string', value: 'X', default: '0.98', description: 'with --calibration: the share of clear decisions (fp32 margin ≥ 0.05) whose final pick must equal fp32\'s' },
+  'min-pick-agreement': { type: 'string', value: 'X', description: 'with --calibration: also the share of their per-ordering picks that must equal fp32\'s (default: not required)' },
   debias: { type: 'string', value: 'MODE', default: 'cyclic', description: 'with --calibration: the debiasing the decisions are compared under (as sceptic evaluate --debias)' },
   'max-float': { type: 'string', value: 'N', description: 'with --calibration: keep at most N MatMuls float32 (default: all but one)' },
   force: { type: 'boolean', description: 'with --calibration: write the best candidate even below --min-agreement' },
@@ -39,7 +40,9 @@ export const quantizeModelCommand: Command = {
     const calibration = values.calibration as string | undefined
     const minAgreement = values['min-agreement'] === undefined ? 0.98 : Number(values['min-agreement'])
     if (!(minAgreement >= 0 && minAgreement <= 1)) throw new UsageError(`--min-agreement must be a number in [0, 1], got "${String(values['min-agreement'])}"`)
-    if (calibration === undefined && (values.force || values['max-float'] !== undefined)) throw new UsageError('--max-float and --force apply only with --calibration DATA.jsonl')
+    const minPicks = values['min-pick-agreement'] === undefined ? undefined : Number(values['min-pick-agreement'])
+    if (minPicks !== undefined && !(minPicks >= 0 && minPicks <= 1)) throw new UsageError(`--min-pick-agreement must be a number in [0, 1], got "${String(values['min-pick-agreement'])}"`)
+    if (calibration === undefined && (values.force || values['max-float'] !== undefined || minPicks !== undefined)) throw new UsageError('--max-float, --min-pick-agreement and --force apply only with --calibration DATA.jsonl')
     const maxFloat = values['max-float'] === undefined ? undefined : Number(values['max-float'])
     if (maxFloat !== undefined && !(Number.isInteger(maxFloat) && maxFloat >= 0)) throw new UsageError(`--max-float must be an integer ≥ 0, got "${String(values['max-float'])}"`)
     if (values.debias !== undefined && !(DEBIAS_MODES as readonly string[]).includes(values.debias as string))
@@ -48,12 +51,12 @@ export const quantizeModelCommand: Command = {
     const started = performance.now()
     if (calibration !== undefined) {
       const { calibratedQuantize } = await import('../../scorers/onnx/transform/calibrate.ts')
-      const { result, info } = await calibratedQuantize(inDir, outDir, { format, bits, accuracyLevel: level, calibration, minAgreement, force: values.force === true, ...(maxFloat !== undefined ? { maxFloat } : {}), ...(values.debias !== undefined ? { debias: values.debias as DebiasMode } : {}), log: (line) => process.stderr.write(`${line}\n`) })
+      const { result, info } = await calibratedQuantize(inDir, outDir, { format, bits, accuracyLevel: level, calibration, minAgreement, ...(minPicks !== undefined ? { minPickAgreement: minPicks } : {}), force: values.force === true, ...(maxFloat !== undefined ? { maxFloat } : {}), ...(values.debias !== undefined ? { debias: values.debias as DebiasMode } : {}), log: (line) => process.stderr.write(`${line}\n`) })
       const pct = (x: number) => `${(100 * x).toFixed(1)}%`
       process.stdout.write(
         `wrote ${result.modelPath}: ${result.quantized} MatMuls → ${format === 'int8' ? 'int8 MatMulInteger' : `${bits}-bit MatMulNBits`}, ${info.keptFloat.length} kept float32 by calibration, LM head kept float32 (${((performance.now() - started) / 1000).toFixed(1)} s)\n` +
-          `agreement with fp32 on ${info.calibration.clear} clear of ${info.calibration.decisions} calibration decisions: decisions ${pct(info.agreement.decisions)}, per-ordering picks ${pct(info.agreement.picks)} (target ${pct(minAgreement)}${info.forced ? ', NOT MET: written with --force' : ''}); speed-up ${info.speedup.toFixed(2)}× fp32\n` +
-          (info.keptFloat.length > 0 ? `kept float32: ${info.keptFloat.join(', ')}\n` : '') +
+          `agreement with fp32 on ${info.calibration.clear} clear of ${info.calibration.decisions} calibration decisions: decisions ${pct(info.agreement.decisions)}, per-ordering picks ${pct(info.agreement.picks)} (target ${pct(minAgreement)}${minPicks ? `, picks ${pct(minPicks)}` : ''}${info.forced ? ', NOT MET: written with --force' : ''}); speed-up ${info.speedup.toFixed(2)}× fp32${info.cpuSpeedup ? ` (CPU time ${info.cpuSpeedup.toFixed(2)}×)` : ''}\n` +
+          `calibration: ${info.trials} candidates scored${info.smoothed ? ', int8 inputs smoothed per channel' : ''}; ${info.keptFloat.length > 0 ? `kept float32: ${info.keptFloat.join(', ')}` : 'nothing kept float32'}\n` +
           `score with --model ${outDir}\n`,
       )
       return 0

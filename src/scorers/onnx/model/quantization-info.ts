@@ -14,15 +14,24 @@ export interface QuantizationInfo {
   /** The calibration file's name and its decisions: scored, and clear under fp32. */
   readonly calibration: { readonly file: string; readonly decisions: number; readonly clear: number; readonly debias: string }
   readonly minAgreement: number
+  /** The share of per-ordering picks required too (`--min-pick-agreement`), when one was. */
+  readonly minPickAgreement?: number
   /** Share of clear decisions whose final pick equals fp32's, and of their per-ordering picks. */
   readonly agreement: { readonly decisions: number; readonly picks: number }
   /** fp32 scoring time over the candidate's, on the calibration set. */
   readonly speedup: number
+  /** The same in CPU seconds (scorer process, workers included), which other processes on a shared machine inflate less. */
+  readonly cpuSpeedup?: number
   /** Weights whose MatMuls stayed float32 (the LM head aside). */
   readonly keptFloat: readonly string[]
   readonly quantized: number
   /** Written below the target with `--force`. */
   readonly forced: boolean
+  /** int8: inputs smoothed per channel (SmoothQuant factors from the calibration prompts' channel ranges). */
+  readonly smoothed?: boolean
+  /** Candidates scored, and the calibration's wall-clock seconds (fp32 scoring included). */
+  readonly trials?: number
+  readonly seconds?: number
 }
 
 /** The model directory's `quantization.json`, when it has a readable one. */

@@ -63,17 +63,21 @@ export function matMulConstants(onnx: typeof OnnxNamespace, prefix: string, K: n
  * viewed as rows `[M, K]`; each row's scale is its largest |x| / 127 (QuantizeLinear per
  * row, zero point 128); the integer product is scaled by the weight's column scales in
  * the same op, then by the row scale, and reshaped back. `opset` is the graph's
- * default-domain opset (ReduceMax takes its axes as an input from 18 on).
+ * default-domain opset (ReduceMax takes its axes as an input from 18 on). With `smoothName`
+ * (float `[K]`), the input is multiplied by it per channel first (the weight's rows carry
+ * the inverse).
  */
-export function integerMatMulNodes(onnx: typeof OnnxNamespace, input: string, output: string, weightName: string, scalesName: string, prefix: string, opset: number): OnnxNamespace.INodeProto[] {
+export function integerMatMulNodes(onnx: typeof OnnxNamespace, input: string, output: string, weightName: string, scalesName: string, prefix: string, opset: number, smoothName?: string): OnnxNamespace.INodeProto[] {
   const A = onnx.AttributeProto.AttributeType
   const n = (suffix: string) => `${prefix}_${suffix}`
   const reduce: OnnxNamespace.INodeProto =
     opset >= 18
       ? { opType: 'ReduceMax', input: [n('abs'), C.axes], output: [n('amax')], attribute: [{ name: 'keepdims', type: A.INT, i: 1 }] }
       : { opType: 'ReduceMax', input: [n('abs')], output: [n('amax')], attribute: [{ name: 'keepdims', type: A.INT, i: 1 }, { name: 'axes', type: A.INTS, ints: [-1] }] }
+  const smooth: OnnxNamespace.INodeProto[] = smoothName ? [{ opType: 'Mul', input: [input, smoothName], output: [n('xs')] }] : []
   return [
-    { opType: 'Reshape', input: [input, n('rows')], output: [n('x2')] },
+    ...smooth,
+    { opType: 'Reshape', input: [smoothName ? n('xs') : input, n('rows')], output: [n('x2')] },
     { opType: 'Abs', input: [n('x2')], output: [n('abs')] },
     reduce,
     // One scale per row ([M, 1]); an all-zero row gets the floor (its values stay 0).

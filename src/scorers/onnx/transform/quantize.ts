@@ -9,19 +9,15 @@
  * quantization (`DynamicQuantizeLinear`, per-tensor activation scales), nothing depends on
  * what else shares a batch. All weights of the result are written to `model.onnx_data`.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
-import { writeFileAtomicSync } from '../../../core/support/files.ts'
-import { dirname, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import type { onnx as OnnxNamespace } from 'onnx-proto'
-import { externalize } from '../model/external-data.ts'
-import { ConfigError, firstLineOf } from '../../../core/support/errors.ts'
-import { locateModel } from '../model/model-dir.ts'
+import { ConfigError } from '../../../core/support/errors.ts'
 import { integerMatMulNodes, matMulConstants, quantizeColumns, sharedConstants } from './integer-matmul.ts'
 import { packNBits } from './nbits.ts'
-import { loadOnnxProto, tensorReader, toNumber } from '../model/graph-io.ts'
-import { SIDE_FILES } from './optimize.ts'
+import { toNumber } from '../model/graph-io.ts'
 import type { QuantizeFormat } from '../model/quantization-info.ts'
 import { appendAll } from '../../../core/support/spreadless.ts'
+import { readRewriteSource, writeRewritten, type Onnx } from './rewrite-source.ts'
 
 /** Options of {@link quantizeModel}. */
 export interface QuantizeOptions {
@@ -44,6 +40,13 @@ export interface QuantizeOptions {
   readonly accuracyLevel?: 0 | 4
   /** Weights (initializer names) whose MatMuls stay float32 (what a calibration found moves decisions). */
   readonly keepFloat?: ReadonlySet<string>
+  /**
+   * Format `int8`: per weight (name), one factor per input channel (`[K]`, from calibration,
+   * activation-stats.ts): the input is divided by it before its per-row quantization and the
+   * weight's rows multiplied by it (exact in float, SmoothQuant), so an outlier channel no
+   * longer sets the scale of every row.
+   */
+  readonly smoothing?: ReadonlyMap<string, Float32Array>
 }
 
 export type { QuantizeFormat }
@@ -63,10 +66,9 @@ export interface QuantizeResult {
   readonly bytesOut: number
 }
 
-const EXTERNAL = 'model.onnx_data'
 
-/** Quantize the fp32 model of `inDir` into `outDir` (created). {@link ConfigError}s name the file. */
-export async function quantizeModel(inDir: string, outDir: string, options: QuantizeOptions = {}): Promise<QuantizeResult> {
+/** The options with their defaults, checked. */
+function settings(options: QuantizeOptions): { bits: 4 | 8; block: number; accuracyLevel: 0 | 4; format: QuantizeFormat } {
   const bits = options.bits ?? 4
   const block = options.blockSize ?? 32
   const accuracyLevel = options.accuracyLevel ?? 4
@@ -74,72 +76,68 @@ export async function quantizeModel(inDir: string, outDir: string, options: Quan
   if (format !== 'nbits' && format !== 'int8') throw new ConfigError(`quantize-model: format must be nbits or int8, got ${String(format)}`)
   if (bits !== 4 && bits !== 8) throw new ConfigError(`quantize-model: bits must be 4 or 8, got ${String(bits)}`)
   if (!Number.isInteger(block) || block < 16 || (block & (block - 1)) !== 0) throw new ConfigError(`quantize-model: block size must be a power of two ≥ 16, got ${block}`)
-  const files = locateModel(inDir, 'fp32')
-  const out = resolve(outDir)
-  if (out === files.dir || out === dirname(files.modelPath)) throw new ConfigError(`${outDir}: the output directory must differ from the input (${inDir})`)
-  const onnx = loadOnnxProto('quantize-model')
-  const path = files.modelPath
-  const fail = (why: string): never => {
-    throw new ConfigError(`${path}: quantize-model cannot rewrite this graph: ${why}`)
-  }
-  let model: OnnxNamespace.ModelProto
-  try {
-    model = onnx.ModelProto.decode(readFileSync(path))
-  } catch (error) {
-    return fail(`not an ONNX model (${firstLineOf(error)})`)
-  }
-  const graph = model.graph ?? fail('the model has no graph')
-  const nodes = graph.node ?? []
-  const initializers = graph.initializer ?? []
-  if (nodes.some((n) => ['MatMulNBits', 'MatMulInteger', 'MatMulIntegerToFloat', 'DynamicQuantizeLinear'].includes(n.opType ?? ''))) fail('it is already quantized')
-  const opset = toNumber((model.opsetImport ?? []).find((o) => !o.domain)?.version ?? 0)
+  return { bits, block, accuracyLevel, format }
+}
 
-  // Every weight in memory (inline or external), so the result can be written in one place.
-  let bytesIn = 0
-  for (const tensor of initializers) {
-    if (tensor.dataLocation !== 1) {
-      bytesIn += tensor.rawData?.length ?? 0
-      continue
-    }
-    const length = Number(tensor.externalData?.find((e) => e.key === 'length')?.value ?? NaN)
-    if (!Number.isFinite(length)) fail(`external tensor "${tensor.name}" has no length`)
-    const read = tensorReader(tensor, dirname(path), fail)
-    try {
-      tensor.rawData = read(0, length)
-    } finally {
-      read.close()
-    }
-    tensor.dataLocation = 0
-    tensor.externalData = []
-    bytesIn += length
-  }
+/** One MatMul by a float weight, quantized: the nodes that replace it and the initializers they read. */
+interface Replacement {
+  readonly nodes: OnnxNamespace.INodeProto[]
+  readonly initializers: OnnxNamespace.ITensorProto[]
+}
 
-  // The head: MatMuls reached from `logits` going back through non-MatMul nodes.
-  const producer = new Map<string, OnnxNamespace.INodeProto>()
-  for (const node of nodes) for (const output of node.output ?? []) producer.set(output, node)
-  const head = new Set<OnnxNamespace.INodeProto>()
-  const seen = new Set<string>()
-  const stack = ['logits']
-  while (stack.length > 0) {
-    const name = stack.pop()!
-    if (seen.has(name)) continue
-    seen.add(name)
-    const node = producer.get(name)
-    if (!node) continue
-    if (node.opType === 'MatMul') head.add(node)
-    else appendAll(stack, node.input ?? [])
+/** `node` (input × `weight` `[K, N]`, the `index`-th quantized) as MatMulIntegerToFloat on int8 weights per column. */
+function int8Replacement(onnx: Onnx, node: OnnxNamespace.INodeProto, weight: OnnxNamespace.ITensorProto, values: Float32Array, K: number, N: number, index: number, opset: number, smooth?: Float32Array): Replacement {
+  const qName = `${weight.name}_int8`
+  const initializers: OnnxNamespace.ITensorProto[] = index === 1 ? sharedConstants(onnx) : []
+  let smoothName: string | undefined
+  if (smooth) {
+    if (smooth.length !== K) throw new ConfigError(`quantize-model: smoothing of "${weight.name}" has ${smooth.length} factors, the weight ${K} rows`)
+    for (let k = 0; k < K; k++) for (let n = 0; n < N; n++) values[k * N + n] = values[k * N + n]! * smooth[k]!
+    smoothName = `${qName}_smooth`
+    initializers.push({ name: smoothName, dims: [K], dataType: onnx.TensorProto.DataType.FLOAT, rawData: new Uint8Array(smooth.map((x) => 1 / x).buffer) })
   }
-  if (!producer.has('logits')) fail('no node produces "logits"')
+  const q = quantizeColumns(values, K, N)
+  initializers.push({ name: qName, dims: [K, N], dataType: onnx.TensorProto.DataType.INT8, rawData: new Uint8Array(q.values.buffer) })
+  initializers.push({ name: `${qName}_scales`, dims: [N], dataType: onnx.TensorProto.DataType.FLOAT, rawData: new Uint8Array(q.scales.buffer) })
+  const prefix = `${qName}_${index}`
+  appendAll(initializers, matMulConstants(onnx, prefix, K, N))
+  return { nodes: integerMatMulNodes(onnx, node.input![0]!, node.output![0]!, qName, `${qName}_scales`, prefix, opset, smoothName), initializers }
+}
 
-  const byName = new Map(initializers.map((t) => [t.name!, t]))
-  const gathered = new Set(nodes.filter((n) => n.opType === 'Gather').map((n) => n.input![0]!))
+/** `node` (input × `weight` `[K, N]`) as MatMulNBits: `bits`-bit symmetric blocks of `block` along K. */
+function nbitsReplacement(onnx: Onnx, node: OnnxNamespace.INodeProto, weight: OnnxNamespace.ITensorProto, values: Float32Array, K: number, N: number, bits: 4 | 8, block: number, accuracyLevel: 0 | 4): Replacement {
+  const { packed, scales, blocks } = packNBits(values, K, N, bits, block)
+  const qName = `${weight.name}_q${bits}`
+  const initializers: OnnxNamespace.ITensorProto[] = [
+    { name: qName, dims: [N, blocks, (block * bits) / 8], dataType: onnx.TensorProto.DataType.UINT8, rawData: packed },
+    { name: `${qName}_scales`, dims: [N * blocks], dataType: onnx.TensorProto.DataType.FLOAT, rawData: new Uint8Array(scales.buffer) },
+  ]
+  const int = (name: string, i: number) => ({ name, type: onnx.AttributeProto.AttributeType.INT, i })
+  const nodes: OnnxNamespace.INodeProto[] = [
+    {
+      opType: 'MatMulNBits',
+      domain: 'com.microsoft',
+      name: `${node.name ?? qName}_nbits`,
+      input: [node.input![0]!, qName, `${qName}_scales`],
+      output: node.output,
+      attribute: [int('K', K), int('N', N), int('bits', bits), int('block_size', block), int('accuracy_level', accuracyLevel)],
+    },
+  ]
+  return { nodes, initializers }
+}
+
+/** Quantize the fp32 model of `inDir` into `outDir` (created). {@link ConfigError}s name the file. */
+export async function quantizeModel(inDir: string, outDir: string, options: QuantizeOptions = {}): Promise<QuantizeResult> {
+  const { bits, block, accuracyLevel, format } = settings(options)
+  const source = readRewriteSource(inDir, outDir)
+  const { onnx, model, graph, nodes, initializers, opset, head, fail } = source
   const rewritten: OnnxNamespace.INodeProto[] = []
   const dropped = new Set<string>()
   let quantized = 0
   const quantizable: string[] = []
   for (const node of nodes) {
-    const weight = node.opType === 'MatMul' && !head.has(node) ? byName.get(node.input![1]!) : undefined
-    if (!weight || weight.dataType !== onnx.TensorProto.DataType.FLOAT || weight.dims?.length !== 2 || gathered.has(weight.name!)) {
+    const weight = source.weights.get(node)
+    if (!weight) {
       rewritten.push(node)
       continue
     }
@@ -148,40 +146,14 @@ export async function quantizeModel(inDir: string, outDir: string, options: Quan
       rewritten.push(node)
       continue
     }
-    const [K, N] = weight.dims.map((d) => toNumber(d as number)) as [number, number]
+    const [K, N] = weight.dims!.map((d) => toNumber(d as number)) as [number, number]
     const raw = weight.rawData!
     const values = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength))
     dropped.add(weight.name!)
     quantized++
-    if (format === 'int8') {
-      const q = quantizeColumns(values, K, N)
-      const qName = `${weight.name}_int8`
-      if (quantized === 1) appendAll(initializers, sharedConstants(onnx))
-      initializers.push({ name: qName, dims: [K, N], dataType: onnx.TensorProto.DataType.INT8, rawData: new Uint8Array(q.values.buffer) })
-      initializers.push({ name: `${qName}_scales`, dims: [N], dataType: onnx.TensorProto.DataType.FLOAT, rawData: new Uint8Array(q.scales.buffer) })
-      const prefix = `${qName}_${quantized}`
-      appendAll(initializers, matMulConstants(onnx, prefix, K, N))
-      appendAll(rewritten, integerMatMulNodes(onnx, node.input![0]!, node.output![0]!, qName, `${qName}_scales`, prefix, opset))
-      continue
-    }
-    const { packed, scales, blocks } = packNBits(values, K, N, bits, block)
-    const qName = `${weight.name}_q${bits}`
-    initializers.push({ name: qName, dims: [N, blocks, (block * bits) / 8], dataType: onnx.TensorProto.DataType.UINT8, rawData: packed })
-    initializers.push({ name: `${qName}_scales`, dims: [N * blocks], dataType: onnx.TensorProto.DataType.FLOAT, rawData: new Uint8Array(scales.buffer) })
-    rewritten.push({
-      opType: 'MatMulNBits',
-      domain: 'com.microsoft',
-      name: `${node.name ?? qName}_nbits`,
-      input: [node.input![0]!, qName, `${qName}_scales`],
-      output: node.output,
-      attribute: [
-        { name: 'K', type: onnx.AttributeProto.AttributeType.INT, i: K },
-        { name: 'N', type: onnx.AttributeProto.AttributeType.INT, i: N },
-        { name: 'bits', type: onnx.AttributeProto.AttributeType.INT, i: bits },
-        { name: 'block_size', type: onnx.AttributeProto.AttributeType.INT, i: block },
-        { name: 'accuracy_level', type: onnx.AttributeProto.AttributeType.INT, i: accuracyLevel },
-      ],
-    })
+    const replacement = format === 'int8' ? int8Replacement(onnx, node, weight, values, K, N, quantized, opset, options.smoothing?.get(weight.name!)) : nbitsReplacement(onnx, node, weight, values, K, N, bits, block, accuracyLevel)
+    appendAll(initializers, replacement.initializers)
+    appendAll(rewritten, replacement.nodes)
   }
   if (quantized === 0) fail('no MatMul by a constant 2-D float32 weight outside the LM head; nothing to quantize')
   const stillRead = new Set(rewritten.flatMap((n) => n.input ?? []))
@@ -189,13 +161,7 @@ export async function quantizeModel(inDir: string, outDir: string, options: Quan
   const kept = initializers.filter((t) => !dropped.has(t.name!) || stillRead.has(t.name!))
   graph.initializer = kept as never
   if (!model.opsetImport.some((o) => o.domain === 'com.microsoft')) model.opsetImport.push(onnx.OperatorSetIdProto.create({ domain: 'com.microsoft', version: 1 }))
-
-  // Weights out to one external file, 64-byte aligned (ORT memory-maps it).
-  const data = externalize(kept, onnx.TensorProto.DataLocation.EXTERNAL, { location: EXTERNAL, minBytes: 1024, align: 64 })
-  mkdirSync(out, { recursive: true })
-  const modelPath = join(out, 'model.onnx')
-  writeFileAtomicSync(modelPath, onnx.ModelProto.encode(model).finish(), { fsync: false })
-  writeFileAtomicSync(join(out, EXTERNAL), data, { fsync: false })
-  for (const name of SIDE_FILES) if (existsSync(join(files.dir, name))) writeFileAtomicSync(join(out, name), readFileSync(join(files.dir, name)), { fsync: false })
-  return { modelPath, quantized, keptHead: [...head].map((n) => n.input?.[1] ?? '?'), quantizable, bytesIn, bytesOut: data.length }
+  const out = resolve(outDir)
+  const bytesOut = writeRewritten(onnx, model, kept, out, source.files.dir)
+  return { modelPath: join(out, 'model.onnx'), quantized, keptHead: [...head].map((n) => n.input?.[1] ?? '?'), quantizable, bytesIn: source.bytesIn, bytesOut }
 }

@@ -6,11 +6,11 @@ import { readFileSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import * as ort from 'onnxruntime-node'
 import { describe, expect, it } from 'vitest'
-import { locateModel } from '../../../src/scorers/onnx/model/model-dir.ts'
-import { prepareReadout } from '../../../src/scorers/onnx/readout/startup-readout.ts'
-import { INLINE_SOURCE } from '../../../src/scorers/onnx/transform/inline-reference.ts'
-import { optimizeModel } from '../../../src/scorers/onnx/transform/optimize.ts'
-import { makeModel, maxAbsDiff, sampleRequests, scorerFactory, tempDir } from './helpers.ts'
+import { locateModel } from '../../../../src/scorers/onnx/model/model-dir.ts'
+import { prepareReadout } from '../../../../src/scorers/onnx/readout/startup-readout.ts'
+import { INLINE_SOURCE } from '../../../../src/scorers/onnx/transform/inline-reference.ts'
+import { optimizeModel } from '../../../../src/scorers/onnx/transform/optimize.ts'
+import { makeModel, maxAbsDiff, sampleRequests, scorerFactory, tempDir } from '../helpers.ts'
 
 const scorer = scorerFactory()
 
