@@ -107,6 +107,22 @@ export async function chatRenderer(
   return render
 }
 
+// Renderer processes still running; one exit listener serves them all (not one per renderer, which warns past ten).
+const running = new Set<ChildProcess>()
+const killRunning = () => {
+  for (const child of running) child.kill('SIGKILL')
+}
+
+/** Kill `child` when this process exits, unless it exited first. */
+function killAtExit(child: ChildProcess): void {
+  if (running.size === 0) process.on('exit', killRunning)
+  running.add(child)
+  child.once('exit', () => {
+    running.delete(child)
+    if (running.size === 0) process.off('exit', killRunning)
+  })
+}
+
 /** A renderer whose template runs in a child process, started on first use and after a call it had to stop. */
 function templateProcess(init: TemplateWorkerInit, where: string, limits: RenderLimits): PromptRenderer {
   let child: ChildProcess | undefined
@@ -128,9 +144,7 @@ function templateProcess(init: TemplateWorkerInit, where: string, limits: Render
     })
     started.on('error', () => {}) // reported through 'exit' to the call in flight
     // This process exiting takes its renderer along (a looping template would not notice).
-    const kill = () => started.kill('SIGKILL')
-    process.on('exit', kill)
-    started.once('exit', () => process.off('exit', kill))
+    killAtExit(started)
     started.send({ kind: 'init', init } satisfies TemplateMessage)
     idle(started)
     return started

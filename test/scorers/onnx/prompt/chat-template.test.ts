@@ -63,6 +63,18 @@ async function renderOne(options: ChatOptions, config: Record<string, unknown>, 
 describe('chatRenderer', () => {
   const config = { chat_template: TEMPLATE, bos_token: '<s>', eos_token: { __type: 'AddedToken', content: '</s>' } }
 
+  it('twelve live renderers add one exit listener between them (ten would warn of a leak), removed when the last closes', async () => {
+    const before = process.listenerCount('exit')
+    const renderers = await Promise.all(Array.from({ length: 12 }, () => chatRenderer({ chatTemplate: true }, config, 'cfg.json')))
+    try {
+      expect(await Promise.all(renderers.map((render) => render!(['Q'])))).toEqual(Array(12).fill(['<|user|>\nQ\n<|assistant|>\n']))
+      expect(process.listenerCount('exit')).toBe(before + 1)
+    } finally {
+      await Promise.all(renderers.map((render) => render!.close()))
+    }
+    expect(process.listenerCount('exit')).toBe(before)
+  })
+
   it('renders the model template with system, user and the generation prompt; kwargs reach the template', async () => {
     const render = (await chatRenderer({ chatTemplate: true, system: 'Be brief.', chatTemplateKwargs: { think: false } }, config, 'cfg.json'))!
     expect(await render(['Which?\nAnswer:', 'Q2'])).toEqual(['<|system|>\nBe brief.\n<|user|>\nWhich?\nAnswer:\n<|assistant|>\n(no thinking)\n', '<|system|>\nBe brief.\n<|user|>\nQ2\n<|assistant|>\n(no thinking)\n'])
