@@ -108,6 +108,8 @@ export function checkCacheDir(dir: string, action: string): 'missing' | 'cache' 
   } catch (error) {
     throw new ConfigError(`${dir}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); ${action}`)
   }
+  // Another process may have renamed its marker into place after our first look: the folder is a cache then.
+  if (foreign === MARKER && hasMarker(dir)) return 'cache'
   if (foreign !== undefined)
     throw new ConfigError(`${dir}: not a vitest-sceptic cache (no ${MARKER}, and it holds ${foreign}, which the cache did not write); ${action}`)
   writeMarker(dir)
