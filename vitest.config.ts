@@ -11,6 +11,8 @@ export default defineConfig({
     // The score cache is on by default for users; the suite's runs (and the CLIs and
     // Vitest runs they spawn, which inherit this) leave it off unless a test turns it
     // on with its own directory, so no test depends on what another one cached.
-    env: { SCEPTIC_CACHE_MODE: 'off' },
+    // ORT's telemetry off for what the tests load themselves (transformers.js, raw sessions);
+    // the tests of the scorer's own switch remove it from the processes they spawn.
+    env: { SCEPTIC_CACHE_MODE: 'off', ORT_DISABLE_TELEMETRY: '1' },
   },
 })

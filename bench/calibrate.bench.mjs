@@ -25,6 +25,9 @@ import { parseArgs } from 'node:util'
 import { loadFixture } from '../scripts/load-fixture.mjs'
 import { QUEUE } from './decisions.mjs'
 
+// ORT's telemetry off here and in every child (docs/onnx.md, "Nothing leaves the run").
+process.env.ORT_DISABLE_TELEMETRY ??= '1'
+
 const root = fileURLToPath(new URL('..', import.meta.url))
 const { values: args } = parseArgs({
   options: {

@@ -32,6 +32,9 @@ import { parseArgs } from 'node:util'
 import { loadFixture } from '../scripts/load-fixture.mjs'
 import { makeBenchDecisions } from './decisions.mjs'
 
+// ORT's telemetry off here and in every child (docs/onnx.md, "Nothing leaves the run").
+process.env.ORT_DISABLE_TELEMETRY ??= '1'
+
 const root = fileURLToPath(new URL('..', import.meta.url))
 /** The benchmark decoder: `hidden` wide, 4 layers, 64-wide heads, `vocab` logits, LM head scaled by `headScale`. */
 const benchModel = (hidden, headScale, vocab) => ({ hidden, layers: 4, heads: hidden / 64, ffn: 4 * hidden, vocab, maxPositions: 512, seed: 3, headScale })

@@ -28,6 +28,9 @@ import { makeBenchDecisions } from './decisions.mjs'
 import { runChild } from './onnx-models.bench.mjs'
 import { peak } from './onnx-readout.bench.mjs'
 
+// ORT's telemetry off here and in every child (docs/onnx.md, "Nothing leaves the run").
+process.env.ORT_DISABLE_TELEMETRY ??= '1'
+
 const root = fileURLToPath(new URL('..', import.meta.url))
 const require = createRequire(import.meta.url)
 

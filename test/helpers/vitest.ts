@@ -91,7 +91,7 @@ export interface Run {
 }
 
 // Variables a parent Vitest (or a CI runner) sets that would change the child's behaviour.
-const SCRUB = /^(VITEST|TEST$|NODE_ENV$|CI$|CONTINUOUS_INTEGRATION$|GITHUB_ACTIONS$|GITLAB_CI$|BUILDKITE$|BUILD_NUMBER$|RUN_ID$|TF_BUILD$|SCEPTIC_|FORCE_COLOR$|NO_COLOR$)/
+const SCRUB = /^(VITEST|TEST$|NODE_ENV$|CI$|CONTINUOUS_INTEGRATION$|GITHUB_ACTIONS$|GITLAB_CI$|BUILDKITE$|BUILD_NUMBER$|RUN_ID$|TF_BUILD$|SCEPTIC_|FORCE_COLOR$|NO_COLOR$|ORT_DISABLE_TELEMETRY$)/
 
 /** Run `vitest <args>` with `env` on top of a scrubbed environment; killed after `timeoutMs`. */
 export function vitest(args: string[], env: Record<string, string> = {}, timeoutMs = 90_000): Promise<Run> {

@@ -183,8 +183,11 @@ describe('broken scorers, progress and pools', () => {
 describe('shared ONNX model (plugin `models`)', () => {
   test('three eval files in three forks score through one pool started in the main process', async () => {
     const out = tempDir()
-    const { code, output } = await vitest(['run', '--root', join(FIXTURES, 'shared-model')], { SCEPTIC_FIXTURE_OUT: out })
+    const home = tempDir()
+    const { code, output } = await vitest(['run', '--root', join(FIXTURES, 'shared-model')], { SCEPTIC_FIXTURE_OUT: out, HOME: home })
     expect(code, output).toBe(0)
+    // ORT's telemetry (a queue under ~/.cache/Microsoft) stays off in every process (ort-telemetry.ts).
+    expect(readdirSync(home, { recursive: true })).toEqual([])
     const who = readFileSync(join(out, 'who.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
     expect(who.map((w) => w.file).sort()).toEqual([1, 2, 3])
     expect(new Set(who.map((w) => w.pid)).size).toBe(3) // three test processes...

@@ -25,6 +25,7 @@ import ScepticReporter, { blobRun, type ScepticReporterOptions } from '../report
 import { PLUGIN_NAME, refuseUninheritedProjects } from './projects-check.ts'
 import { DecisionShardMerge } from '../shards/merge.ts'
 import { withDecisionShards } from '../shards/sequencer.ts'
+import { keepOrtTelemetryOff } from '../../scorers/onnx/runtime/ort-telemetry.ts'
 
 /**
  * Options of {@link sceptic}. The suite defaults (`debias`, `average`, `prideFraction`,
@@ -108,6 +109,8 @@ export function sceptic(options: ScepticPluginOptions = {}): Plugin {
     }),
     configureVitest: ({ vitest, project }) => atStartup(() => {
       refuseVmPool(project.config.pool)
+      // Here, in Vitest's main process: test workers (forks and threads) inherit it before any loads ORT.
+      keepOrtTelemetryOff()
       const setup = setupFile()
       if (!project.config.setupFiles.includes(setup)) project.config.setupFiles.push(setup)
 

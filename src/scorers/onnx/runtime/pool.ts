@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads'
 import { ConfigError, ScorerError } from '../../../core/support/errors.ts'
 import type { InputPlan } from '../model/model-io.ts'
 import type { Encoded, EncodeMessage, JobPayload, LoadMessage, RunMessage, TokenizerInfo, WorkerInit, WorkerMessage } from './protocol.ts'
+import { keepOrtTelemetryOff } from './ort-telemetry.ts'
 
 /** What the workers start with; the model path may still be coming (the letter head being written), and they start meanwhile. */
 export type PoolInit = Omit<WorkerInit, 'modelPath'> & { readonly modelPath: string | Promise<string> }
@@ -144,6 +145,7 @@ export class WorkerPool {
   }
 
   private spawn(): Promise<PoolReady> {
+    keepOrtTelemetryOff()
     this.spawned++
     const { modelPath, ...rest } = this.init
     const worker = new Worker(this.workerUrl, {

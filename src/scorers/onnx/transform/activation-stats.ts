@@ -15,6 +15,7 @@ import { readConfigShape } from '../model/model-config.ts'
 import { loadTokenizer } from '../prompt/tokenizer.ts'
 import { toNumber } from '../model/graph-io.ts'
 import { readRewriteSource, writeRewritten, type RewriteSource } from './rewrite-source.ts'
+import { keepOrtTelemetryOff } from '../runtime/ort-telemetry.ts'
 
 /** SmoothQuant's migration strength: the share of an input channel's range moved into the weight. */
 export const SMOOTHING_ALPHA = 0.5
@@ -87,6 +88,7 @@ export async function channelRanges(inDir: string, work: string, prompts: readon
   const { ranges, maxima, dir, modelPath } = writeProbe(inDir, work)
   let ort: typeof Ort
   try {
+    keepOrtTelemetryOff()
     ort = (await import('onnxruntime-node')) as typeof Ort
   } catch {
     throw new ConfigError('quantize-model --calibration needs onnxruntime-node (npm install onnxruntime-node)')
