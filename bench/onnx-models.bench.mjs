@@ -41,7 +41,7 @@ const benchModel = (hidden, headScale, vocab) => ({ hidden, layers: 4, heads: hi
 
 /**
  * In a child: score `decisions` with `kind` on `dir` (decisions made with `base`'s tokenizer, default `dir`
- * without its variant suffix), print { seconds, readySeconds, cpuSeconds, tokensRun, probabilities, records, prompts, maxRSS } as JSON.
+ * without its variant suffix), print { seconds, readySeconds, cpuSeconds, tokensRun, probabilities, records, prompts, maxRSS, pss } as JSON.
  */
 export async function child(kind, dir, count, base = dir.replace(/(-(q\d|int8\w*|readout))+$/, '')) {
   const { decisions } = await makeBenchDecisions(base, count, { tokens: 230, measure: 'prompt' })
@@ -86,7 +86,13 @@ export async function child(kind, dir, count, base = dir.replace(/(-(q\d|int8\w*
     stats = () => tokensRun
   } else {
     const { onnxScorer } = await import(join(root, 'dist/onnx/index.js'))
-    scorer = onnxScorer({ model: dir, ...(kind === 'onnx-full' ? { readout: 'full' } : {}), ...(kind === 'onnx-1x2' ? { workers: 1, threadsPerWorker: 2 } : {}) })
+    scorer = onnxScorer({
+      model: dir,
+      ...(kind === 'onnx-full' ? { readout: 'full' } : {}),
+      ...(kind === 'onnx-1x2' ? { workers: 1, threadsPerWorker: 2 } : {}),
+      // The packed-weights folder the parent made for this bench run (onnx-qwen.bench.mjs).
+      ...(kind === 'onnx-prepack' ? { prepackCache: process.env.SCEPTIC_BENCH_PREPACK_DIR } : {}),
+    })
     const { readout } = await scorer.ready()
     process.stderr.write(`${dir.split('/').at(-1)}: readout ${readout}; ${scorer.description}\n`)
     close = () => scorer.close()
@@ -111,12 +117,14 @@ export async function child(kind, dir, count, base = dir.replace(/(-(q\d|int8\w*
   // Cores other processes kept busy meanwhile: the machine is shared, and a figure is only as clean as this is near 0.
   const otherCores = Math.max(0, (machineBusySeconds() - machineBefore - (cpu.user + cpu.system) / 1e6) / seconds)
   const tokensRun = stats() - tokensBefore
+  // Taken while the workers still hold the model.
+  const pss = proportionalSetSize()
   await close()
   // Per decision, the debiased probability of each option, in the criterion's option order.
   const probabilities = result.records.map((r) => (Array.isArray(r.probabilities) ? r.probabilities : Object.values(r.probabilities)))
   // What calibrate.ts's agreement() compares: the final pick and each ordering's pick.
   const records = result.records.map((r) => ({ prediction: r.prediction, picks: r.picks, probabilities: r.probabilities }))
-  process.stdout.write(JSON.stringify({ seconds, readySeconds, otherCores, cpuSeconds: (cpu.user + cpu.system) / 1e6, tokensRun, probabilities, records, prompts, maxRSS: process.resourceUsage().maxRSS * 1024 }) + '\n')
+  process.stdout.write(JSON.stringify({ seconds, readySeconds, otherCores, cpuSeconds: (cpu.user + cpu.system) / 1e6, tokensRun, probabilities, records, prompts, maxRSS: process.resourceUsage().maxRSS * 1024, pss }) + '\n')
 }
 
 /** Busy CPU seconds of the whole machine so far (/proc/stat, USER_HZ 100). */
@@ -243,3 +251,12 @@ export async function modelsBench({ decisions = 16, hidden = 1024, headScale = 8
 const { values: args } = parseArgs({ options: { child: { type: 'string' }, dir: { type: 'string' }, base: { type: 'string' }, decisions: { type: 'string', default: '16' }, hidden: { type: 'string', default: '1024' }, 'head-scale': { type: 'string', default: '8' }, rounds: { type: 'string', default: '3' }, vocab: { type: 'string', default: '32768' } }, strict: false })
 if (args.child) await child(args.child, args.dir, Number(args.decisions), args.base)
 else if (import.meta.url === `file://${process.argv[1]}`) await modelsBench({ decisions: Number(args.decisions), hidden: Number(args.hidden), headScale: Number(args['head-scale']), rounds: Number(args.rounds), vocab: Number(args.vocab) })
+
+/** This process's memory as the machine counts it (Linux Pss: a page shared by two mappings counts half in each); `undefined` elsewhere. */
+function proportionalSetSize() {
+  try {
+    return Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync('/proc/self/smaps_rollup', 'utf8'))?.[1]) * 1024 || undefined
+  } catch {
+    return undefined
+  }
+}

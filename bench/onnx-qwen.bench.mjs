@@ -17,7 +17,7 @@
 // --calibration-args "..." (more quantize-model flags, e.g. "--max-float 24").
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -124,6 +124,15 @@ export async function qwenBench({ shape = 'qwen2.5-0.5b', decisions = 40, calibr
   if (!skipPeer) runs['transformers.js (batches of 8)'] = await runChild('transformers', dir, count, dir)
   runs['onnxScorer defaults (fp32)'] = await runChild('onnx', dir, count, dir)
   runs['onnxScorer 1 worker x 2 threads'] = await runChild('onnx-1x2', dir, count, dir)
+  // prepackCache: a fresh folder, so the first run writes the entry and the second loads it.
+  const prepackDir = mkdtempSync(join(tmpdir(), 'sceptic-bench-prepack-'))
+  process.env.SCEPTIC_BENCH_PREPACK_DIR = join(prepackDir, 'packed')
+  try {
+    runs['prepackCache, first run (writes)'] = await runChild('onnx-prepack', dir, count, dir)
+    runs['prepackCache, later run (loads)'] = await runChild('onnx-prepack', dir, count, dir)
+  } finally {
+    rmSync(prepackDir, { recursive: true, force: true })
+  }
   if (!skipQuantized) {
     runs['quantize-model --format int8'] = await runChild('onnx', variant('int8', 'int8', ['--format', 'int8']), count, dir)
     if (!skipCalibration) {
@@ -150,7 +159,7 @@ export async function qwenBench({ shape = 'qwen2.5-0.5b', decisions = 40, calibr
   const bodyFlops = 2 * decoder.layers * (2 * D * D + 2 * D * KD + 3 * D * FF)
   const flopsPerToken = (name) => bodyFlops + (name.startsWith('transformers') ? 2 * D * V : 0)
   console.log(`\nfp32 MatMul peak at these shapes: ${peakBefore.gflops.toFixed(0)} GFLOP/s before, ${peakAfter.gflops.toFixed(0)} after (reference: the higher)`)
-  const header = ['scorer', 'scoring s', 'x peer', 'x fp32', 'CPU s', 'tokens run', 'GFLOP/s', '% peak', 'ready s', 'decisions kept', 'picks kept', 'peak RSS', 'other cores']
+  const header = ['scorer', 'scoring s', 'x peer', 'x fp32', 'CPU s', 'tokens run', 'GFLOP/s', '% peak', 'ready s', 'decisions kept', 'picks kept', 'max |dp|', 'peak RSS', 'Pss scoring', 'other cores']
   const rows = Object.entries(runs).map(([name, run]) => {
     const a = agreement(fp32.records, run.records)
     const gflops = (run.tokensRun * flopsPerToken(name)) / run.seconds / 1e9
@@ -166,7 +175,9 @@ export async function qwenBench({ shape = 'qwen2.5-0.5b', decisions = 40, calibr
       run.readySeconds.toFixed(2),
       `${(100 * a.decisions).toFixed(1)}% of ${a.clear}`,
       `${(100 * a.picks).toFixed(1)}%`,
+      maxDelta(fp32.probabilities, run.probabilities).toExponential(1),
       gib(run.maxRSS),
+      run.pss === undefined ? '-' : gib(run.pss),
       run.otherCores === undefined ? '-' : run.otherCores.toFixed(2),
     ]
   })
@@ -178,6 +189,7 @@ export async function qwenBench({ shape = 'qwen2.5-0.5b', decisions = 40, calibr
   console.log(`kept: agreement with fp32 on fp32's clear decisions (margin >= 0.05): final decision, and each ordering's pick; GFLOP/s counts weight MatMuls as fp32 work (int8 rows: fp32-equivalent)`)
   if (peer) console.log(`tokens run: transformers.js ${peer.tokensRun} (padded rows x width), onnxScorer ${fp32.tokensRun} (each shared prefix once): ${(peer.tokensRun / fp32.tokensRun).toFixed(2)}x fewer`)
   console.log(`ready() is paid once per process; a shared pool across Vitest files (globalSetup + startScorerServer + connectScorer) pays it once per run`)
+  console.log(`prepackCache: the later run's workers map one shared copy of the packed weights, which peak RSS counts once per worker and Pss (the machine's count) once`)
   for (const note of quantizeNotes) console.log(`quantize-model ${note}`)
 }
 
@@ -213,4 +225,11 @@ export function qwenOptions(values) {
     skipCalibration: !!values['skip-calibration'],
     calibrationArgs: (values['calibration-args'] ?? '').split(/\s+/).filter(Boolean),
   }
+}
+
+/** Largest |p - q| over every probability of two runs' per-decision vectors. */
+function maxDelta(reference, got) {
+  let max = 0
+  reference.forEach((row, i) => row.forEach((p, j) => (max = Math.max(max, Math.abs(p - got[i][j])))))
+  return max
 }

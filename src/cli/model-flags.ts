@@ -1,7 +1,8 @@
 /**
- * The ONNX model flags of `sceptic evaluate` that change what the model computes
+ * The ONNX model flags of `sceptic evaluate`: those that change what the model computes
  * (docs/onnx.md, "Model variants", "Chat templates"): `--dtype NAME`, `--chat-template`,
- * `--system TEXT`, `--chat-template-kwargs JSON`. They apply only with `--model DIR`.
+ * `--system TEXT`, `--chat-template-kwargs JSON`; and `--prepack-cache DIR`, which changes
+ * only how fast it starts ("Pre-packed weights"). They apply only with `--model DIR`.
  */
 import type { OptionTable } from './args.ts'
 import { DTYPES, type Dtype } from '../scorers/onnx/model/dtype.ts'
@@ -13,6 +14,7 @@ export const MODEL_FLAGS = {
   'chat-template': { type: 'boolean', description: "with --model: render the model's own chat template around the prompt" },
   system: { type: 'string', value: 'TEXT', description: 'with --chat-template: the system message' },
   'chat-template-kwargs': { type: 'string', value: 'JSON', description: 'with --chat-template: template variables, e.g. \'{"enable_thinking": false}\'' },
+  'prepack-cache': { type: 'string', value: 'DIR', description: "with --model: keep ORT's packed weights in DIR, so later runs start faster" },
 } as const satisfies OptionTable
 
 /** The onnxScorer options the flags ask for. */
@@ -25,6 +27,8 @@ export interface ModelFlagOptions {
   system?: string
   /** `--chat-template-kwargs JSON`: template variables, a JSON object. */
   chatTemplateKwargs?: Record<string, unknown>
+  /** `--prepack-cache DIR`: the packed-weights folder (the same numbers, a faster start). */
+  prepackCache?: string
 }
 
 /** The flags as scorer options; a one-line {@link UsageError} for bad JSON or a flag without `--model`. */
@@ -39,6 +43,7 @@ export function modelOptionsFromFlags(values: Record<string, string | boolean | 
   }
   if (values['chat-template'] === true) out.chatTemplate = true
   if (typeof values.system === 'string') out.system = values.system
+  if (typeof values['prepack-cache'] === 'string') out.prepackCache = values['prepack-cache']
   const kwargs = values['chat-template-kwargs']
   if (typeof kwargs === 'string') {
     let parsed: unknown

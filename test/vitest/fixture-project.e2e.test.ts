@@ -195,6 +195,8 @@ describe('shared ONNX model (plugin `models`)', () => {
     expect(who.every((w) => w.n === 6 && /^onnx .*examples\/models\/tiny \(\d workers? × \d threads?, batch ≤ \d+[^)]*\)$/.test(w.model))).toBe(true)
     // The pool's readout reaches each file's manifest, as a local scorer's does.
     expect(who.every((w) => /^last position, \d+ letter rows \(made at startup\)$/.test(w.readout))).toBe(true)
+    // The pool's packed weights were written into the model's prepackCache, and the manifests say so.
+    expect(who.every((w) => /^written to .*\/packed\/[0-9a-f]{32}$/.test(w.prepacked))).toBe(true)
     // The report names the model for every suite.
     expect(output.match(/model {14}onnx .*models\/tiny/g)).toHaveLength(3)
     // The reporter's `html` option: one self-contained page per suite, with the reliability

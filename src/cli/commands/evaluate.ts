@@ -281,5 +281,6 @@ function modelFlagsOnly(options: ModelFlagOptions): ModelFlagOptions {
     ...(options.chatTemplate ? { chatTemplate: options.chatTemplate } : {}),
     ...(options.system !== undefined ? { system: options.system } : {}),
     ...(options.chatTemplateKwargs !== undefined ? { chatTemplateKwargs: options.chatTemplateKwargs } : {}),
+    ...(options.prepackCache !== undefined ? { prepackCache: options.prepackCache } : {}),
   }
 }

@@ -225,3 +225,8 @@ export function removeEmptyFolderSync(dir: string): void {
 export function removeOwnTreeSync(dir: string): void {
   rmSync(dir, { recursive: true, force: true })
 }
+
+/** Move a folder this process just wrote (a partial cache entry) to `to`, where nothing is: a rename, so readers see all of it or none. */
+export function moveOwnFolderSync(from: string, to: string): void {
+  renameSync(from, to)
+}

@@ -87,6 +87,16 @@ export interface OnnxScorerOptions extends ChatOptions {
    * says why. `'full'`: the graph as exported, logits over the vocabulary at every position.
    */
   readout?: ReadoutMode
+  /**
+   * A folder for ORT's packed weights, kept across runs (docs/onnx.md, "Pre-packed weights").
+   * Creating a session re-lays out every MatMul weight for the CPU's kernels (at a
+   * 0.5B-parameter shape about 1.1 s of each worker's load, with a copy per worker). With this
+   * folder, the first run on this machine saves the optimized graph with its packed weights
+   * (that run's load takes longer: it writes about 1.7× the weights), and later runs load
+   * them from disk: no packing, one shared copy. Entries are keyed by the graph, its weight
+   * files, the ORT version and the CPU; the newest 2 are kept. CPU provider only. Default: off.
+   */
+  prepackCache?: string
   /** @internal Test-only: a worker exits (as if it crashed) on a batch holding `tokenId`, `times` times in all. */
   faults?: { readonly tokenId: number; readonly times: number }
 }
@@ -120,6 +130,8 @@ export interface OnnxScorerSettings {
   readonly optimizedReadout: boolean
   /** The readout asked for ({@link OnnxScorerOptions.readout}); what ran is in `ready()` and the manifest's `readout`. */
   readonly readout: ReadoutMode
+  /** The packed-weights folder ({@link OnnxScorerOptions.prepackCache}), absolute; `undefined`: off. */
+  readonly prepackCache: string | undefined
   /** Prefix sharing mode asked for (models that cannot continue from a cache score full prompts regardless). */
   readonly prefixSharing: PrefixSharing
   /** Longest prompt run, in tokens (`contextLength` or config.json); `undefined`: no limit known. */
@@ -154,6 +166,8 @@ export interface OnnxModelInfo {
   readonly tokenizerVocab: number
   /** What the head computes, and why when it is the full vocabulary: `last position, 40 letter rows (made at startup)`, `full logits: …`. */
   readonly readout: string
+  /** What {@link OnnxScorerOptions.prepackCache} did: `loaded from DIR`, `written to DIR`, `not used: …`; absent without one. */
+  readonly prepacked?: string
 }
 
 /**
@@ -197,5 +211,5 @@ export interface OnnxScorer {
    * (`not started` before the first call), and `quantization` (agreement with fp32, what stayed
    * float) when the model directory was written by `quantize-model --calibration`.
    */
-  manifestEntries(): { readout: string; quantization?: QuantizationInfo }
+  manifestEntries(): { readout: string; prepacked?: string; quantization?: QuantizationInfo }
 }

@@ -111,8 +111,8 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
   }
 
   return Object.defineProperties(score as OnnxScorer, {
-    ready: { value: () => ready().then(({ plan, tokenizer, readout }) => ({ plan, tokenizerVocab: tokenizer.vocabSize, readout: readout.summary })) },
-    manifestEntries: { value: () => ({ readout: running?.readout.summary ?? 'not started', ...(quantization ? { quantization } : {}) }) },
+    ready: { value: () => ready().then(({ plan, tokenizer, readout, prepacked }) => ({ plan, tokenizerVocab: tokenizer.vocabSize, readout: readout.summary, ...(prepacked === undefined ? {} : { prepacked }) })) },
+    manifestEntries: { value: () => ({ readout: running?.readout.summary ?? 'not started', ...(settings.prepackCache === undefined ? {} : { prepacked: running?.prepacked ?? 'not started' }), ...(quantization ? { quantization } : {}) }) },
     close: { value: close },
     description: { value: describeScorer(options, settings), enumerable: true },
     settings: { value: settings, enumerable: true },

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { ConfigError } from '../../core/support/errors.ts'
 import { perTensorActivationOp } from './transform/activation-quant.ts'
 import { readContextLength } from './prompt/context-length.ts'
@@ -37,7 +37,10 @@ export function resolveSettings(options: OnnxScorerOptions, files: ModelFiles): 
   const readout = options.readout ?? 'auto'
   if (readout !== 'auto' && readout !== 'full') throw new ConfigError(`onnxScorer: \`readout\` must be 'auto' or 'full', got ${JSON.stringify(readout)}`)
   const contextLength = positive('contextLength', options.contextLength) ?? readContextLength(files.dir)
-  return { modelPath: files.modelPath, dtype: files.dtype, workers, threadsPerWorker, batchSize, maxLogitsBytes, executionProviders, optimizedReadout, readout, prefixSharing, contextLength, perTensorActivations }
+  if (options.prepackCache !== undefined && (typeof options.prepackCache !== 'string' || options.prepackCache === ''))
+    throw new ConfigError(`onnxScorer: \`prepackCache\` must be a folder path, got ${JSON.stringify(options.prepackCache)}`)
+  const prepackCache = options.prepackCache === undefined ? undefined : resolve(options.prepackCache)
+  return { modelPath: files.modelPath, dtype: files.dtype, workers, threadsPerWorker, batchSize, maxLogitsBytes, executionProviders, optimizedReadout, readout, prepackCache, prefixSharing, contextLength, perTensorActivations }
 }
 
 /** One line for reports and manifests, e.g. `onnx models/tiny (2 workers × 1 thread, batch ≤ 4)`. */

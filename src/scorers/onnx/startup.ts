@@ -15,6 +15,7 @@ import { WorkerPool } from './runtime/pool.ts'
 import type { TokenizerInfo } from './runtime/protocol.ts'
 import { READOUT_FILE, type ReadoutFile } from './readout/readout-file.ts'
 import { prepareReadout, type Readout } from './readout/startup-readout.ts'
+import { planPrepack, type PrepackPlan } from './runtime/prepack-cache.ts'
 import { readTokenizerConfig } from './prompt/tokenizer.ts'
 
 /** A started scorer: what every call needs. */
@@ -30,6 +31,20 @@ export interface Started {
   readonly render: PromptRenderer | undefined
   /** The readout the workers run (its temporary directory is removed by `dispose()`). */
   readonly readout: Readout
+  /** What the packed-weights folder did (`loaded from …`, `written to …`, `not used: …`); absent without one. */
+  readonly prepacked?: string
+}
+
+/** The readout and, with a packed-weights folder, the plan for its graph; the readout is disposed if the folder is refused. */
+function withPrepackPlan(readout: Readout, settings: OnnxScorerSettings): { readout: Readout; prepack: PrepackPlan | undefined } {
+  if (settings.prepackCache === undefined) return { readout, prepack: undefined }
+  const cpuOnly = settings.executionProviders.every((provider) => (typeof provider === 'string' ? provider : provider.name) === 'cpu')
+  try {
+    return { readout, prepack: planPrepack(settings.prepackCache, readout.modelPath, cpuOnly, settings.modelPath) }
+  } catch (error) {
+    readout.dispose()
+    throw error
+  }
 }
 
 /** What {@link startScorer} needs besides the settings. */
@@ -53,10 +68,12 @@ export async function startScorer(settings: OnnxScorerSettings, { files, chat, r
   const render = await chatRenderer(chat, config, configPath)
   // The workers start now (ORT, tokenizer) and load the graph once the letter head is written.
   const preparing = prepareReadout({ files, mode: readoutMode, sidecar, render })
+  // With a packed-weights folder: its entry for this graph, or the first worker writes one (prepack-cache.ts).
+  const loading = preparing.then((readout) => withPrepackPlan(readout, settings))
   const budget = faults ? new SharedArrayBuffer(4) : undefined
   if (budget) new Int32Array(budget)[0] = faults!.times
   const pool = new WorkerPool(settings.workers, {
-    modelPath: preparing.then((readout) => readout.modelPath),
+    modelPath: loading.then(({ readout, prepack }) => (prepack?.kind === 'load' ? { path: prepack.modelPath } : { path: readout.modelPath, ...(prepack?.kind === 'write' ? { save: prepack.save } : {}) })),
     shownPath: files.modelPath,
     tokenizerDir: files.dir,
     intraOpNumThreads: settings.threadsPerWorker,
@@ -65,13 +82,13 @@ export async function startScorer(settings: OnnxScorerSettings, { files, chat, r
     ...(budget ? { faults: { tokenId: faults!.tokenId, budget } } : {}),
   })
   onPool(pool)
-  const [prepared, loaded] = await Promise.allSettled([preparing, pool.start()])
+  const [prepared, loaded] = await Promise.allSettled([loading, pool.start()])
   if (prepared.status === 'rejected') {
     await pool.close()
     await render?.close()
     throw prepared.reason
   }
-  const readout = prepared.value
+  const { readout, prepack } = prepared.value
   const refuse = async (error: Error): Promise<never> => {
     await pool.close()
     await render?.close()
@@ -79,10 +96,12 @@ export async function startScorer(settings: OnnxScorerSettings, { files, chat, r
     throw error
   }
   if (loaded.status === 'rejected') {
+    if (prepack?.kind === 'write') prepack.abandon()
     await render?.close()
     readout.dispose()
     throw loaded.reason
   }
+  const prepacked = prepack?.kind === 'write' ? prepack.commit(loaded.value.saved === true) : prepack?.summary
   const { plan, tokenizer } = loaded.value
   const { readoutFile } = readout
   const vocab = readoutFile ? readoutFile.vocab : plan.vocab
@@ -90,5 +109,5 @@ export async function startScorer(settings: OnnxScorerSettings, { files, chat, r
     return refuse(new ConfigError(`${files.modelPath}: its logits have ${plan.vocab} columns but ${READOUT_FILE} names ${readoutFile.letterIds.length} letters; re-run \`sceptic optimize-model\``))
   if (vocab !== undefined && tokenizer.vocabSize > vocab)
     return refuse(new ConfigError(`${tokenizer.path}: the tokenizer emits ids up to ${tokenizer.vocabSize - 1} but ${files.modelPath} has only ${vocab} logits; they do not belong together`))
-  return { pool, plan, tokenizer, logitsColumns: plan.vocab ?? tokenizer.vocabSize, render, readout }
+  return { pool, plan, tokenizer, logitsColumns: plan.vocab ?? tokenizer.vocabSize, render, readout, ...(prepacked === undefined ? {} : { prepacked }) }
 }

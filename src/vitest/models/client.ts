@@ -12,7 +12,7 @@ import type { FallibleScoreFn, ScoreContext, ScoreRequest } from '../../core/sco
 import type { RemoteScorer } from '../../scorers/onnx/runtime/pool-server.ts'
 
 /** Per model name, the URL of its shared pool (provided by the models globalSetup). */
-export type SharedModelUrls = Record<string, { url: string; description: string; cacheIdentity?: CacheIdentity; readout?: string }>
+export type SharedModelUrls = Record<string, { url: string; description: string; cacheIdentity?: CacheIdentity; readout?: string; prepacked?: string }>
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -29,8 +29,8 @@ export type SharedModelScorer = FallibleScoreFn & {
   close(): Promise<void>
   /** The shared model's identity for the score cache (docs/cache.md). */
   readonly cacheIdentity: CacheIdentity | undefined
-  /** What the run's manifest records of the pool: `{ readout }`, as the local ONNX scorer's (docs/onnx.md#the-letter-readout-at-startup). */
-  manifestEntries(): { readout?: string }
+  /** What the run's manifest records of the pool: `{ readout, prepacked }`, as the local ONNX scorer's (docs/onnx.md#the-letter-readout-at-startup). */
+  manifestEntries(): { readout?: string; prepacked?: string }
 }
 
 /**
@@ -64,7 +64,7 @@ export function sharedModel(name: string): SharedModelScorer {
     description: entry.description,
     cacheIdentity: entry.cacheIdentity,
     // The pool started before any file ran, so what its head computes is known already.
-    manifestEntries: () => (entry.readout !== undefined ? { readout: entry.readout } : {}),
+    manifestEntries: () => ({ ...(entry.readout !== undefined ? { readout: entry.readout } : {}), ...(entry.prepacked !== undefined ? { prepacked: entry.prepacked } : {}) }),
     close: async () => {
       if (client) await (await client).close()
     },

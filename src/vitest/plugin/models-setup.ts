@@ -35,6 +35,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
         // The served scorer's own identity: one home for what keys an ONNX scorer.
         cacheIdentity: server.scorer.cacheIdentity,
         readout: server.scorer.manifestEntries().readout,
+        ...(server.scorer.manifestEntries().prepacked === undefined ? {} : { prepacked: server.scorer.manifestEntries().prepacked }),
       }
     }
   } catch (error) {

@@ -191,7 +191,8 @@ function resolveModels(models: NonNullable<ScepticPluginOptions['models']>, root
       const options = typeof entry === 'string' ? { model: entry } : entry
       if (typeof options.model !== 'string' || options.model === '')
         throw new ConfigError(`vitest-sceptic: models.${name} needs a model directory`)
-      return [name, { ...options, model: isAbsolute(options.model) ? options.model : resolve(root, options.model) }]
+      const absolute = (path: string) => (isAbsolute(path) ? path : resolve(root, path))
+      return [name, { ...options, model: absolute(options.model), ...(typeof options.prepackCache === 'string' ? { prepackCache: absolute(options.prepackCache) } : {}) }]
     }),
   )
   checkSharedModels(resolved, root)

@@ -53,6 +53,8 @@ export interface SharedModelOptions {
   system?: string
   /** Chat template variables, e.g. `{ enable_thinking: false }`. */
   chatTemplateKwargs?: Record<string, unknown>
+  /** ORT's packed weights kept in this folder across runs (docs/onnx.md, "Pre-packed weights"); relative to the root. */
+  prepackCache?: string
 }
 
 declare module 'vitest' {

@@ -9,11 +9,17 @@ import { existsSync } from 'node:fs'
 import { Worker } from 'node:worker_threads'
 import { ConfigError, ScorerError } from '../../../core/support/errors.ts'
 import type { InputPlan } from '../model/model-io.ts'
-import type { Encoded, EncodeMessage, JobPayload, LoadMessage, RunMessage, TokenizerInfo, WorkerInit, WorkerMessage } from './protocol.ts'
+import type { Encoded, EncodeMessage, JobPayload, LoadMessage, PrepackSave, RunMessage, TokenizerInfo, WorkerInit, WorkerMessage } from './protocol.ts'
 import { keepOrtTelemetryOff } from './ort-telemetry.ts'
 
-/** What the workers start with; the model path may still be coming (the letter head being written), and they start meanwhile. */
-export type PoolInit = Omit<WorkerInit, 'modelPath'> & { readonly modelPath: string | Promise<string> }
+/** What the workers start with; the model may still be coming (the letter head being written), and they start meanwhile. */
+export type PoolInit = Omit<WorkerInit, 'modelPath'> & { readonly modelPath: string | Promise<ModelLoad> }
+
+/** The graph to load, and where the first worker saves it with its packed weights (prepack-cache.ts). */
+export interface ModelLoad {
+  readonly path: string
+  readonly save?: PrepackSave
+}
 
 /** One job, as the worker needs it, plus how to name it in errors. */
 export interface Job<P> {
@@ -36,6 +42,8 @@ export interface PoolReady {
   readonly plan: InputPlan
   /** The tokenizer the workers loaded. */
   readonly tokenizer: TokenizerInfo
+  /** The first worker saved its graph with its packed weights, when asked to ({@link ModelLoad.save}). */
+  readonly saved?: boolean
 }
 
 interface Slot {
@@ -93,6 +101,7 @@ export class WorkerPool {
       await this.stopAll()
       throw failure.reason
     }
+    // The first worker's: the one that saves packed weights when asked to.
     return (started[0] as PromiseFulfilledResult<PoolReady>).value
   }
 
@@ -146,6 +155,8 @@ export class WorkerPool {
 
   private spawn(): Promise<PoolReady> {
     keepOrtTelemetryOff()
+    // Only the pool's first worker saves packed weights; replacements load as the others.
+    const first = this.spawned === 0
     this.spawned++
     const { modelPath, ...rest } = this.init
     const worker = new Worker(this.workerUrl, {
@@ -168,7 +179,7 @@ export class WorkerPool {
     this.slots.add(slot)
     if (typeof modelPath !== 'string')
       modelPath.then(
-        (path) => slot.exitCode === undefined && worker.postMessage({ type: 'load', modelPath: path } satisfies LoadMessage),
+        ({ path, save }) => slot.exitCode === undefined && worker.postMessage({ type: 'load', modelPath: path, ...(save && first ? { save } : {}) } satisfies LoadMessage),
         (error: unknown) => settle?.reject(error as Error),
       )
     worker.on('message', (message: WorkerMessage) => {
@@ -178,7 +189,7 @@ export class WorkerPool {
           // A worker that loaded while close() waits (a replacement after a crash) stays
           // ref'd: unref'd, it would let the process exit mid-close with code 0.
           if (!slot.job && !slot.stopping && this.accepting) worker.unref()
-          settle?.resolve({ plan: message.plan, tokenizer: message.tokenizer })
+          settle?.resolve({ plan: message.plan, tokenizer: message.tokenizer, ...(message.saved === undefined ? {} : { saved: message.saved }) })
           this.pump()
           return
         case 'init-error':

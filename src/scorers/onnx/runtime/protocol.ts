@@ -28,6 +28,14 @@ export interface WorkerInit {
 export interface LoadMessage {
   readonly type: 'load'
   readonly modelPath: string
+  /** Save ORT's optimized graph with its packed weights here while loading (the first worker only; prepack-cache.ts). */
+  readonly save?: PrepackSave
+}
+
+/** Where a worker saves the graph it loads, optimized, with its packed weights in `dataFile` beside it. */
+export interface PrepackSave {
+  readonly modelPath: string
+  readonly dataFile: string
 }
 
 /** Main → worker: score one batch. */
@@ -99,7 +107,7 @@ export interface CloseMessage {
  * concatenated) per run, one `encoded` per encode, or a `run-error` for either.
  */
 export type WorkerMessage =
-  | { readonly type: 'ready'; readonly plan: InputPlan; readonly tokenizer: TokenizerInfo }
+  | { readonly type: 'ready'; readonly plan: InputPlan; readonly tokenizer: TokenizerInfo; readonly saved?: boolean }
   | { readonly type: 'init-error'; readonly kind: 'ort-missing' | 'config' | 'other'; readonly message: string }
   | { readonly type: 'result'; readonly id: number; readonly probabilities: Float64Array }
   | { readonly type: 'encoded'; readonly id: number; readonly encoded: Encoded }

@@ -14,7 +14,7 @@ import { encodeTexts } from '../prompt/encode-texts.ts'
 import { leftPad, suffixPad } from './feeds.ts'
 import { planInputs, ModelIoError, type InputPlan } from '../model/model-io.ts'
 import { halfToFloat, softmax } from '../readout/readout.ts'
-import { ORT_MISSING, type CloseMessage, type EncodeMessage, type LoadMessage, type RunErrorKind, type RunMessage, type WorkerInit, type WorkerMessage } from './protocol.ts'
+import { ORT_MISSING, type PrepackSave, type CloseMessage, type EncodeMessage, type LoadMessage, type RunErrorKind, type RunMessage, type WorkerInit, type WorkerMessage } from './protocol.ts'
 import { loadTokenizer, type LoadedTokenizer } from '../prompt/tokenizer.ts'
 
 const init = workerData as WorkerInit
@@ -26,8 +26,8 @@ let tokenizer: LoadedTokenizer
 let busy = false
 let closing = false
 // The model file: given at start, or sent once the main thread has written the letter head.
-let loadModel: ((path: string) => void) | undefined
-const modelPath = init.modelPath !== undefined ? Promise.resolve(init.modelPath) : new Promise<string>((resolve) => (loadModel = resolve))
+let loadModel: ((load: LoadMessage) => void) | undefined
+const modelLoad: Promise<Pick<LoadMessage, 'modelPath' | 'save'>> = init.modelPath !== undefined ? Promise.resolve({ modelPath: init.modelPath }) : new Promise((resolve) => (loadModel = resolve))
 
 /** A model/tokenizer mismatch found while running: a config problem, not a crash. */
 class MismatchError extends Error {}
@@ -45,19 +45,11 @@ async function start(): Promise<void> {
   // Parsed while ORT loads the model (a 262k vocabulary takes seconds); its errors report first, as the file read first.
   const loading = loadTokenizer(init.tokenizerDir)
   loading.catch(() => {})
-  const path = await modelPath
+  const { modelPath: path, save } = await modelLoad
   if (closing) return shutdown()
+  let saved: boolean | undefined
   try {
-    session = await ort.InferenceSession.create(path, {
-      executionProviders: init.executionProviders as Ort.InferenceSession.ExecutionProviderConfig[],
-      intraOpNumThreads: init.intraOpNumThreads,
-      // Explicit: ORT's default is one thread per core per session, which oversubscribes next to the other workers.
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      // Fatal only: ORT's own error lines (coloured, ignoring NO_COLOR) would duplicate the
-      // one-line ScorerError that reports every run failure with the requests it hit.
-      logSeverityLevel: 4,
-    })
+    ;({ session, saved } = await createSession(path, save))
   } catch (error) {
     const tokenizerError = await loading.then(() => undefined, (e: unknown) => e)
     if (tokenizerError) return post({ type: 'init-error', kind: tokenizerError instanceof ConfigError ? 'config' : 'other', message: firstLineOf(tokenizerError) })
@@ -77,7 +69,35 @@ async function start(): Promise<void> {
     await session.release().catch(() => {})
     return post({ type: 'init-error', kind: error instanceof ModelIoError ? 'config' : 'other', message: firstLineOf(error) })
   }
-  post({ type: 'ready', plan, tokenizer: { path: tokenizer.path, vocabSize: tokenizer.vocabSize } })
+  post({ type: 'ready', plan, tokenizer: { path: tokenizer.path, vocabSize: tokenizer.vocabSize }, ...(saved === undefined ? {} : { saved }) })
+}
+
+/**
+ * The worker's session. With `save`, ORT also writes the optimized graph and its packed
+ * weights there (prepack-cache.ts); a save that fails (a full disk) loads as usual.
+ */
+async function createSession(path: string, save: PrepackSave | undefined): Promise<{ session: Ort.InferenceSession; saved?: boolean }> {
+  const options: Ort.InferenceSession.SessionOptions = {
+    executionProviders: init.executionProviders as Ort.InferenceSession.ExecutionProviderConfig[],
+    intraOpNumThreads: init.intraOpNumThreads,
+    // Explicit: ORT's default is one thread per core per session, which oversubscribes next to the other workers.
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    // Fatal only: ORT's own error lines (coloured, ignoring NO_COLOR) would duplicate the
+    // one-line ScorerError that reports every run failure with the requests it hit.
+    logSeverityLevel: 4,
+  }
+  if (!save) return { session: await ort.InferenceSession.create(path, options) }
+  const saving = {
+    ...options,
+    optimizedModelFilePath: save.modelPath,
+    extra: { session: { save_external_prepacked_constant_initializers: '1', optimized_model_external_initializers_file_name: save.dataFile, optimized_model_external_initializers_min_size_in_bytes: '1024' } },
+  }
+  try {
+    return { session: await ort.InferenceSession.create(path, saving), saved: true }
+  } catch {
+    return { session: await ort.InferenceSession.create(path, options), saved: false }
+  }
 }
 
 async function run(message: RunMessage): Promise<Float64Array> {
@@ -219,7 +239,7 @@ async function encode(message: EncodeMessage): Promise<void> {
 }
 
 port.on('message', (message: RunMessage | EncodeMessage | CloseMessage | LoadMessage) => {
-  if (message.type === 'load') return loadModel?.(message.modelPath)
+  if (message.type === 'load') return loadModel?.(message)
   if (message.type === 'close') {
     closing = true
     if (!busy) void shutdown()

@@ -1,0 +1,192 @@
+/**
+ * Weights packed once per machine (docs/onnx.md, "Pre-packed weights"). Creating an ORT
+ * session re-lays out every constant MatMul weight for its CPU kernels: at the 24-layer
+ * shape about 1.1 s of each worker's 1.5 s load, paid by every worker of every run, each
+ * with its own copy of the packed weights. With `prepackCache`, the first worker of a run
+ * that finds no entry also saves ORT's optimized graph with those packed weights
+ * (`session.save_external_prepacked_constant_initializers`); later runs load that graph,
+ * and ORT maps the packed weights from disk instead of packing them, so the workers share
+ * one copy in the page cache.
+ *
+ * Packed layouts belong to the CPU and the ORT build, so an entry is found only by a key of
+ * the graph's bytes, its weight files (size, time, inode and sampled bytes), the ORT version
+ * and the CPU (model, architecture, feature flags). The folder holds only what this module
+ * writes: a `CACHEDIR.TAG`, entries named by their key (the {@link KEEP} used last are kept),
+ * and while one is written, its lock and partial folder.
+ */
+import { createHash } from 'node:crypto'
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { cpus } from 'node:os'
+import { basename, dirname, join, resolve } from 'node:path'
+import { ConfigError } from '../../../core/support/errors.ts'
+import { moveOwnFolderSync, removeFileSync, removeOwnTreeSync } from '../../../core/support/files.ts'
+import { hostTag, processAlive } from '../../../core/support/process-identity.ts'
+import { externalDataOf } from '../model/model-dir.ts'
+import { INLINE_SOURCE } from '../transform/inline-reference.ts'
+import type { PrepackSave } from './protocol.ts'
+
+/** Complete entries kept: a new one evicts the oldest beyond this (each is about 1.7× the weights). */
+export const KEEP = 2
+const MARKER = 'CACHEDIR.TAG'
+const MARKER_TEXT = 'Signature: 8a477f597d28d172789f06886806bc55\n# vitest-sceptic prepacked ORT weights (docs/onnx.md, "Pre-packed weights").\n'
+const ENTRY_FILE = 'entry.json'
+const KEY = /^[0-9a-f]{32}$/
+/** Files hashed whole up to this size; larger ones by identity and sampled blocks. */
+const WHOLE_BYTES = 64 * 2 ** 20
+const SAMPLES = 64
+const SAMPLE_BYTES = 64 * 1024
+
+/** What startup does with the cache: load an entry, write one while loading, or neither (and why). */
+export type PrepackPlan =
+  | { readonly kind: 'load'; readonly modelPath: string; readonly summary: string }
+  | { readonly kind: 'write'; readonly save: PrepackSave; readonly summary: string; commit(saved: boolean): string; abandon(): void }
+  | { readonly kind: 'skip'; readonly summary: string }
+
+/** The plan for loading `graphPath` (the model `shownPath`, as entry.json names it) with the cache folder `dir`. Throws a {@link ConfigError} for a folder that is not one. */
+export function planPrepack(dir: string, graphPath: string, cpuOnly: boolean, shownPath: string): PrepackPlan {
+  if (!cpuOnly) return { kind: 'skip', summary: 'not used: a GPU execution provider packs its own weights' }
+  const root = claimFolder(resolve(dir))
+  const key = prepackKey(graphPath)
+  const entry = join(root, key)
+  if (complete(entry)) {
+    // Eviction goes by last use: a load marks the entry used.
+    const now = new Date()
+    utimesSync(join(entry, ENTRY_FILE), now, now)
+    return { kind: 'load', modelPath: join(entry, 'model.onnx'), summary: `loaded from ${entry}` }
+  }
+  const lock = join(root, `${key}.lock`)
+  if (!takeLock(lock)) return { kind: 'skip', summary: `not used: another process is writing ${entry}` }
+  const partial = join(root, `${key}.partial-${hostTag()}-${process.pid}`)
+  removeOwnTreeSync(partial)
+  mkdirSync(partial)
+  const release = () => {
+    removeOwnTreeSync(partial)
+    removeFileSync(lock)
+  }
+  return {
+    kind: 'write',
+    save: { modelPath: join(partial, 'model.onnx'), dataFile: 'model.onnx_data' },
+    summary: `written to ${entry}`,
+    commit(saved) {
+      try {
+        if (!saved || !existsSync(join(partial, 'model.onnx'))) return `not written: onnxruntime could not save the packed weights`
+        writeFileSync(join(partial, ENTRY_FILE), JSON.stringify({ model: shownPath, sizes: entrySizes(partial), created: new Date().toISOString() }))
+        // An entry under this key that failed its size check: ours (a key-named folder of a claimed cache).
+        removeOwnTreeSync(entry)
+        moveOwnFolderSync(partial, entry)
+        evict(root, key)
+        return `written to ${entry}`
+      } finally {
+        release()
+      }
+    },
+    abandon: release,
+  }
+}
+
+/** The folder, created with its marker if missing; refused when it holds anything else without the marker. */
+function claimFolder(root: string): string {
+  if (existsSync(root)) {
+    if (!statSync(root).isDirectory()) throw new ConfigError(`onnxScorer: prepackCache ${root} is not a folder`)
+    if (!existsSync(join(root, MARKER)) && readdirSync(root).length > 0)
+      throw new ConfigError(`onnxScorer: prepackCache ${root} is not empty and not a prepack cache (no ${MARKER}); give a new or empty folder`)
+  } else mkdirSync(root, { recursive: true })
+  if (!existsSync(join(root, MARKER))) writeFileSync(join(root, MARKER), MARKER_TEXT)
+  return root
+}
+
+/** An entry whose every file has the size its `entry.json` recorded (a truncated copy is not loaded). */
+function complete(entry: string): boolean {
+  try {
+    const { sizes } = JSON.parse(readFileSync(join(entry, ENTRY_FILE), 'utf8')) as { sizes: Record<string, number> }
+    const now = entrySizes(entry)
+    return Object.keys(sizes).length > 0 && Object.entries(sizes).every(([name, size]) => now[name] === size)
+  } catch {
+    return false
+  }
+}
+
+/** Sizes of an entry's files, `entry.json` aside. */
+function entrySizes(entry: string): Record<string, number> {
+  return Object.fromEntries(readdirSync(entry).filter((name) => name !== ENTRY_FILE).map((name) => [name, statSync(join(entry, name)).size]))
+}
+
+/** Take `lock` (exclusive create), removing one left by a process of this host that is gone. */
+function takeLock(lock: string): boolean {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lock, `${hostTag()} ${process.pid}\n`, { flag: 'wx' })
+      return true
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      const [host, pid] = readFileSync(lock, 'utf8').trim().split(' ')
+      if (host !== hostTag() || processAlive(Number(pid))) return false
+      removeOwnTreeSync(join(dirname(lock), `${basename(lock, '.lock')}.partial-${host}-${pid}`))
+      removeFileSync(lock)
+    }
+  }
+  return false
+}
+
+/** Remove complete entries beyond the {@link KEEP} used last (never `keep`), and nothing but entries. */
+function evict(root: string, keep: string): void {
+  const entries = readdirSync(root)
+    .filter((name) => KEY.test(name) && name !== keep && existsSync(join(root, name, ENTRY_FILE)))
+    .map((name) => ({ name, time: statSync(join(root, name, ENTRY_FILE)).mtimeMs }))
+    .sort((a, b) => b.time - a.time)
+  for (const { name } of entries.slice(KEEP - 1)) removeOwnTreeSync(join(root, name))
+}
+
+/** The entry key of `graphPath`: its bytes and weight files, the ORT version, the CPU. */
+export function prepackKey(graphPath: string): string {
+  const hash = createHash('sha256').update('sceptic-prepack/1\n').update(ortVersion()).update('\n').update(cpuFingerprint())
+  const files = [graphPath, ...externalDataOf(graphPath), join(dirname(graphPath), INLINE_SOURCE)].filter((path) => existsSync(path))
+  for (const path of files) hash.update(`\n${basename(path)}\n`).update(fileFingerprint(path))
+  return hash.digest('hex').slice(0, 32)
+}
+
+/** A file's content hash (whole when small; else size, time, inode and {@link SAMPLES} blocks spread over it). */
+function fileFingerprint(path: string): string {
+  const stat = statSync(path)
+  const hash = createHash('sha256')
+  const fd = openSync(path, 'r')
+  try {
+    if (stat.size <= WHOLE_BYTES) {
+      hash.update(readFileSync(fd))
+      return hash.digest('hex')
+    }
+    hash.update(`${stat.size} ${stat.mtimeMs} ${stat.dev} ${stat.ino}`)
+    const block = Buffer.alloc(SAMPLE_BYTES)
+    for (let i = 0; i < SAMPLES; i++) {
+      const read = readSync(fd, block, 0, SAMPLE_BYTES, Math.floor(((stat.size - SAMPLE_BYTES) * i) / (SAMPLES - 1)))
+      hash.update(block.subarray(0, read))
+    }
+    return hash.digest('hex')
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** The installed onnxruntime-node's version. */
+function ortVersion(): string {
+  const require = createRequire(import.meta.url)
+  let dir = dirname(require.resolve('onnxruntime-node'))
+  for (; dirname(dir) !== dir; dir = dirname(dir)) {
+    const path = join(dir, 'package.json')
+    const pkg = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { name?: string; version?: string }) : {}
+    if (pkg.name === 'onnxruntime-node' && pkg.version) return pkg.version
+  }
+  return '?'
+}
+
+/** The CPU as kernels see it: model, architecture and (on Linux) the feature flags. */
+function cpuFingerprint(): string {
+  let flags = ''
+  try {
+    flags = /^flags\s*:(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? ''
+  } catch {
+    // Not Linux: the model name and architecture stand for the features.
+  }
+  return `${process.platform} ${process.arch} ${cpus()[0]?.model ?? '?'} ${flags}`
+}
