@@ -13,16 +13,17 @@
 // least), what stayed float, and the candidates and seconds the calibration took. Options: --layers N, --hidden N, --heads N,
 // --kv-heads N, --ffn N, --vocab N, --head-scale X (default 8), --sharpness X (attention,
 // default 3), --decisions N (per set, default 80), --tokens N (prompt length, default 60),
-// --min-agreement X (default 0.98), --min-picks X (--min-pick-agreement), --rows naive,calibrated, --dir DIR (keep the generated
+// --min-agreement X (default 0.98), --min-picks X (--min-pick-agreement), --rows naive,calibrated (and weight-only: the
+// weights rounded as int8 rounds them, activations float, to see which rounding moves decisions), --dir DIR (keep the generated
 // model and candidates there and reuse them on the next run). At the defaults a run takes
 // several minutes on 2 cores: nice it.
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { loadFixture } from '../scripts/load-fixture.mjs'
+import { loadFixture, loadTypeScript } from '../scripts/load-fixture.mjs'
 import { QUEUE } from './decisions.mjs'
 
 // ORT's telemetry off here and in every child (docs/onnx.md, "Nothing leaves the run").
@@ -130,6 +131,16 @@ try {
     const run = await score(out, heldOut)
     console.log(`int8 as is (quantized in ${made.seconds.toFixed(0)} s): held-out ${fmt(agreement(fp32.records, run.records))}; ${speed(run)}`)
   }
+  // Where the error comes from: the weights rounded as int8 rounds them, the activations float.
+  if (rows.includes('weight-only')) {
+    const out = join(work, 'weight-only')
+    if (!existsSync(join(out, 'model.onnx'))) {
+      await roundWeights(model, out)
+      for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json']) if (existsSync(join(model, file))) copyFileSync(join(model, file), join(out, file))
+    }
+    const run = await score(out, heldOut)
+    console.log(`weights rounded to int8, activations float: held-out ${fmt(agreement(fp32.records, run.records))}; ${speed(run)}`)
+  }
   if (rows.includes('calibrated')) {
     const out = join(work, 'int8-calibrated')
     rmSync(out, { recursive: true, force: true })
@@ -142,4 +153,20 @@ try {
   }
 } finally {
   if (!args.dir) rmSync(work, { recursive: true, force: true })
+}
+
+/** `model` with every quantizable weight replaced by its int8 rounding (per column, as quantize-model int8), kept float32. */
+async function roundWeights(model, out) {
+  const { readRewriteSource, writeRewritten } = await loadTypeScript('src/scorers/onnx/transform/rewrite-source.ts', 'rewrite-source-bench')
+  const { quantizeColumns } = await loadTypeScript('src/scorers/onnx/transform/integer-matmul.ts', 'integer-matmul-bench')
+  const source = readRewriteSource(model, out)
+  for (const node of source.nodes) {
+    const weight = source.weights.get(node)
+    if (!weight) continue
+    const [K, N] = weight.dims.map(Number)
+    const raw = weight.rawData
+    const q = quantizeColumns(new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength)), K, N)
+    weight.rawData = new Uint8Array(Float32Array.from(q.values, (v, i) => v * q.scales[i % N]).buffer)
+  }
+  writeRewritten(source.onnx, source.model, source.initializers, out, source.files.dir)
 }
