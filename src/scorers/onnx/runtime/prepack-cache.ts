@@ -18,12 +18,12 @@ import { createHash } from 'node:crypto'
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { cpus } from 'node:os'
-import { basename, dirname, join, resolve } from 'node:path'
+import { basename, dirname, join, relative, resolve } from 'node:path'
 import { ConfigError } from '../../../core/support/errors.ts'
 import { moveOwnFolderSync, removeFileSync, removeOwnTreeSync } from '../../../core/support/files.ts'
 import { hostTag, processAlive } from '../../../core/support/process-identity.ts'
 import { externalDataOf } from '../model/model-dir.ts'
-import { INLINE_SOURCE } from '../transform/inline-reference.ts'
+import { declaredExternalData } from '../model/external-locations.ts'
 import type { PrepackSave } from './protocol.ts'
 
 /** Complete entries kept: a new one evicts the oldest beyond this (each is about 1.7× the weights). */
@@ -141,8 +141,9 @@ function evict(root: string, keep: string): void {
 /** The entry key of `graphPath`: its bytes and weight files, the ORT version, the CPU. */
 export function prepackKey(graphPath: string): string {
   const hash = createHash('sha256').update('sceptic-prepack/1\n').update(ortVersion()).update('\n').update(cpuFingerprint())
-  const files = [graphPath, ...externalDataOf(graphPath), join(dirname(graphPath), INLINE_SOURCE)].filter((path) => existsSync(path))
-  for (const path of files) hash.update(`\n${basename(path)}\n`).update(fileFingerprint(path))
+  // Every file the graph names (whatever it is called: the letter head's `sceptic-source.onnx` too), and the usual names beside it.
+  const files = [graphPath, ...new Set([...declaredExternalData(graphPath), ...externalDataOf(graphPath)])].filter((path) => existsSync(path))
+  for (const path of files.sort()) hash.update(`\n${relative(dirname(graphPath), path)}\n`).update(fileFingerprint(path))
   return hash.digest('hex').slice(0, 32)
 }
 

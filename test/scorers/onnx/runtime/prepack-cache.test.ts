@@ -7,6 +7,8 @@ import { execFile } from 'node:child_process'
 import { existsSync, mkdirSync, openSync, readdirSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync, closeSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { createRequire } from 'node:module'
+import type { onnx as OnnxNamespace } from 'onnx-proto'
 import { afterAll, describe, expect, it } from 'vitest'
 import { ConfigError } from '../../../../src/core/support/errors.ts'
 import { KEEP, planPrepack, prepackKey } from '../../../../src/scorers/onnx/runtime/prepack-cache.ts'
@@ -135,6 +137,18 @@ describe('prepackKey', () => {
     }
     writeFileSync(graph, bytes)
     expect(prepackKey(graph)).toBe(before)
+  })
+
+  it('a weight file the graph names, whatever it is called, is in the key', () => {
+    const root = tempDir()
+    const graph = join(root, 'model.onnx')
+    const { onnx } = createRequire(import.meta.url)('onnx-proto') as { onnx: typeof OnnxNamespace }
+    const tensor = { name: 'w', dims: [4], dataType: onnx.TensorProto.DataType.FLOAT, dataLocation: onnx.TensorProto.DataLocation.EXTERNAL, externalData: [{ key: 'location', value: 'weights.bin' }, { key: 'length', value: '16' }] }
+    writeFileSync(graph, onnx.ModelProto.encode({ irVersion: 8, graph: { name: 'g', initializer: [tensor] } }).finish())
+    writeFileSync(join(root, 'weights.bin'), Buffer.alloc(16, 1))
+    const before = prepackKey(graph)
+    writeFileSync(join(root, 'weights.bin'), Buffer.alloc(16, 2))
+    expect(prepackKey(graph)).not.toBe(before)
   })
 
   it('a large weight file: its size, its time and its sampled bytes are in the key', () => {
