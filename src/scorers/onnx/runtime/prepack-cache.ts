@@ -47,6 +47,7 @@ export type PrepackPlan =
 export function planPrepack(dir: string, graphPath: string, cpuOnly: boolean, shownPath: string): PrepackPlan {
   if (!cpuOnly) return { kind: 'skip', summary: 'not used: a GPU execution provider packs its own weights' }
   const root = claimFolder(resolve(dir))
+  sweepDead(root)
   const key = prepackKey(graphPath)
   const entry = join(root, key)
   if (complete(entry)) {
@@ -85,12 +86,14 @@ export function planPrepack(dir: string, graphPath: string, cpuOnly: boolean, sh
   }
 }
 
-/** The folder, created with its marker if missing; refused when it holds anything else without the marker. */
+/** The folder, created with its marker if missing; refused when it holds anything else without this marker (another cache's included). */
 function claimFolder(root: string): string {
   if (existsSync(root)) {
     if (!statSync(root).isDirectory()) throw new ConfigError(`onnxScorer: prepackCache ${root} is not a folder`)
-    if (!existsSync(join(root, MARKER)) && readdirSync(root).length > 0)
-      throw new ConfigError(`onnxScorer: prepackCache ${root} is not empty and not a prepack cache (no ${MARKER}); give a new or empty folder`)
+    const marker = join(root, MARKER)
+    const ours = existsSync(marker) && statSync(marker).isFile() && readFileSync(marker, 'utf8') === MARKER_TEXT
+    if (!ours && readdirSync(root).length > 0)
+      throw new ConfigError(`onnxScorer: prepackCache ${root} is not empty and not a prepack cache (no ${MARKER} of its own); give a new or empty folder`)
   } else mkdirSync(root, { recursive: true })
   if (!existsSync(join(root, MARKER))) writeFileSync(join(root, MARKER), MARKER_TEXT)
   return root
@@ -110,6 +113,17 @@ function complete(entry: string): boolean {
 /** Sizes of an entry's files, `entry.json` aside. */
 function entrySizes(entry: string): Record<string, number> {
   return Object.fromEntries(readdirSync(entry).filter((name) => name !== ENTRY_FILE).map((name) => [name, statSync(join(entry, name)).size]))
+}
+
+/** Remove the partial folders and locks that processes of this host left when they died (another key's too: a bound). */
+function sweepDead(root: string): void {
+  for (const name of readdirSync(root)) {
+    const partial = /^[0-9a-f]{32}\.partial-(.+)-(\d+)$/.exec(name)
+    if (partial && partial[1] === hostTag() && !processAlive(Number(partial[2]))) removeOwnTreeSync(join(root, name))
+    if (!/^[0-9a-f]{32}\.lock$/.test(name)) continue
+    const [host, pid] = readFileSync(join(root, name), 'utf8').trim().split(' ')
+    if (host === hostTag() && !processAlive(Number(pid))) removeFileSync(join(root, name))
+  }
 }
 
 /** Take `lock` (exclusive create), removing one left by a process of this host that is gone. */

@@ -120,6 +120,32 @@ describe('prepackCache', () => {
     expect(readdirSync(cache)).toEqual(['CACHEDIR.TAG'])
     expect(planPrepack(cache, graph, false, 'm')).toEqual({ kind: 'skip', summary: expect.stringMatching(/GPU/) })
   })
+
+  it('what dead processes left (another key\'s partial folder and lock) is removed; a live one\'s is kept', async () => {
+    const cache = join(tempDir(), 'packed')
+    const graph = join(dir, 'model.onnx')
+    planPrepack(cache, graph, true, 'm').kind === 'write' || expect.fail('no write plan')
+    const { stdout } = await run(process.execPath, ['-e', 'console.log(process.pid)'])
+    const { hostTag } = await import('../../../../src/core/support/process-identity.ts')
+    const other = 'f'.repeat(32)
+    mkdirSync(join(cache, `${other}.partial-${hostTag()}-${stdout.trim()}`))
+    writeFileSync(join(cache, `${other}.partial-${hostTag()}-${stdout.trim()}`, 'model.onnx_data'), 'x')
+    writeFileSync(join(cache, `${other}.lock`), `${hostTag()} ${stdout.trim()}\n`)
+    const live = `${'e'.repeat(32)}.partial-${hostTag()}-${process.pid}`
+    mkdirSync(join(cache, live))
+    expect(planPrepack(cache, graph, true, 'm').kind).toBe('skip') // our own live lock from the first plan
+    const left = readdirSync(cache)
+    expect(left).toContain(live)
+    expect(left.filter((name) => name.startsWith(other))).toEqual([])
+  })
+
+  it('refuses a folder that another cache marked (its CACHEDIR.TAG is not this one)', () => {
+    const theirs = tempDir()
+    writeFileSync(join(theirs, 'CACHEDIR.TAG'), 'Signature: 8a477f597d28d172789f06886806bc55\n# another tool\n')
+    writeFileSync(join(theirs, 'data'), 'x')
+    expect(() => planPrepack(theirs, join(dir, 'model.onnx'), true, 'm')).toThrow(/not a prepack cache/)
+    expect(readdirSync(theirs).sort()).toEqual(['CACHEDIR.TAG', 'data'])
+  })
 })
 
 describe('prepackKey', () => {
