@@ -5,6 +5,8 @@
  * and the model once its graph exists, then the checks that the model, the tokenizer and
  * the readout belong together.
  */
+import { dirname, join } from 'node:path'
+import pkg from '../../../package.json' with { type: 'json' }
 import { ConfigError } from '../../core/support/errors.ts'
 import { chatRenderer, type ChatOptions, type PromptRenderer } from './prompt/chat-template.ts'
 import type { ConfigShape } from './model/model-config.ts'
@@ -35,16 +37,27 @@ export interface Started {
   readonly prepacked?: string
 }
 
-/** The readout and, with a packed-weights folder, the plan for its graph; the readout is disposed if the folder is refused. */
-function withPrepackPlan(readout: Readout, settings: OnnxScorerSettings): { readout: Readout; prepack: PrepackPlan | undefined } {
-  if (settings.prepackCache === undefined) return { readout, prepack: undefined }
+/**
+ * With a packed-weights folder, the plan for this model and readout (prepack-cache.ts). The key
+ * covers what the letter head is made from (the graph, the tokenizer's files, a sidecar, the
+ * readout mode and prompt endings, this package's version), and an entry stores its readout,
+ * so a load needs neither the tokenizer on this thread nor the rewrite.
+ */
+async function prepackPlanFor(settings: OnnxScorerSettings, files: ModelFiles, mode: ReadoutMode, render: PromptRenderer | undefined): Promise<PrepackPlan | undefined> {
+  if (settings.prepackCache === undefined) return undefined
   const cpuOnly = settings.executionProviders.every((provider) => (typeof provider === 'string' ? provider : provider.name) === 'cpu')
-  try {
-    return { readout, prepack: planPrepack(settings.prepackCache, readout.modelPath, cpuOnly, settings.modelPath) }
-  } catch (error) {
-    readout.dispose()
-    throw error
+  const ending = render ? (await render(['Answer:']))[0]! : null
+  const source = {
+    graphPath: files.modelPath,
+    files: [join(files.dir, 'tokenizer.json'), join(files.dir, 'tokenizer_config.json'), join(dirname(files.modelPath), READOUT_FILE)],
+    salt: JSON.stringify({ mode, ending, version: pkg.version }),
   }
+  return planPrepack(settings.prepackCache, source, cpuOnly, settings.modelPath)
+}
+
+/** The readout an entry stored: its graph is the entry's, nothing to remove. */
+function storedReadout(plan: Extract<PrepackPlan, { kind: 'load' }>): Readout {
+  return { modelPath: plan.modelPath, readoutFile: plan.readout.readoutFile, summary: plan.readout.summary, dispose: () => {} }
 }
 
 /** What {@link startScorer} needs besides the settings. */
@@ -66,14 +79,17 @@ export interface StartInputs {
 export async function startScorer(settings: OnnxScorerSettings, { files, chat, readoutMode, sidecar, configShape, faults, onPool }: StartInputs): Promise<Started> {
   const { config, configPath } = await readTokenizerConfig(files.dir)
   const render = await chatRenderer(chat, config, configPath)
+  // With a packed-weights folder: its entry (graph and readout), or the first worker writes one.
+  const prepack = await prepackPlanFor(settings, files, readoutMode, render).catch(async (error: unknown) => {
+    await render?.close()
+    throw error
+  })
   // The workers start now (ORT, tokenizer) and load the graph once the letter head is written.
-  const preparing = prepareReadout({ files, mode: readoutMode, sidecar, render })
-  // With a packed-weights folder: its entry for this graph, or the first worker writes one (prepack-cache.ts).
-  const loading = preparing.then((readout) => withPrepackPlan(readout, settings))
+  const preparing = prepack?.kind === 'load' ? Promise.resolve(storedReadout(prepack)) : prepareReadout({ files, mode: readoutMode, sidecar, render })
   const budget = faults ? new SharedArrayBuffer(4) : undefined
   if (budget) new Int32Array(budget)[0] = faults!.times
   const pool = new WorkerPool(settings.workers, {
-    modelPath: loading.then(({ readout, prepack }) => (prepack?.kind === 'load' ? { path: prepack.modelPath } : { path: readout.modelPath, ...(prepack?.kind === 'write' ? { save: prepack.save } : {}) })),
+    modelPath: preparing.then((readout) => ({ path: readout.modelPath, ...(prepack?.kind === 'write' ? { save: prepack.save } : {}) })),
     shownPath: files.modelPath,
     tokenizerDir: files.dir,
     intraOpNumThreads: settings.threadsPerWorker,
@@ -82,13 +98,14 @@ export async function startScorer(settings: OnnxScorerSettings, { files, chat, r
     ...(budget ? { faults: { tokenId: faults!.tokenId, budget } } : {}),
   })
   onPool(pool)
-  const [prepared, loaded] = await Promise.allSettled([loading, pool.start()])
+  const [prepared, loaded] = await Promise.allSettled([preparing, pool.start()])
   if (prepared.status === 'rejected') {
+    if (prepack?.kind === 'write') prepack.abandon()
     await pool.close()
     await render?.close()
     throw prepared.reason
   }
-  const { readout, prepack } = prepared.value
+  const readout = prepared.value
   const refuse = async (error: Error): Promise<never> => {
     await pool.close()
     await render?.close()
@@ -101,7 +118,7 @@ export async function startScorer(settings: OnnxScorerSettings, { files, chat, r
     readout.dispose()
     throw loaded.reason
   }
-  const prepacked = prepack?.kind === 'write' ? prepack.commit(loaded.value.saved === true) : prepack?.summary
+  const prepacked = prepack?.kind === 'write' ? prepack.commit(loaded.value.saved === true, { summary: readout.summary, readoutFile: readout.readoutFile }) : prepack?.summary
   const { plan, tokenizer } = loaded.value
   const { readoutFile } = readout
   const vocab = readoutFile ? readoutFile.vocab : plan.vocab

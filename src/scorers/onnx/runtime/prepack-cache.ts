@@ -9,8 +9,10 @@
  * one copy in the page cache.
  *
  * Packed layouts belong to the CPU and the ORT build, so an entry is found only by a key of
- * the graph's bytes, its weight files (size, time, inode and sampled bytes), the ORT version
- * and the CPU (model, architecture, feature flags). The folder holds only what this module
+ * the model's graph, its weight files (size, time, inode and sampled bytes), what its readout is
+ * made from ({@link PrepackSource}), the ORT version and the CPU (model, architecture, feature
+ * flags). An entry stores the readout it was written with, so a load skips the letter-head
+ * rewrite and its tokenizer parse on the main thread. The folder holds only what this module
  * writes: a `CACHEDIR.TAG`, entries named by their key (the {@link KEEP} used last are kept),
  * and while one is written, its lock and partial folder.
  */
@@ -24,6 +26,7 @@ import { moveOwnFolderSync, removeFileSync, removeOwnTreeSync } from '../../../c
 import { hostTag, processAlive } from '../../../core/support/process-identity.ts'
 import { externalDataOf } from '../model/model-dir.ts'
 import { declaredExternalData } from '../model/external-locations.ts'
+import type { ReadoutFile } from '../readout/readout-file.ts'
 import type { PrepackSave } from './protocol.ts'
 
 /** Complete entries kept: a new one evicts the oldest beyond this (each is about 1.7× the weights). */
@@ -37,24 +40,42 @@ const WHOLE_BYTES = 64 * 2 ** 20
 const SAMPLES = 64
 const SAMPLE_BYTES = 64 * 1024
 
+/** What an entry's graph reads out, stored with it: a load needs neither the tokenizer nor the letter-head rewrite. */
+export interface PrepackedReadout {
+  readonly summary: string
+  readonly readoutFile: ReadoutFile | undefined
+}
+
+/**
+ * What an entry is made from, besides the CPU and the ORT build: the model's graph (and every
+ * weight file it names), the other files the readout reads (the tokenizer's, a sidecar), and
+ * the readout's own inputs as text (its mode, prompt endings, this package's version).
+ */
+export interface PrepackSource {
+  readonly graphPath: string
+  readonly files: readonly string[]
+  readonly salt: string
+}
+
 /** What startup does with the cache: load an entry, write one while loading, or neither (and why). */
 export type PrepackPlan =
-  | { readonly kind: 'load'; readonly modelPath: string; readonly summary: string }
-  | { readonly kind: 'write'; readonly save: PrepackSave; readonly summary: string; commit(saved: boolean): string; abandon(): void }
+  | { readonly kind: 'load'; readonly modelPath: string; readonly readout: PrepackedReadout; readonly summary: string }
+  | { readonly kind: 'write'; readonly save: PrepackSave; readonly summary: string; commit(saved: boolean, readout: PrepackedReadout): string; abandon(): void }
   | { readonly kind: 'skip'; readonly summary: string }
 
-/** The plan for loading `graphPath` (the model `shownPath`, as entry.json names it) with the cache folder `dir`. Throws a {@link ConfigError} for a folder that is not one. */
-export function planPrepack(dir: string, graphPath: string, cpuOnly: boolean, shownPath: string): PrepackPlan {
+/** The plan for `source` (the model `shownPath`, as entry.json names it) with the cache folder `dir`. Throws a {@link ConfigError} for a folder that is not one. */
+export function planPrepack(dir: string, source: PrepackSource, cpuOnly: boolean, shownPath: string): PrepackPlan {
   if (!cpuOnly) return { kind: 'skip', summary: 'not used: a GPU execution provider packs its own weights' }
   const root = claimFolder(resolve(dir))
   sweepDead(root)
-  const key = prepackKey(graphPath)
+  const key = prepackKey(source)
   const entry = join(root, key)
-  if (complete(entry)) {
+  const stored = completeEntry(entry)
+  if (stored) {
     // Eviction goes by last use: a load marks the entry used.
     const now = new Date()
     utimesSync(join(entry, ENTRY_FILE), now, now)
-    return { kind: 'load', modelPath: join(entry, 'model.onnx'), summary: `loaded from ${entry}` }
+    return { kind: 'load', modelPath: join(entry, 'model.onnx'), readout: stored, summary: `loaded from ${entry}` }
   }
   const lock = join(root, `${key}.lock`)
   if (!takeLock(lock)) return { kind: 'skip', summary: `not used: another process is writing ${entry}` }
@@ -69,10 +90,10 @@ export function planPrepack(dir: string, graphPath: string, cpuOnly: boolean, sh
     kind: 'write',
     save: { modelPath: join(partial, 'model.onnx'), dataFile: 'model.onnx_data' },
     summary: `written to ${entry}`,
-    commit(saved) {
+    commit(saved, readout) {
       try {
         if (!saved || !existsSync(join(partial, 'model.onnx'))) return `not written: onnxruntime could not save the packed weights`
-        writeFileSync(join(partial, ENTRY_FILE), JSON.stringify({ model: shownPath, sizes: entrySizes(partial), created: new Date().toISOString() }))
+        writeFileSync(join(partial, ENTRY_FILE), JSON.stringify({ model: shownPath, sizes: entrySizes(partial), readout, created: new Date().toISOString() }))
         // An entry under this key that failed its size check: ours (a key-named folder of a claimed cache).
         removeOwnTreeSync(entry)
         moveOwnFolderSync(partial, entry)
@@ -99,14 +120,15 @@ function claimFolder(root: string): string {
   return root
 }
 
-/** An entry whose every file has the size its `entry.json` recorded (a truncated copy is not loaded). */
-function complete(entry: string): boolean {
+/** The readout of an entry whose every file has the size its `entry.json` recorded; `undefined` otherwise (a truncated copy is not loaded). */
+function completeEntry(entry: string): PrepackedReadout | undefined {
   try {
-    const { sizes } = JSON.parse(readFileSync(join(entry, ENTRY_FILE), 'utf8')) as { sizes: Record<string, number> }
+    const { sizes, readout } = JSON.parse(readFileSync(join(entry, ENTRY_FILE), 'utf8')) as { sizes: Record<string, number>; readout?: PrepackedReadout }
     const now = entrySizes(entry)
-    return Object.keys(sizes).length > 0 && Object.entries(sizes).every(([name, size]) => now[name] === size)
+    const whole = Object.keys(sizes).length > 0 && Object.entries(sizes).every(([name, size]) => now[name] === size)
+    return whole && typeof readout?.summary === 'string' ? { summary: readout.summary, readoutFile: readout.readoutFile ?? undefined } : undefined
   } catch {
-    return false
+    return undefined
   }
 }
 
@@ -152,12 +174,12 @@ function evict(root: string, keep: string): void {
   for (const { name } of entries.slice(KEEP - 1)) removeOwnTreeSync(join(root, name))
 }
 
-/** The entry key of `graphPath`: its bytes and weight files, the ORT version, the CPU. */
-export function prepackKey(graphPath: string): string {
-  const hash = createHash('sha256').update('sceptic-prepack/1\n').update(ortVersion()).update('\n').update(cpuFingerprint())
-  // Every file the graph names (whatever it is called: the letter head's `sceptic-source.onnx` too), and the usual names beside it.
-  const files = [graphPath, ...new Set([...declaredExternalData(graphPath), ...externalDataOf(graphPath)])].filter((path) => existsSync(path))
-  for (const path of files.sort()) hash.update(`\n${relative(dirname(graphPath), path)}\n`).update(fileFingerprint(path))
+/** The entry key of `source`: its graph, weight files, other files and salt, the ORT version, the CPU. */
+export function prepackKey({ graphPath, files, salt }: PrepackSource): string {
+  const hash = createHash('sha256').update('sceptic-prepack/2\n').update(ortVersion()).update('\n').update(cpuFingerprint()).update('\n').update(salt)
+  // Every file the graph names (whatever it is called), the usual names beside it, and the readout's files.
+  const all = [graphPath, ...new Set([...declaredExternalData(graphPath), ...externalDataOf(graphPath), ...files])].filter((path) => existsSync(path))
+  for (const path of all.sort()) hash.update(`\n${relative(dirname(graphPath), path)}\n`).update(fileFingerprint(path))
   return hash.digest('hex').slice(0, 32)
 }
 

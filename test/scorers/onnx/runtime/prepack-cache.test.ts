@@ -4,14 +4,16 @@
 // refused when it holds anything else, keeps a bounded number of entries, and never loads a
 // truncated one.
 import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync, openSync, readdirSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync, closeSync } from 'node:fs'
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync, closeSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { createRequire } from 'node:module'
 import type { onnx as OnnxNamespace } from 'onnx-proto'
 import { afterAll, describe, expect, it } from 'vitest'
 import { ConfigError } from '../../../../src/core/support/errors.ts'
-import { KEEP, planPrepack, prepackKey } from '../../../../src/scorers/onnx/runtime/prepack-cache.ts'
+import { KEEP, planPrepack as planFor, prepackKey as keyFor } from '../../../../src/scorers/onnx/runtime/prepack-cache.ts'
+import { stem } from '../../../../src/scorers/onnx/readout/readout-temp.ts'
 import { onnxScorer, type OnnxScorer } from '../internal.ts'
 import { cleanupTemp, makeModel, sampleRequests, tempDir } from '../helpers.ts'
 
@@ -34,6 +36,10 @@ async function scoreWith(model: string, prepackCache?: string) {
   return { prepacked, vectors, manifest: scorer.manifestEntries() }
 }
 
+// The cache's own functions on a bare graph (no other files, no salt).
+const planPrepack = (dir: string, graphPath: string, cpuOnly: boolean, shown: string) => planFor(dir, { graphPath, files: [], salt: '' }, cpuOnly, shown)
+const prepackKey = (graphPath: string) => keyFor({ graphPath, files: [], salt: '' })
+
 const entriesOf = (cache: string) => readdirSync(cache).filter((name) => /^[0-9a-f]{32}$/.test(name))
 
 describe('prepackCache', () => {
@@ -51,6 +57,26 @@ describe('prepackCache', () => {
     // Only the marker and the entry: no lock, no partial folder left.
     expect(readdirSync(cache).sort()).toEqual(['CACHEDIR.TAG', ...entriesOf(cache)].sort())
     expect(entriesOf(cache)).toHaveLength(1)
+  })
+
+  it('a load skips the letter-head rewrite (its readout comes with the entry); another tokenizer is another entry', async () => {
+    const model = makeModel({ tokenizer: 'bpe' }, 'own')
+    const cache = join(tempDir(), 'packed')
+    const first = await scoreWith(model, cache)
+    const scorer = onnxScorer({ model, prepackCache: cache })
+    open.push(scorer)
+    const ready = await scorer.ready()
+    expect(ready.prepacked).toMatch(/^loaded from /)
+    expect(ready.readout).toBe(first.manifest.readout)
+    // No temporary letter head of this process while the loaded scorer runs.
+    expect(readdirSync(tmpdir()).filter((name) => name.startsWith(stem(process.pid)))).toEqual([])
+    expect(await scorer(sampleRequests())).toEqual(first.vectors)
+    await scorer.close()
+    // An edited tokenizer may change the letters' ids: not the stored head.
+    const tokenizer = join(model, 'tokenizer.json')
+    writeFileSync(tokenizer, readFileSync(tokenizer, 'utf8').replace(/\}\s*$/, ', "sceptic_test": 1}'))
+    expect((await scoreWith(model, cache)).prepacked).toMatch(/^written to /)
+    expect(entriesOf(cache)).toHaveLength(2)
   })
 
   it('another model is another entry; only the KEEP used last are kept, and nothing else is removed', async () => {
@@ -108,7 +134,7 @@ describe('prepackCache', () => {
     expect(writing.kind).toBe('write')
     expect(planPrepack(cache, graph, true, 'm')).toEqual({ kind: 'skip', summary: expect.stringMatching(/^not used: another process is writing /) })
     if (writing.kind !== 'write') return
-    expect(writing.commit(false)).toMatch(/^not written/)
+    expect(writing.commit(false, { summary: 's', readoutFile: undefined })).toMatch(/^not written/)
     expect(readdirSync(cache)).toEqual(['CACHEDIR.TAG'])
     // A lock left by a process that is gone (a child that exited) is taken over.
     const { stdout } = await run(process.execPath, ['-e', 'console.log(process.pid)'])
