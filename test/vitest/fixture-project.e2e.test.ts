@@ -186,8 +186,9 @@ describe('shared ONNX model (plugin `models`)', () => {
     const home = tempDir()
     const { code, output } = await vitest(['run', '--root', join(FIXTURES, 'shared-model')], { SCEPTIC_FIXTURE_OUT: out, HOME: home })
     expect(code, output).toBe(0)
-    // ORT's telemetry (a queue under ~/.cache/Microsoft) stays off in every process (ort-telemetry.ts).
-    expect(readdirSync(home, { recursive: true })).toEqual([])
+    // ORT's telemetry (a queue under ~/.cache/Microsoft) stays off in every process (ort-telemetry.ts);
+    // Vitest 5 keeps a file of its own there (.local/share/vitest), which is not this run's to judge.
+    expect(readdirSync(home, { recursive: true }).map(String).filter((path) => path.includes('Microsoft'))).toEqual([])
     const who = readFileSync(join(out, 'who.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
     expect(who.map((w) => w.file).sort()).toEqual([1, 2, 3])
     expect(new Set(who.map((w) => w.pid)).size).toBe(3) // three test processes...
