@@ -21,7 +21,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { createRequire } from 'node:module'
 import { cpus } from 'node:os'
 import { basename, dirname, join, relative, resolve } from 'node:path'
-import { ConfigError } from '../../../core/support/errors.ts'
+import { ConfigError, firstLineOf } from '../../../core/support/errors.ts'
 import { moveOwnFolderSync, removeFileSync, removeOwnTreeSync } from '../../../core/support/files.ts'
 import { hostTag, processAlive } from '../../../core/support/process-identity.ts'
 import { externalDataOf } from '../model/model-dir.ts'
@@ -66,25 +66,42 @@ export type PrepackPlan =
 /** The plan for `source` (the model `shownPath`, as entry.json names it) with the cache folder `dir`. Throws a {@link ConfigError} for a folder that is not one. */
 export function planPrepack(dir: string, source: PrepackSource, cpuOnly: boolean, shownPath: string): PrepackPlan {
   if (!cpuOnly) return { kind: 'skip', summary: 'not used: a GPU execution provider packs its own weights' }
-  const root = claimFolder(resolve(dir))
-  sweepDead(root)
+  const root = resolve(dir)
   const key = prepackKey(source)
   const entry = join(root, key)
+  // A folder that cannot be written (a read-only mount of a prepared cache) still serves its entries.
+  const unwritable = (error: unknown): PrepackPlan => ({ kind: 'skip', summary: `not used: ${root} cannot be written (${(error as NodeJS.ErrnoException).code ?? firstLineOf(error)})` })
+  try {
+    claimFolder(root)
+  } catch (error) {
+    if (error instanceof ConfigError) throw error
+    // The folder or its marker could not be made: only a cache already there can still serve.
+    if (!existsSync(join(root, MARKER))) return unwritable(error)
+  }
+  ignoringWriteErrors(() => sweepDead(root))
   const stored = completeEntry(entry)
   if (stored) {
     // Eviction goes by last use: a load marks the entry used.
-    const now = new Date()
-    utimesSync(join(entry, ENTRY_FILE), now, now)
+    ignoringWriteErrors(() => utimesSync(join(entry, ENTRY_FILE), new Date(), new Date()))
     return { kind: 'load', modelPath: join(entry, 'model.onnx'), readout: stored, summary: `loaded from ${entry}` }
   }
   const lock = join(root, `${key}.lock`)
-  if (!takeLock(lock)) return { kind: 'skip', summary: `not used: another process is writing ${entry}` }
+  try {
+    if (!takeLock(lock)) return { kind: 'skip', summary: `not used: another process is writing ${entry}` }
+  } catch (error) {
+    return unwritable(error)
+  }
   const partial = join(root, `${key}.partial-${hostTag()}-${process.pid}`)
-  removeOwnTreeSync(partial)
-  mkdirSync(partial)
   const release = () => {
     removeOwnTreeSync(partial)
     removeFileSync(lock)
+  }
+  try {
+    removeOwnTreeSync(partial)
+    mkdirSync(partial)
+  } catch (error) {
+    ignoringWriteErrors(release)
+    return unwritable(error)
   }
   return {
     kind: 'write',
@@ -99,11 +116,23 @@ export function planPrepack(dir: string, source: PrepackSource, cpuOnly: boolean
         moveOwnFolderSync(partial, entry)
         evict(root, key)
         return `written to ${entry}`
+      } catch (error) {
+        // A full disk while writing entry.json or moving it: the run goes on without an entry.
+        return `not written: ${(error as NodeJS.ErrnoException).code ?? firstLineOf(error)}`
       } finally {
-        release()
+        ignoringWriteErrors(release)
       }
     },
     abandon: release,
+  }
+}
+
+/** Run `write`; a file system that refuses it (read-only, full, no permission) is not an error here. */
+function ignoringWriteErrors(write: () => void): void {
+  try {
+    write()
+  } catch {
+    // a read-only or full folder: the entries still load, nothing is cleaned or marked
   }
 }
 
