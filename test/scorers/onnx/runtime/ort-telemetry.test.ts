@@ -4,7 +4,7 @@
 // it: a run writes nothing outside what it owns. Each case is a fresh process with its own
 // HOME, so what ORT would have written is seen.
 import { execFile } from 'node:child_process'
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -31,7 +31,10 @@ async function leftBehind(body: string, value?: string): Promise<{ home: string[
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env: { ...env, HOME: home, ...(value === undefined ? {} : { ORT_DISABLE_TELEMETRY: value }) }, timeout: 60_000 })
   const pid = stdout.trim().split('\n').at(-1)!
   const debugLog = `/tmp/mat-debug-${pid}.log`
-  return { home: readdirSync(home, { recursive: true }).map(String), debugLog: existsSync(debugLog), stdout }
+  const written = existsSync(debugLog)
+  // The probe cases make ORT write it on purpose: it is this test's to remove.
+  rmSync(debugLog, { force: true })
+  return { home: readdirSync(home, { recursive: true }).map(String), debugLog: written, stdout }
 }
 
 describe('ORT telemetry', () => {
