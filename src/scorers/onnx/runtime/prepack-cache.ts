@@ -23,7 +23,7 @@ import { cpus } from 'node:os'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import { ConfigError, firstLineOf } from '../../../core/support/errors.ts'
 import { moveOwnFolderSync, removeFileSync, removeOwnTreeSync } from '../../../core/support/files.ts'
-import { hostTag, processAlive } from '../../../core/support/process-identity.ts'
+import { hostTag, writerMayRun } from '../../../core/support/process-identity.ts'
 import { externalDataOf } from '../model/model-dir.ts'
 import { declaredExternalData } from '../model/external-locations.ts'
 import type { ReadoutFile } from '../readout/readout-file.ts'
@@ -170,10 +170,10 @@ function entrySizes(entry: string): Record<string, number> {
 function sweepDead(root: string): void {
   for (const name of readdirSync(root)) {
     const partial = /^[0-9a-f]{32}\.partial-(.+)-(\d+)$/.exec(name)
-    if (partial && partial[1] === hostTag() && !processAlive(Number(partial[2]))) removeOwnTreeSync(join(root, name))
+    if (partial && !writerMayRun(partial[1], Number(partial[2]))) removeOwnTreeSync(join(root, name))
     if (!/^[0-9a-f]{32}\.lock$/.test(name)) continue
     const [host, pid] = readFileSync(join(root, name), 'utf8').trim().split(' ')
-    if (host === hostTag() && !processAlive(Number(pid))) removeFileSync(join(root, name))
+    if (!writerMayRun(host, Number(pid))) removeFileSync(join(root, name))
   }
 }
 
@@ -186,7 +186,7 @@ function takeLock(lock: string): boolean {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
       const [host, pid] = readFileSync(lock, 'utf8').trim().split(' ')
-      if (host !== hostTag() || processAlive(Number(pid))) return false
+      if (writerMayRun(host, Number(pid))) return false
       removeOwnTreeSync(join(dirname(lock), `${basename(lock, '.lock')}.partial-${host}-${pid}`))
       removeFileSync(lock)
     }
