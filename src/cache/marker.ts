@@ -6,13 +6,13 @@
 import { closeSync, mkdirSync, openSync, readdirSync, readSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError } from '../core/support/errors.ts'
-import { writeFileAtomicSync } from '../core/support/files.ts'
+import { CACHEDIR_SIGNATURE, CACHEDIR_TAG, writeFileAtomicSync } from '../core/support/files.ts'
 import { digestsDir, scorersDir, segmentsDir } from './layout.ts'
 
 /** The marker's file name. */
-export const MARKER = 'CACHEDIR.TAG'
+export const MARKER = CACHEDIR_TAG
 /** The marker's first line, as the spec fixes it. */
-export const MARKER_SIGNATURE = 'Signature: 8a477f597d28d172789f06886806bc55'
+export const MARKER_SIGNATURE = CACHEDIR_SIGNATURE
 const MARKER_TEXT = `${MARKER_SIGNATURE}\n# This file is a cache directory tag created by vitest-sceptic.\n# For information about cache directory tags, see https://bford.info/cachedir/\n`
 
 const TEMP = String.raw`(?:\.tmp-\d+-[0-9a-f]{8})?`

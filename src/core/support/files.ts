@@ -22,6 +22,10 @@ import { rename, stat, unlink, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { ConfigError } from './errors.ts'
 
+/** A cache directory tag's file name (so backup tools skip the folder), and its first line, as the spec fixes it. */
+export const CACHEDIR_TAG = 'CACHEDIR.TAG'
+export const CACHEDIR_SIGNATURE = 'Signature: 8a477f597d28d172789f06886806bc55'
+
 /** What an existing path is, links followed; `missing` when nothing is there. */
 export type PathKind = 'missing' | 'file' | 'device' | 'folder' | 'fifo' | 'socket' | 'block device' | 'other'
 

@@ -22,7 +22,7 @@ import { createRequire } from 'node:module'
 import { cpus } from 'node:os'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import { ConfigError, firstLineOf } from '../../../core/support/errors.ts'
-import { moveOwnFolderSync, removeFileSync, removeOwnTreeSync } from '../../../core/support/files.ts'
+import { CACHEDIR_SIGNATURE, CACHEDIR_TAG, moveOwnFolderSync, removeFileSync, removeOwnTreeSync } from '../../../core/support/files.ts'
 import { hostTag, writerMayRun } from '../../../core/support/process-identity.ts'
 import { externalDataOf } from '../model/model-dir.ts'
 import { declaredExternalData } from '../model/external-locations.ts'
@@ -31,8 +31,8 @@ import type { PrepackSave } from './protocol.ts'
 
 /** Complete entries kept: a new one evicts the oldest beyond this (each is about 1.7× the weights). */
 export const KEEP = 2
-const MARKER = 'CACHEDIR.TAG'
-const MARKER_TEXT = 'Signature: 8a477f597d28d172789f06886806bc55\n# vitest-sceptic prepacked ORT weights (docs/onnx.md, "Pre-packed weights").\n'
+const MARKER = CACHEDIR_TAG
+const MARKER_TEXT = `${CACHEDIR_SIGNATURE}\n# vitest-sceptic prepacked ORT weights (docs/onnx.md, "Pre-packed weights").\n`
 const ENTRY_FILE = 'entry.json'
 const KEY = /^[0-9a-f]{32}$/
 /** Files hashed whole up to this size; larger ones by identity and sampled blocks. */
