@@ -12,6 +12,11 @@ import type { ModelFiles } from './model/model-dir.ts'
 import type { OnnxScorerOptions, OnnxScorerSettings } from './options.ts'
 import { READOUT_FILE } from './readout/readout-file.ts'
 
+/** Whether every execution provider is ORT's CPU one (names or `{ name }` objects). */
+export function cpuOnly(executionProviders: OnnxScorerSettings['executionProviders']): boolean {
+  return executionProviders.every((provider) => (typeof provider === 'string' ? provider : provider.name) === 'cpu')
+}
+
 /** The settings `options` resolve to on this machine for the model in `files`. */
 export function resolveSettings(options: OnnxScorerOptions, files: ModelFiles): OnnxScorerSettings {
   const cores = Math.max(1, availableParallelism())
@@ -21,7 +26,7 @@ export function resolveSettings(options: OnnxScorerOptions, files: ModelFiles): 
     return value
   }
   const executionProviders = options.executionProviders ?? ['cpu']
-  const gpu = executionProviders.some((provider) => (typeof provider === 'string' ? provider : provider.name) !== 'cpu')
+  const gpu = !cpuOnly(executionProviders)
   // Capped at the cores: a CI runner with fewer cores than the config was written for still runs, just narrower.
   const workers = Math.min(cores, positive('workers', options.workers) ?? (gpu ? 1 : Math.min(2, cores)))
   const threadsPerWorker = Math.max(1, Math.min(positive('threadsPerWorker', options.threadsPerWorker) ?? cores, Math.floor(cores / workers)))

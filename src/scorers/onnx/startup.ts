@@ -18,6 +18,7 @@ import type { TokenizerInfo } from './runtime/protocol.ts'
 import { READOUT_FILE, type ReadoutFile } from './readout/readout-file.ts'
 import { prepareReadout, type Readout } from './readout/startup-readout.ts'
 import { planPrepack, type PrepackPlan } from './runtime/prepack-cache.ts'
+import { cpuOnly } from './settings.ts'
 import { readTokenizerConfig } from './prompt/tokenizer.ts'
 
 /** A started scorer: what every call needs. */
@@ -45,14 +46,13 @@ export interface Started {
  */
 async function prepackPlanFor(settings: OnnxScorerSettings, files: ModelFiles, mode: ReadoutMode, render: PromptRenderer | undefined): Promise<PrepackPlan | undefined> {
   if (settings.prepackCache === undefined) return undefined
-  const cpuOnly = settings.executionProviders.every((provider) => (typeof provider === 'string' ? provider : provider.name) === 'cpu')
   const ending = render ? (await render(['Answer:']))[0]! : null
   const source = {
     graphPath: files.modelPath,
     files: [join(files.dir, 'tokenizer.json'), join(files.dir, 'tokenizer_config.json'), join(dirname(files.modelPath), READOUT_FILE)],
     salt: JSON.stringify({ mode, ending, version: pkg.version }),
   }
-  return planPrepack(settings.prepackCache, source, cpuOnly, settings.modelPath)
+  return planPrepack(settings.prepackCache, source, cpuOnly(settings.executionProviders), settings.modelPath)
 }
 
 /** The readout an entry stored: its graph is the entry's, nothing to remove. */
