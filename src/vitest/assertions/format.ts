@@ -28,10 +28,12 @@ export function formatLetters(distribution: Readonly<Record<string, number>> | u
  * The mark the report puts beside a thresholded metric (`✓ ≥ 0.70`, `✗ < 0.80`,
  * `✓ ≤ 0.10`, `✗ in [-0.05, 0.05]`) for the one gate's verdict on it (`passed`): the
  * verdict the threshold test renders too. Given the metric's `key`, the bound is written
- * in the unit the report shows that metric in (`✓ ≥ 70.0%`, `✗ ≤ 35.0 pp`).
+ * in the unit the report shows that metric in (`✓ ≥ 70.0%`, `✗ ≤ 35.0 pp`). A check the gate
+ * found not measured reads `✗ ≥ 0.90 not measured`, never as a value below its bound.
  */
-export function thresholdMark(passed: boolean, threshold: Threshold, key?: string): string {
+export function thresholdMark(passed: boolean, threshold: Threshold, key?: string, notMeasured = false): string {
   const bound = key === undefined ? formatBound : (n: number) => metricValue(key, n)
+  if (notMeasured) return `✗ ${formatThreshold(threshold, bound)} not measured`
   if (typeof threshold === 'number') return passed ? `✓ ≥ ${bound(threshold)}` : `✗ < ${bound(threshold)}`
   return `${passed ? '✓' : '✗'} ${formatThreshold(threshold, bound)}`
 }

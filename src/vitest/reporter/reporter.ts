@@ -186,15 +186,16 @@ export function renderSuite({ file, meta, tests }: SuiteReport, color: boolean):
   // The one gate's verdict, the one the suite's tests rendered: a mark beside every thresholded built-in metric.
   const gate = suiteGate(githubSuite({ file, meta }))
   const passed = (key: string) => gateCheck(gate, key)?.verdict === 'pass'
+  const unmeasured = (key: string) => gateCheck(gate, key)?.notMeasured === true
   const marks: Record<string, string> = {}
   for (const [key, threshold] of Object.entries(t))
     if (threshold !== undefined && key !== 'perCriterion' && THRESHOLD_METRICS.has(key))
-      marks[key] = asTestEnded(thresholdMark(passed(key), threshold, key), tests, thresholdTestName(key, threshold))
+      marks[key] = asTestEnded(thresholdMark(passed(key), threshold, key, unmeasured(key)), tests, thresholdTestName(key, threshold))
   // render() reads metrics and manifest only; meta carries no per-decision records.
   const lines = [heading, render({ ...result, records: [] } as EvalResult, { color, marks })]
   if (t.perCriterion !== undefined) {
     const worst = worstCriterion(result.perCriterion)
-    const mark = asTestEnded(thresholdMark(passed('perCriterion'), t.perCriterion), tests, thresholdTestName('perCriterion', t.perCriterion))
+    const mark = asTestEnded(thresholdMark(passed('perCriterion'), t.perCriterion, undefined, unmeasured('perCriterion')), tests, thresholdTestName('perCriterion', t.perCriterion))
     const paint = mark.startsWith('✗') ? c.red : mark.startsWith('⚠') ? c.yellow : c.green
     lines.push(`${'every criterion'.padEnd(19)}${paint(mark)}${worst ? c.dim(`   worst "${worst[0]}" ${formatValue(worst[1])}`) : ''}`)
   }
