@@ -5,7 +5,9 @@
 // on a clear regression (15 points below) and a clear pass (15 points above) it reports the
 // mean share of decisions scored before the stop (goals: ≤ 40% and ≤ 50%).
 import { parseArgs } from 'node:util'
-import { DEFAULT_STOP_ALPHA, lookStops, SequentialMonitor, wilsonInterval } from '../dist/core/index.js'
+import { DEFAULT_STOP_ALPHA, lookStops, SequentialMonitor } from '../dist/core/index.js'
+import { wilsonInterval } from '../dist/stats/index.js'
+import { gateBoundary } from './stop/gate-boundary.mjs'
 
 /** mulberry32, as the package's seeded PRNG. */
 function mulberry32(seed) {
@@ -103,6 +105,11 @@ for (let run = 0; run < RUNS; run++) {
 }
 console.log('')
 console.log(`peeking instead: a fixed-sample 95% Wilson interval read after every batch passes ${pct(peeked / RUNS)} of accuracy runs at the boundary (one look at the end: ≤ 2.5%)`)
+console.log('')
+// Thresholds and the baseline gate together (bench/stop/gate-boundary.mjs).
+const whole = gateBoundary({ runs: RUNS, decisions: N, alpha: ALPHA, batch: BATCH, mulberry32 })
+console.log(whole.lines.join('\n'))
+ok &&= whole.ok
 console.log('')
 console.log(`${ok ? 'ok' : 'FAILED'}: every false-pass rate ${ok ? '≤' : 'not ≤'} α + 3σ = ${pct(ALPHA + 3 * sigma)}; ${((performance.now() - t0) / 1000).toFixed(1)} s`)
 if (!ok) process.exitCode = 1

@@ -1,7 +1,8 @@
-/** `--threshold KEY=VALUE` of `sceptic evaluate`: parsing, and the lines and exit code of the verdicts. */
-import { evaluateThresholds, thresholdLabel } from '../core/thresholds/metrics.ts'
-import type { EvalResult } from '../core/result/result.ts'
-import { thresholdTestName, type Threshold } from '../core/thresholds/verdict.ts'
+/** `--threshold KEY=VALUE` of `sceptic evaluate`: parsing, and the lines of the one gate's verdict. */
+import { thresholdLabel } from '../core/thresholds/metrics.ts'
+import type { Threshold } from '../core/thresholds/verdict.ts'
+import type { EvalResultJson } from '../core/result/result.ts'
+import { decideRun, type RunGate } from '../run/gate.ts'
 import { UsageError } from './usage-error.ts'
 
 /**
@@ -29,13 +30,32 @@ export function parseThresholdFlags(flags: readonly string[] | undefined): Recor
   return out
 }
 
-/** One line per threshold (`✓ accuracy ≥ 0.7   0.812   decided after …`) and whether all passed. */
-export function thresholdReport(result: EvalResult, thresholds: Readonly<Record<string, Threshold>>): { lines: string[]; pass: boolean } {
-  const verdicts = evaluateThresholds(result, thresholds)
-  const lines = verdicts.map((v) => {
-    const name = thresholdTestName(v.key, thresholds[v.key]!)
-    const detail = v.pass ? (v.sequential ?? '') : `${v.reason}${v.sequential && v.sequential !== v.reason ? ` (${v.sequential})` : ''}`
-    return `${v.pass ? '✓' : '✗'} ${name.padEnd(28)} ${v.value === null ? 'n/a' : v.value.toFixed(3)}   ${thresholdLabel(v.key)}${detail ? `: ${detail}` : ''}`
+/** One line per check of the gate (`✓ accuracy ≥ 0.7   0.812   accuracy: …`, `✗ failure rate ≤ 0   …`). */
+export function gateLines(gate: RunGate): string[] {
+  return gate.checks.map((check) => {
+    const mark = check.verdict === 'pass' ? '✓' : '✗'
+    if (check.key === 'failureRate') return `${mark} ${check.name.padEnd(28)} ${check.reason}`
+    const value = check.value === undefined || check.value === null ? 'n/a' : check.value.toFixed(3)
+    const detail = check.verdict === 'pass' ? (check.sequential ?? '') : `${check.reason}${check.sequential && !check.reason.includes(check.sequential) ? ` (${check.sequential})` : ''}`
+    return `${mark} ${check.name.padEnd(28)} ${value}   ${thresholdLabel(check.key)}${detail ? `: ${detail}` : ''}`
   })
-  return { lines, pass: verdicts.every((v) => v.pass) }
+}
+
+/** `--max-failure-rate R`: a share in [0, 1]; default 0 (every labelled decision must score). */
+export function parseMaxFailureRate(value: string | undefined): number {
+  if (value === undefined) return 0
+  const rate = value.trim() === '' ? Number.NaN : Number(value)
+  if (!(rate >= 0 && rate <= 1)) throw new UsageError(`--max-failure-rate must be a share in [0, 1], got "${value}"`)
+  return rate
+}
+
+/**
+ * Gating outside Vitest: the one gate's verdict on `result`, one line per check on stdout,
+ * and the exit code: 0 when the run passed (or nothing was declared), 1 when a check failed.
+ */
+export function gateExitCode(name: string, result: EvalResultJson, declared: { thresholds: Readonly<Record<string, Threshold>>; maxFailureRate: number; gated: boolean }): number {
+  if (!declared.gated) return 0
+  const gate = decideRun({ name, thresholds: declared.thresholds, maxFailureRate: declared.maxFailureRate }, { result })
+  process.stdout.write(['', 'gate:', ...gateLines(gate).map((line) => `  ${line}`), ''].join('\n'))
+  return gate.passed ? 0 : 1
 }

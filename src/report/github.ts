@@ -3,12 +3,13 @@
  * annotations on the eval file for failed thresholds, regressions and scoring failures.
  */
 import type { EvalResultJson } from '../core/result/result.ts'
-import { evaluateThresholds, isBuiltinThreshold, thresholdLabel, THRESHOLD_METRICS } from '../core/thresholds/metrics.ts'
+import { isBuiltinThreshold, thresholdLabel, THRESHOLD_METRICS } from '../core/thresholds/metrics.ts'
 import { stopEarlyLine, stopEarlyOf } from '../core/thresholds/sequential/verdict.ts'
 import { formatP, hasTies, lettersLine, percent, tiedDetail } from './format.ts'
 import { runVerdict, type VerdictSeverity } from './run-verdict.ts'
 import { checkMark, describeTests, summariseTests, testOutcome, type SuiteTest } from './suite-tests.ts'
-import { formatThreshold, thresholdTestName, type Threshold, type ThresholdVerdict } from '../core/thresholds/verdict.ts'
+import { formatThreshold, type Threshold } from '../core/thresholds/verdict.ts'
+import { decideRun, gateCheck, type GateCheck, type RunGate } from '../run/gate.ts'
 
 /**
  * One suite as the reporter saw it: the suite meta `describeDecisions` leaves
@@ -24,8 +25,10 @@ export interface GitHubSuite {
   result?: EvalResultJson
   /** Why scoring failed, in one line. */
   error?: string
-  /** The baseline gate's outcome, when the suite has one. */
-  baseline?: { pass: boolean; message: string }
+  /** The suite's `maxFailureRate` (default 0). */
+  maxFailureRate?: number
+  /** The baseline gate's outcome, when the suite has one (`pass` as its test decided it). */
+  baseline?: { status?: string; pass: boolean; message: string }
   /**
    * The suite's tests as Vitest ended them. When given, the suite is marked ✅ only if
    * every one ran and passed, so the summary agrees with the tests.
@@ -38,20 +41,26 @@ const pct = (value: number | null | undefined) => percent(value)
 /** The summary's sign for a verdict's severity. */
 const SEVERITY_SIGN: Readonly<Record<VerdictSeverity, string>> = { fail: '🔴', warn: '🟠', pass: '🟢', unknown: '⚪' }
 
-/** One threshold check as the summary shows it: the core verdict plus the threshold as written. */
-export interface ThresholdCheck extends ThresholdVerdict {
+/** One threshold check as the summary shows it: the one gate's check, with `pass` for its verdict. */
+export interface ThresholdCheck extends GateCheck {
   /** The threshold as the suite declared it. */
   threshold: Threshold
+  /** Whether the gate passed the check. */
+  pass: boolean
 }
 
-/**
- * Threshold checks of a suite, each decided by the core threshold verdict (the rule
- * the threshold tests use): same tolerance, custom metrics read from `metrics`, and a
- * missing value or unknown key fails with its reason.
- */
+/** The one gate's verdict on a suite as the reporter saw it (the baseline as its test decided it). */
+export function suiteGate(suite: GitHubSuite): RunGate {
+  // `pass` is what the baseline's test decided (the gate, when the suite ran); a failed one keeps failing here.
+  const baseline = suite.baseline && { status: suite.baseline.pass ? (suite.baseline.status ?? 'pass') : 'failed', message: suite.baseline.message }
+  return decideRun({ name: suite.suite, thresholds: suite.thresholds, maxFailureRate: suite.maxFailureRate, baseline: suite.baseline !== undefined }, { result: suite.result, baseline })
+}
+
+/** Threshold checks of a suite, each the one gate's verdict (the rule the threshold tests render). */
 export function thresholdChecks(suite: GitHubSuite): ThresholdCheck[] {
-  const thresholds = suite.thresholds ?? {}
-  return evaluateThresholds(suite.result, thresholds).map((verdict) => ({ ...verdict, threshold: thresholds[verdict.key]! }))
+  return suiteGate(suite)
+    .checks.filter((check) => check.threshold !== undefined)
+    .map((check) => ({ ...check, threshold: check.threshold!, pass: check.verdict === 'pass' }))
 }
 
 /** A value the way the summary prints it: built-in shares as percentages, anything else as a plain number. */
@@ -73,9 +82,10 @@ function showThreshold(key: string, threshold: Threshold): string {
 export function githubSummary(suites: readonly GitHubSuite[]): string {
   const out = ['## Sceptic report', '']
   for (const suite of suites) {
+    const gate = suiteGate(suite)
     const checks = thresholdChecks(suite)
     const tests = suite.tests ? summariseTests(suite.tests) : undefined
-    const failed = !!suite.error || !checks.every((c) => c.pass) || !(suite.baseline?.pass ?? true) || (tests?.failed.length ?? 0) > 0
+    const failed = !!suite.error || !gate.passed || (tests?.failed.length ?? 0) > 0
     // ⚠️: nothing failed, but not every check ran (filtered out, skipped, or none declared).
     const mark = failed ? '❌' : (tests?.ok ?? true) ? '✅' : '⚠️'
     out.push(`### ${mark} ${escapeMarkdown(suite.suite)}`, '', `\`${escapeMarkdown(suite.file)}\``, '')
@@ -95,7 +105,7 @@ export function githubSummary(suites: readonly GitHubSuite[]): string {
     const row = (name: string, value: string, key?: string) => {
       const check = key ? bound(key) : undefined
       if (key) shown.add(key)
-      const mark = check ? checkMark(check.pass, testOutcome(suite.tests, thresholdTestName(check.key, check.threshold)), { pass: '✅', fail: '❌', notRun: '⚠️' }) : ''
+      const mark = check ? checkMark(check.pass, testOutcome(suite.tests, check.name), { pass: '✅', fail: '❌', notRun: '⚠️' }) : ''
       out.push(`| ${name} | ${value} | ${check ? showThreshold(check.key, check.threshold) : ''} | ${mark} |`)
     }
     row('balanced accuracy', `**${pct(r.balancedAccuracy)}**`, 'balancedAccuracy')
@@ -126,7 +136,8 @@ export function githubSummary(suites: readonly GitHubSuite[]): string {
     for (const check of checks) if (!shown.has(check.key)) row(escapeMarkdown(thresholdLabel(check.key)), show(check.key, check.value), check.key)
     const stopLine = stopEarlyLine(r, thresholdLabel)
     if (stopLine) out.push('', `**${stop!.stopped ? 'Stopped early' : 'Stop early'}:** ${escapeMarkdown(stopLine)}`)
-    if (suite.baseline) out.push('', `${suite.baseline.pass ? '✅' : '❌'} **baseline:** ${escapeMarkdown(suite.baseline.message)}`)
+    const baseline = gateCheck(gate, 'baseline')
+    if (baseline) out.push('', `${baseline.verdict === 'pass' ? '✅' : '❌'} **baseline:** ${escapeMarkdown(suite.baseline?.message ?? baseline.reason)}`)
     out.push('')
   }
   return out.join('\n')
@@ -142,14 +153,16 @@ export function githubAnnotations(suites: readonly GitHubSuite[]): string[] {
       error(`${suite.suite}: scoring failed`, suite.error)
       continue
     }
+    const gate = suiteGate(suite)
     for (const check of thresholdChecks(suite))
       if (!check.pass)
         error(
-          `${suite.suite} > ${thresholdTestName(check.key, check.threshold)}`,
+          `${suite.suite} > ${check.name}`,
           failureText(check) +
             (suite.result ? `; letters picked ${lettersLine(suite.result.letterDistribution, ' ')}` : ''),
         )
-    if (suite.baseline && !suite.baseline.pass) error(`${suite.suite} > order consistency vs baseline`, suite.baseline.message)
+    const baseline = gateCheck(gate, 'baseline')
+    if (baseline && baseline.verdict !== 'pass') error(`${suite.suite} > ${baseline.name}`, suite.baseline?.message ?? baseline.reason)
   }
   return lines
 }
@@ -157,11 +170,11 @@ export function githubAnnotations(suites: readonly GitHubSuite[]): string[] {
 /** Why a check failed, in the summary's units: `order consistency 40.0% is below the bound 80.0%`. */
 function failureText(check: ThresholdCheck): string {
   const name = thresholdLabel(check.key)
-  if (check.value === null) return `${name}: ${check.reason}`
-  const { min, max } = check.bounds
-  const below = min !== undefined && check.value < min
-  const edge = below ? min : max
-  return `${name} ${show(check.key, check.value)} is ${below ? 'below' : 'above'} the bound ${show(check.key, edge)}`
+  const value = check.value ?? null
+  // Not measured, or failed by another rule (failure rate, a stopped run's bounds): the gate's reason.
+  if (check.outside === undefined || value === null) return `${name}: ${check.reason}`
+  const edge = check.outside === 'below' ? check.bounds?.min : check.bounds?.max
+  return `${name} ${show(check.key, value)} is ${check.outside} the bound ${show(check.key, edge)}`
 }
 
 /** Workflow command data: `%`, CR and LF escaped (GitHub's toolkit `escapeData`). */

@@ -42,6 +42,8 @@ export interface ScepticSuiteMeta {
   suite: string
   /** The thresholds the suite tests. */
   thresholds: Thresholds
+  /** The suite's `maxFailureRate` (default 0): the one gate's failure-rate rule. */
+  maxFailureRate?: number
   /** The metrics and manifest (no per-decision records); absent when scoring failed. */
   result?: EvalResultJson
   /**

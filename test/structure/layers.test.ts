@@ -16,7 +16,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   cache: ['core'],
   scorers: ['core'],
   ai: ['core'],
-  report: ['core'],
+  report: ['core', 'run'],
   run: ['core', 'cache'],
   cli: ['core', 'cache', 'report', 'scorers', 'run'],
   vitest: ['core', 'cache', 'report', 'scorers', 'run'],

@@ -13,8 +13,8 @@ describe('helpers', () => {
   test('bounds and marks agree', () => {
     expect(meets(0.7 - 1e-12, 0.7)).toBe(true)
     expect(meets(null, 0)).toBe(false)
-    expect(thresholdMark(0.71, 0.7)).toBe('✓ ≥ 0.70')
-    expect(thresholdMark(0.5, 0.8)).toBe('✗ < 0.80')
+    expect(thresholdMark(true, 0.7)).toBe('✓ ≥ 0.70')
+    expect(thresholdMark(false, 0.8)).toBe('✗ < 0.80')
     expect(formatBound(0.875)).toBe('0.875')
     expect(worstCriterion({ b: 0.5, a: 0.5, c: 0.9 })).toEqual(['a', 0.5])
     expect(slug('Support triage (v2)!')).toBe('support-triage-v2')

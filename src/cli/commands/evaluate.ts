@@ -25,11 +25,11 @@ import { planOutputs, writeOutputs } from '../outputs.ts'
 import { cliProgress } from '../progress.ts'
 import { useScorer } from '../scorer-lifecycle.ts'
 import { partFileOf } from '../shard-run.ts'
-import { parseThresholdFlags, thresholdReport } from '../thresholds.ts'
+import { gateExitCode, parseThresholdFlags } from '../thresholds.ts'
 import { UsageError } from '../usage-error.ts'
 
 const USAGE =
-  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--pride-fraction F] [--batch-size N] [--workers N] [--dtype NAME] [--chat-template [--system TEXT] [--chat-template-kwargs JSON]] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--no-statistics] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--cache-verify N] [--json-out FILE] [--records-out FILE] [--timeout SECONDS] [--shard i/n] [--threshold KEY=VALUE ...] [--stop-early [--alpha A]]'
+  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--pride-fraction F] [--batch-size N] [--workers N] [--dtype NAME] [--chat-template [--system TEXT] [--chat-template-kwargs JSON]] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--no-statistics] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--cache-verify N] [--json-out FILE] [--records-out FILE] [--timeout SECONDS] [--shard i/n] [--threshold KEY=VALUE ...] [--max-failure-rate R] [--stop-early [--alpha A]]'
 
 /** A scorer the CLI loaded, with what to call when done. */
 interface LoadedScorer {
@@ -62,6 +62,7 @@ const OPTIONS = {
   timeout: { type: 'string', value: 'SECONDS', description: 'bound the whole run, up to 1e9 s; past it in-flight work is cancelled and the run exits 4 (no bound by default)' },
   shard: { type: 'string', value: 'I/N', description: 'score only part I of N (split by group_id, else id); needs --records-out; join parts with sceptic merge' },
   threshold: { type: 'string', multiple: true, value: 'KEY=VALUE', description: 'gate on a metric: accuracy=0.7 (lower bound), slotSensitivityGap=..0.1 (upper), preferenceFairness=-0.05..0.05; exit 1 when one fails' },
+  'max-failure-rate': { type: 'string', value: 'R', default: '0', description: 'with --threshold: the share of labelled decisions that may fail to score, in [0, 1]; more fails the gate (exit 1), since the metrics cover only what scored' },
   'stop-early': { type: 'boolean', description: 'score in a seeded random order and stop once every --threshold is decided by anytime-valid bounds (or one fails)' },
   alpha: { type: 'string', value: 'A', description: 'with --stop-early: level of the anytime-valid bounds, in (0, 1)', default: '0.05' },
 } satisfies OptionTable
@@ -114,7 +115,7 @@ export const evaluateCommand: Command = {
       process.stdout.write(render(result, { color: colorEnabled(process.stdout) }) + '\n')
       await writeOutputs(outputs.map((output) => ({ output, content: outputText(output.flag, result, part) })))
       if (shard) process.stderr.write(`shard ${shard.index}/${shard.count}: ${labelled.scored} of ${labelled.all} labelled decisions scored; merge every part with \`sceptic merge\`\n`)
-      return gate(result, thresholds)
+      return gateExitCode(data, result, { thresholds, maxFailureRate: settings.maxFailureRate, gated: flags.gated })
     } finally {
       progress.done()
       limit?.clear()
@@ -134,9 +135,11 @@ function readFlags(raw: Record<string, string | boolean | string[] | undefined>,
   if (settings.debias !== 'pride' && given('pride-fraction')) throw new UsageError('--pride-fraction needs --debias pride: only pride scores a sample under every rotation')
   if (!stopEarly && given('alpha')) throw new UsageError('--alpha needs --stop-early: it is the level of the anytime-valid bounds')
   const thresholds = parseThresholdFlags(raw.threshold as string[] | undefined)
-  const gated = Object.keys(thresholds).length > 0
-  if (stopEarly && !gated) throw new UsageError('--stop-early needs at least one --threshold KEY=VALUE: the thresholds are what the run decides')
-  if (gated && !stopEarly && values.shard !== undefined) throw new UsageError('--threshold cannot be combined with --shard: a part is not the whole set; gate the merged result')
+  // --max-failure-rate alone gates too: on the share of decisions that scored.
+  const gated = Object.keys(thresholds).length > 0 || given('max-failure-rate')
+  if (stopEarly && Object.keys(thresholds).length === 0) throw new UsageError('--stop-early needs at least one --threshold KEY=VALUE: the thresholds are what the run decides')
+  if (gated && !stopEarly && values.shard !== undefined)
+    throw new UsageError(`${Object.keys(thresholds).length > 0 ? '--threshold' : '--max-failure-rate'} cannot be combined with --shard: a part is not the whole set; gate the merged result`)
   if (stopEarly && values.shard !== undefined)
     throw new ConfigError('--stop-early cannot be combined with --shard: a part that stops on its own decisions would not merge into a full run; score the whole set with --stop-early, or shard without it')
   const shard = values.shard !== undefined ? parseShard(values.shard) : undefined
@@ -150,6 +153,7 @@ function readFlags(raw: Record<string, string | boolean | string[] | undefined>,
     modelOptions,
     settings,
     thresholds,
+    gated,
     shard,
     timeoutSeconds: seconds(values.timeout, 'timeout'),
     jsonOut: values['json-out'],
@@ -172,6 +176,7 @@ function runSettingsFromFlags(values: Record<string, string | undefined>, stopEa
       storePrompts: values['store-prompts'] !== undefined,
       statistics: values['no-statistics'] === undefined,
       stopEarly: stopEarly ? { alpha: number(values.alpha) } : false,
+      maxFailureRate: number(values['max-failure-rate']),
     },
     { name: flagOf, given: (path) => values[flagOf(path).slice(2)] },
   )
@@ -187,14 +192,6 @@ function outputText(flag: string, result: EvalResult, part: string | undefined):
   if (flag === '--json-out') return JSON.stringify(resultToJson(result), null, 2) + '\n'
   if (flag === '--records-out') return recordsToJsonl(result.records)
   return part!
-}
-
-/** Gating outside Vitest: the same verdicts as the threshold tests, exit 1 when one fails. */
-function gate(result: EvalResult, thresholds: Readonly<Record<string, Threshold>>): number {
-  if (Object.keys(thresholds).length === 0) return 0
-  const report = thresholdReport(result, thresholds)
-  process.stdout.write(['', 'thresholds:', ...report.lines.map((line) => `  ${line}`), ''].join('\n'))
-  return report.pass ? 0 : 1
 }
 
 /** A positive number of seconds up to {@link MAX_DEADLINE_MS} (10^9 s), or a UsageError naming the option. */

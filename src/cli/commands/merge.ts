@@ -10,8 +10,9 @@ import type { Command } from '../command.ts'
 import { UsageError } from '../usage-error.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 import { partFileOf } from '../shard-run.ts'
+import { gateExitCode, parseMaxFailureRate, parseThresholdFlags } from '../thresholds.ts'
 
-const USAGE = 'merge PART.records.jsonl ... [--json-out FILE] [--records-out FILE]'
+const USAGE = 'merge PART.records.jsonl ... [--json-out FILE] [--records-out FILE] [--threshold KEY=VALUE ...] [--max-failure-rate R]'
 
 /**
  * `sceptic merge`: the run that the parts of `sceptic evaluate --shard i/n` make
@@ -22,6 +23,8 @@ const USAGE = 'merge PART.records.jsonl ... [--json-out FILE] [--records-out FIL
 const OPTIONS = {
   'json-out': { type: 'string', value: 'FILE', description: 'write the merged result as JSON' },
   'records-out': { type: 'string', value: 'FILE', description: 'write the merged records as JSONL' },
+  threshold: { type: 'string', multiple: true, value: 'KEY=VALUE', description: 'gate the merged run on a metric, as evaluate --threshold; exit 1 when the gate fails' },
+  'max-failure-rate': { type: 'string', value: 'R', description: 'with --threshold: the share of labelled decisions that may fail to score, in [0, 1] (default 0)' },
 } satisfies OptionTable
 
 export const mergeCommand: Command = {
@@ -31,6 +34,9 @@ export const mergeCommand: Command = {
   async run(argv) {
     const { values, positionals } = parse(argv, OPTIONS, USAGE)
     if (positionals.length === 0) throw new UsageError(`merge takes the records files of every part. Usage: sceptic ${USAGE}`)
+    const thresholds = parseThresholdFlags(values.threshold as string[] | undefined)
+    const maxFailureRate = parseMaxFailureRate(values['max-failure-rate'] as string | undefined)
+    const gated = Object.keys(thresholds).length > 0 || values['max-failure-rate'] !== undefined
     const parts = positionals.map(partFileOf)
     const outputs = await planOutputs(
       [
@@ -57,7 +63,7 @@ export const mergeCommand: Command = {
       })),
     )
     process.stderr.write(`merged ${run.shards} part${run.shards === 1 ? '' : 's'}: ${result.n} decisions\n`)
-    return 0
+    return gateExitCode(positionals.join(', '), result, { thresholds, maxFailureRate, gated })
   },
 }
 

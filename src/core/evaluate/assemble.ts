@@ -66,6 +66,7 @@ export function assembleResult(
   const failureList: DecisionFailure[] = [...aggregate.failures].sort(([a], [b]) => a - b).map(([r, failure]) => ({
     id: decisionId(rows[r]!, r),
     criterion: rows[r]!.criterion.key,
+    ...(rows[r]!.answer_id !== undefined ? { gold: rows[r]!.answer_id } : {}),
     reason: failure.failure,
     message: failure.message,
   }))
@@ -133,8 +134,21 @@ export function assembleResult(
     metrics: runCustomMetrics(options.metrics, samples),
     failed: failureList.length,
     failures: failureList,
+    ...unscoredPopulations(gold, scoredDecisions.map((row) => row.criterion.key), failureList),
     ...(statistics ? { statistics } : {}),
     manifest,
     records,
   }
+}
+
+/**
+ * The gold classes and criteria whose every decision failed to score: balanced accuracy and
+ * the worst criterion silently leave them out, so the gate reads them as not measured.
+ */
+function unscoredPopulations(gold: readonly string[], criteria: readonly string[], failures: readonly DecisionFailure[]): Pick<EvalResult, 'unscored'> {
+  const scoredGold = new Set(gold)
+  const scoredCriteria = new Set(criteria)
+  const classes = [...new Set(failures.flatMap((f) => (f.gold !== undefined && !scoredGold.has(f.gold) ? [f.gold] : [])))].sort()
+  const unscoredCriteria = [...new Set(failures.map((f) => f.criterion).filter((c) => !scoredCriteria.has(c)))].sort()
+  return classes.length + unscoredCriteria.length === 0 ? {} : { unscored: { goldClasses: classes, criteria: unscoredCriteria } }
 }

@@ -45,6 +45,8 @@ export interface DecisionFailure {
   /** Decision id (or `#k`). */
   id: string
   criterion: string
+  /** Its gold option id: which class of balanced accuracy went unmeasured (absent in results written before it existed). */
+  gold?: string
   /** The failure bucket of its first failed request. */
   reason: string
   /** What happened (no secrets). */

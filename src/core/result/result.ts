@@ -118,6 +118,12 @@ export interface EvalResult extends RobustnessPanel {
   /** The failed decisions, input order. */
   failures: DecisionFailure[]
   /**
+   * Gold classes and criteria none of whose decisions scored (every one failed): balanced
+   * accuracy and the worst criterion leave them out, so their thresholds are not measured.
+   * Absent when there are none.
+   */
+  unscored?: { goldClasses: string[]; criteria: string[] }
+  /**
    * How far the headline numbers could move by chance, and what they must beat: 95%
    * intervals, chance and majority baselines, the minimum detectable difference, RStd,
    * ECE reliability and verdicts (see `computeStatistics` and docs/statistics.md). Absent

@@ -4,7 +4,7 @@
  */
 import type { EvalResult, EvalResultJson } from '../../core/index.ts'
 import { worstCriterion } from '../../core/thresholds/metrics.ts'
-import { BOUND_EPSILON, formatBound, formatThreshold, meetsLowerBound, thresholdVerdict, type Threshold } from '../../core/thresholds/verdict.ts'
+import { BOUND_EPSILON, formatBound, formatThreshold, meetsLowerBound, type Threshold } from '../../core/thresholds/verdict.ts'
 import { lettersLine, metricValue, percent } from '../../report/format.ts'
 
 /** Whether a measured value meets a lower bound (the core threshold verdict's rule). `null` never does. */
@@ -26,15 +26,16 @@ export function formatLetters(distribution: Readonly<Record<string, number>> | u
 
 /**
  * The mark the report puts beside a thresholded metric (`✓ ≥ 0.70`, `✗ < 0.80`,
- * `✓ ≤ 0.10`, `✗ in [-0.05, 0.05]`), from the core threshold verdict: the rule the
- * threshold test itself uses. Given the metric's `key`, the bound is written in the
- * unit the report shows that metric in (`✓ ≥ 70.0%`, `✗ ≤ 35.0 pp`).
+ * `✓ ≤ 0.10`, `✗ in [-0.05, 0.05]`) for the one gate's verdict on it (`passed`): the
+ * verdict the threshold test renders too. Given the metric's `key`, the bound is written
+ * in the unit the report shows that metric in (`✓ ≥ 70.0%`, `✗ ≤ 35.0 pp`). A check the gate
+ * found not measured reads `✗ ≥ 0.90 not measured`, never as a value below its bound.
  */
-export function thresholdMark(value: number | null | undefined, threshold: Threshold, key?: string): string {
-  const verdict = thresholdVerdict('value', threshold, value)
+export function thresholdMark(passed: boolean, threshold: Threshold, key?: string, notMeasured = false): string {
   const bound = key === undefined ? formatBound : (n: number) => metricValue(key, n)
-  if (typeof threshold === 'number') return verdict.pass ? `✓ ≥ ${bound(threshold)}` : `✗ < ${bound(threshold)}`
-  return `${verdict.pass ? '✓' : '✗'} ${formatThreshold(threshold, bound)}`
+  if (notMeasured) return `✗ ${formatThreshold(threshold, bound)} not measured`
+  if (typeof threshold === 'number') return passed ? `✓ ≥ ${bound(threshold)}` : `✗ < ${bound(threshold)}`
+  return `${passed ? '✓' : '✗'} ${formatThreshold(threshold, bound)}`
 }
 
 /** The JSON-safe part of a result that goes into task meta: everything but the per-decision records. */

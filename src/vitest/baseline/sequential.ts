@@ -21,11 +21,16 @@ export function compareSequentially(baseline: BaselineFile, current: BaselineFil
   const fmt = (value: number) => (value >= 100 ? value.toExponential(2) : value.toFixed(2))
   const message =
     `stopped early after ${stop.scored} of ${stop.total} decisions: on the ${paired} scored decisions paired with the baseline, ` +
-    `order consistency ${percent(current.orderConsistency ?? 0)} vs ${percent(baseline.orderConsistency ?? 0)} at baseline, ` +
+    // Both rates over the same decisions: the scored ones paired with the baseline (never the baseline's full-set rate).
+    `order consistency ${percent(pairedRate(pairs.baselineConsistent - worse + better, pairs.comparable))} vs ${percent(pairedRate(pairs.baselineConsistent, pairs.comparable))} at baseline on those decisions, ` +
     `${worse} newly inconsistent, ${better} newly consistent (sequential McNemar e = ${fmt(e)}); ` +
     `${strictWorse} no longer right under every ordering, ${strictBetter} newly right (e = ${fmt(strictE)}); ` +
     (regressed
       ? `${e >= limit ? 'order consistency' : 'circular accuracy'} regressed: e ≥ 1/α = ${fmt(limit)}, anytime-valid at α = ${gate.alpha}`
       : `no regression detected (e < 1/α = ${fmt(limit)}, anytime-valid at α = ${gate.alpha}); a full run (without stopEarly) has more power`)
   return pairedOutcome(baseline, current, pairs, regressed, message, { kind: 'sequential', eValue: e, strictEValue: strictE, alpha: gate.alpha })
+}
+
+function pairedRate(consistent: number, comparable: number): number {
+  return comparable === 0 ? 0 : consistent / comparable
 }

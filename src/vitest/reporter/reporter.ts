@@ -11,7 +11,8 @@ import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
 import { type EvalResult } from '../../core/index.ts'
 import { colorEnabled, render } from '../../report/index.ts'
-import { githubAnnotations, githubSummary } from '../../report/github.ts'
+import { githubAnnotations, githubSummary, suiteGate, type GitHubSuite } from '../../report/github.ts'
+import { gateCheck } from '../../run/gate.ts'
 import { checkMark, describeTests, summariseTests, testOutcome, withDeclaredChecks, type SuiteTest } from '../../report/suite-tests.ts'
 import { thresholdTestName } from '../../core/thresholds/verdict.ts'
 import { escapeControl } from '../../core/support/escape.ts'
@@ -111,12 +112,7 @@ export default class ScepticReporter implements Reporter {
   /** GitHub Actions job summary (and, when asked, annotations), from the same suite meta. */
   private writeGitHubOutput(reports: readonly SuiteReport[]): void {
     if (process.env.GITHUB_ACTIONS !== 'true') return
-    const suites = reports.map(({ file, meta, tests }) => ({
-      ...meta,
-      file,
-      ...(tests ? { tests } : {}),
-      thresholds: meta.thresholds as Readonly<Record<string, number | undefined>>,
-    }))
+    const suites = reports.map(githubSuite)
     const summaryFile = process.env.GITHUB_STEP_SUMMARY
     if (this.options.githubSummary !== false && summaryFile) {
       try {
@@ -187,16 +183,19 @@ export function renderSuite({ file, meta, tests }: SuiteReport, color: boolean):
   const testLine = summary ? describeTests(summary, (name) => `"${escapeControl(name)}"`) : null
   const result = meta.result
   const t = meta.thresholds
-  // A mark beside every thresholded built-in metric, from the same verdict as its test.
+  // The one gate's verdict, the one the suite's tests rendered: a mark beside every thresholded built-in metric.
+  const gate = suiteGate(githubSuite({ file, meta }))
+  const passed = (key: string) => gateCheck(gate, key)?.verdict === 'pass'
+  const unmeasured = (key: string) => gateCheck(gate, key)?.notMeasured === true
   const marks: Record<string, string> = {}
   for (const [key, threshold] of Object.entries(t))
     if (threshold !== undefined && key !== 'perCriterion' && THRESHOLD_METRICS.has(key))
-      marks[key] = asTestEnded(thresholdMark(THRESHOLD_METRICS.get(key)!.read(result) ?? null, threshold, key), tests, thresholdTestName(key, threshold))
+      marks[key] = asTestEnded(thresholdMark(passed(key), threshold, key, unmeasured(key)), tests, thresholdTestName(key, threshold))
   // render() reads metrics and manifest only; meta carries no per-decision records.
   const lines = [heading, render({ ...result, records: [] } as EvalResult, { color, marks })]
   if (t.perCriterion !== undefined) {
     const worst = worstCriterion(result.perCriterion)
-    const mark = asTestEnded(thresholdMark(worst?.[1] ?? null, t.perCriterion), tests, thresholdTestName('perCriterion', t.perCriterion))
+    const mark = asTestEnded(thresholdMark(passed('perCriterion'), t.perCriterion, undefined, unmeasured('perCriterion')), tests, thresholdTestName('perCriterion', t.perCriterion))
     const paint = mark.startsWith('✗') ? c.red : mark.startsWith('⚠') ? c.yellow : c.green
     lines.push(`${'every criterion'.padEnd(19)}${paint(mark)}${worst ? c.dim(`   worst "${worst[0]}" ${formatValue(worst[1])}`) : ''}`)
   }
@@ -209,6 +208,11 @@ export function renderSuite({ file, meta, tests }: SuiteReport, color: boolean):
   return lines.join('\n')
 }
 
+
+/** A suite's meta as the job summary and the gate read it. */
+function githubSuite({ file, meta, tests }: Pick<SuiteReport, 'file' | 'meta' | 'tests'>): GitHubSuite {
+  return { ...meta, file, ...(tests ? { tests } : {}), thresholds: meta.thresholds as Readonly<Record<string, number | undefined>> }
+}
 
 /** A threshold mark (`✓ ≥ 0.50`) as its test ended: `✗ ≥ 0.50 test failed` or `⚠ ≥ 0.50 not run` when the bound was met but the test did not pass. */
 function asTestEnded(mark: string, tests: readonly SuiteTest[] | undefined, name: string): string {

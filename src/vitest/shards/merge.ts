@@ -12,12 +12,11 @@ import type { Reporter, TestModule, Vitest } from 'vitest/node'
 import type { EvalResult, EvaluateOptions } from '../../core/index.ts'
 import { parsePartFile, reassemble } from '../../core/shards/part-file.ts'
 import { evaluateReassembled } from '../../core/shards/replay.ts'
-import { evaluateThreshold } from '../../core/thresholds/metrics.ts'
 import { thresholdTestName, type Threshold } from '../../core/thresholds/verdict.ts'
 import { baselineFromResult, readBaseline } from '../baseline/file.ts'
 import { decideBaseline } from '../baseline/decision.ts'
 import { mergedTestName } from './part.ts'
-import { failureRateProblem } from '../suite/failure-rate.ts'
+import { decideRun, gateCheck } from '../../run/gate.ts'
 import { summarise } from '../assertions/format.ts'
 import { META_KEY, META_RECORDS_LIMIT, readSuiteMeta, type ScepticSuiteMeta, type ScepticTestMeta } from '../meta.ts'
 import { appendAll } from '../../core/support/spreadless.ts'
@@ -112,7 +111,6 @@ async function mergeSuite(copies: readonly SuiteCopy[], root: string): Promise<M
   const definition = suiteDefinitionProblem(copies)
   const verdicts = new Map<string, string | undefined>()
   const shard = first.meta.shard!
-  const failure = failureRateProblem(first.meta.suite, result, shard.maxFailureRate)
   for (const copy of copies) {
     copy.meta.result = summary
     copy.meta.records = result.records.length <= META_RECORDS_LIMIT ? result.records : undefined
@@ -121,7 +119,7 @@ async function mergeSuite(copies: readonly SuiteCopy[], root: string): Promise<M
     for (const [test, meta] of deferredTests(copy)) {
       const name = meta.deferred!.name
       if (!verdicts.has(name))
-        verdicts.set(name, definition ?? failure ?? (await verdictOf(meta, result, copy.meta).catch((error: Error) => `${name}: ${error.message}`)))
+        verdicts.set(name, definition ?? (await verdictOf(meta, result, copy.meta, shard.maxFailureRate).catch((error: Error) => `${name}: ${error.message}`)))
       const problem = verdicts.get(name)
       if (problem !== undefined && !failed.includes(name)) failed.push(name)
       meta.result = summary
@@ -144,13 +142,14 @@ async function recompute(copies: readonly SuiteCopy[], label: string): Promise<E
   return evaluateReassembled(run, statistics !== undefined ? { statistics } : {})
 }
 
-/** Why a deferred check fails on the merged result, or `undefined` when it passes. */
-async function verdictOf(meta: ScepticTestMeta, result: EvalResult, suite: ScepticSuiteMeta): Promise<string | undefined> {
+/** Why a deferred check fails on the merged result (the one gate's reason), or `undefined` when it passes. */
+async function verdictOf(meta: ScepticTestMeta, result: EvalResult, suite: ScepticSuiteMeta, maxFailureRate: number): Promise<string | undefined> {
   const name = meta.deferred!.name
   const baseline = meta.deferred!.baseline
+  const declared = { name: suite.suite, maxFailureRate }
   if (baseline) {
     const stored = await readBaseline(baseline.path)
-    // The local gate's rule, the other-suite guard included; a merge never writes a baseline.
+    // The local gate's comparison, the other-suite guard included; a merge never writes a baseline.
     const { outcome } = decideBaseline(suite.suite, stored, baselineFromResult(suite.suite, result), {
       file: baseline.file,
       mode: 'none',
@@ -158,11 +157,15 @@ async function verdictOf(meta: ScepticTestMeta, result: EvalResult, suite: Scept
       gate: baseline,
       neverWrites: 'the merge never writes one: record it with an unsharded run (vitest run, or vitest -u), review it and commit it',
     })
-    suite.baseline = outcome
-    return outcome.pass ? undefined : outcome.message
+    const check = gateCheck(decideRun({ ...declared, baseline: true }, { result: summarise(result), baseline: outcome }), 'baseline')!
+    suite.baseline = { ...outcome, pass: check.verdict === 'pass' }
+    return check.verdict === 'pass' ? undefined : check.reason
   }
-  const verdict = evaluateThreshold(summarise(result), meta.check, suite.thresholds[meta.check] as Threshold)
-  return verdict.pass ? undefined : `expected ${name}: ${verdict.reason}`
+  const gate = decideRun({ ...declared, thresholds: { [meta.check]: suite.thresholds[meta.check] as Threshold } }, { result: summarise(result) })
+  const rate = gateCheck(gate, 'failureRate')!
+  const check = gateCheck(gate, meta.check)!
+  if (rate.verdict !== 'pass') return rate.reason
+  return check.verdict === 'pass' ? undefined : `expected ${name}: ${check.reason}`
 }
 
 /**

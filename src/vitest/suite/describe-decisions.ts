@@ -7,8 +7,9 @@ import { DESCRIBE_DECISIONS_RENAMES, refuseRenamedOptions } from '../../core/eva
 import { ConfigError, type EvalResult } from '../../core/index.ts'
 import type { ShardSpec } from '../../core/shards/spec.ts'
 import { MAX_TIMER_MS } from '../../core/support/abort.ts'
-import { evaluateThreshold, isBuiltinThreshold, THRESHOLD_METRICS } from '../../core/thresholds/metrics.ts'
+import { isBuiltinThreshold, THRESHOLD_METRICS } from '../../core/thresholds/metrics.ts'
 import { assertThreshold, formatThreshold, thresholdTestName } from '../../core/thresholds/verdict.ts'
+import { decideRun, gateCheck, type BaselineMeasure, type RunGate } from '../../run/gate.ts'
 import { parseRunSettings, type RunSettings } from '../../run/settings.ts'
 import { formatValue, summarise } from '../assertions/format.ts'
 import { scepticMatchers } from '../assertions/matchers.ts'
@@ -19,7 +20,6 @@ import { checkGateSettings } from '../plugin/gate-settings.ts'
 import { withSuiteDefaults } from '../plugin/suite-defaults.ts'
 import { callbackUnderShards, checkDeclared, deferredTest } from '../shards/part.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, scepticContext } from './context.ts'
-import { failureRateProblem } from './failure-rate.ts'
 import { keepingSnapshotsOnFailure } from './keep-snapshots.ts'
 import { BASELINE_TEST_NAME, CALLBACK_TEST_NAME, type DecisionsCallback, DEFAULT_SCORING_TIMEOUT_MS, type DescribeDecisionsOptions, type ScorerHandle } from './options.ts'
 import { baselineDir, baselineLocation, deferredBaseline, fullRunReason, scorerHandle, scoreSuite } from './score-suite.ts'
@@ -105,10 +105,16 @@ class SuiteState {
     return this.result
   }
 
-  /** Fail the calling test when more decisions failed to score than allowed: metrics over a silently smaller set must not pass a gate. */
-  checkFailureRate(result: EvalResult): void {
-    const problem = failureRateProblem(this.name, result, this.settings.maxFailureRate)
-    if (problem !== undefined) expect.fail(problem)
+  /** The one gate's verdict on what the suite declared and measured so far (the baseline's outcome once its test ran). */
+  gate(baseline?: BaselineMeasure): RunGate {
+    const declared = { name: this.name, thresholds: this.thresholds, maxFailureRate: this.settings.maxFailureRate, baseline: baseline !== undefined }
+    return decideRun(declared, { result: this.result && summarise(this.result), baseline })
+  }
+
+  /** Fail the calling test when the gate's failure-rate rule fails: metrics over a silently smaller set must not pass a gate. */
+  checkFailureRate(): void {
+    const rate = gateCheck(this.gate(), 'failureRate')!
+    if (rate.verdict !== 'pass') expect.fail(rate.reason)
   }
 }
 
@@ -120,7 +126,7 @@ function declareScoring(suite: SuiteState): void {
   // fixture context and rejects anything but an object pattern (docs/design.md#vitest-mechanics-the-code-relies-on).
   // eslint-disable-next-line no-empty-pattern
   beforeAll(async ({}, task) => {
-    const meta: ScepticSuiteMeta = { schema: 1, suite: name, thresholds: suite.thresholds, ...(split ? {} : { checks: suite.checks }) }
+    const meta: ScepticSuiteMeta = { schema: 1, suite: name, thresholds: suite.thresholds, maxFailureRate: settings.maxFailureRate, ...(split ? {} : { checks: suite.checks }) }
     suite.meta = meta
     writeMeta(task.meta, meta)
     if (split) meta.shard = { index: split.index, count: split.count, maxFailureRate: settings.maxFailureRate, statistics: settings.statistics }
@@ -162,25 +168,26 @@ function declareThresholdTests(suite: SuiteState): void {
 
 async function thresholdTest(suite: SuiteState, key: string, threshold: NonNullable<Thresholds[string]>, custom: boolean, task: TestContext['task'], annotate: TestContext['annotate']): Promise<void> {
   const measured = await suite.measured(annotate)
-  suite.checkFailureRate(measured)
-  // The one verdict the reporter, the HTML page and the job summary also use.
-  const verdict = evaluateThreshold(measured, key, threshold)
-  writeMeta(task.meta, { suite: suite.name, check: key, bound: threshold, value: verdict.value, result: summarise(measured) })
+  suite.checkFailureRate()
+  // The one gate's verdict, which the reporter, the HTML page and the job summary render too.
+  const check = gateCheck(suite.gate(), key)!
+  const value = check.value ?? null
+  writeMeta(task.meta, { suite: suite.name, check: key, bound: threshold, value, result: summarise(measured) })
   // Annotations are what Vitest's junit reporter writes as <property> elements.
-  await annotate(`${formatValue(verdict.value)} (bound ${formatThreshold(threshold, String)})${verdict.sequential ? `; ${verdict.sequential}` : ''}`, `sceptic:${key}`)
-  // Lower bounds on the headline metrics keep their matchers' messages (letters picked, worst criterion),
+  await annotate(`${formatValue(value)} (bound ${formatThreshold(threshold, String)})${check.sequential ? `; ${check.sequential}` : ''}`, `sceptic:${key}`)
+  if (check.verdict === 'pass') return
+  // A value below a lower bound on a headline metric keeps its matcher's message (letters picked, worst criterion),
   // except in a run that stopped early, which the anytime-valid bounds decide.
   const assertion = expect(measured)
-  const stopped = measured.stopEarly?.stopped === true
-  if (!stopped && typeof threshold === 'number' && key === 'balancedAccuracy') assertion.toHaveBalancedAccuracy({ atLeast: threshold })
-  else if (!stopped && typeof threshold === 'number' && key === 'orderConsistency') assertion.toHaveOrderConsistency({ atLeast: threshold })
-  else if (!stopped && typeof threshold === 'number' && key === 'perCriterion') assertion.toHavePerCriterionBalancedAccuracy({ atLeast: threshold })
-  if (!verdict.pass)
-    expect.fail(
-      `expected ${custom ? 'custom metric ' : ''}${thresholdTestName(key, threshold)}: ${verdict.reason}` +
-        (key === 'accuracy' ? ` (chance ${formatValue(measured.manifest.chance)})` : '') +
-        (verdict.sequential && verdict.sequential !== verdict.reason ? `; ${verdict.sequential}` : ''),
-    )
+  const below = !check.notMeasured && measured.stopEarly?.stopped !== true && typeof threshold === 'number'
+  if (below && key === 'balancedAccuracy') assertion.toHaveBalancedAccuracy({ atLeast: threshold })
+  else if (below && key === 'orderConsistency') assertion.toHaveOrderConsistency({ atLeast: threshold })
+  else if (below && key === 'perCriterion') assertion.toHavePerCriterionBalancedAccuracy({ atLeast: threshold })
+  expect.fail(
+    `expected ${custom ? 'custom metric ' : ''}${check.name}: ${check.reason}` +
+      (key === 'accuracy' ? ` (chance ${formatValue(measured.manifest.chance)})` : '') +
+      (check.sequential && !check.reason.includes(check.sequential) ? `; ${check.sequential}` : ''),
+  )
 }
 
 /**
@@ -200,17 +207,20 @@ function declareBaselineTest(suite: SuiteState): void {
     let outcome: BaselineOutcome
     if (settings.debias === 'none') outcome = oneOrderingOutcome(file)
     else {
-      suite.checkFailureRate(measured)
+      suite.checkFailureRate()
       const gate = {
         alpha: options.alpha ?? context?.alpha ?? DEFAULT_ALPHA,
         detectableDrop: options.detectableDrop ?? context?.detectableDrop ?? DEFAULT_DETECTABLE_DROP,
       }
       outcome = await runBaselineGate(name, measured, { path, file, mode: updateMode(context?.update), ci: underCI(), gate })
     }
-    if (suite.meta) suite.meta.baseline = outcome
+    // The one gate decides: a stopped run's sequential test that found no regression has not decided the gate.
+    const check = gateCheck(suite.gate(outcome), 'baseline')!
+    const decided: BaselineOutcome = { ...outcome, pass: check.verdict === 'pass', message: check.verdict === 'pass' ? outcome.message : check.reason }
+    if (suite.meta) suite.meta.baseline = decided
     writeMeta(task.meta, { suite: name, check: 'baseline', result: summarise(measured) })
-    await annotate(outcome.message, 'sceptic:baseline')
-    if (!outcome.pass) expect.fail(outcome.message)
+    await annotate(decided.message, 'sceptic:baseline')
+    if (!decided.pass) expect.fail(decided.message)
   })
 }
 
@@ -223,7 +233,7 @@ function declareCallbackTest(suite: SuiteState): void {
     const measured = await suite.measured(context.annotate)
     writeMeta(context.task.meta, { suite: name, check: 'callback', result: summarise(measured) })
     await keepingSnapshotsOnFailure(() => {
-      suite.checkFailureRate(measured)
+      suite.checkFailureRate()
       return fn(measured, context)
     })
   })

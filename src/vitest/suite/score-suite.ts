@@ -85,9 +85,12 @@ function scoringTimeout(name: string, timeout: number, scored: number, total: nu
 export function fullRunReason(name: string, options: DescribeDecisionsOptions, hasCallback: boolean, context: ScepticContext | undefined): string | undefined {
   const mode = updateMode(context?.update)
   if (mode === 'all') return 'every decision scored: vitest -u writes baselines and snapshots, which must come from the whole set'
+  const dir = options.baseline === false ? undefined : baselineDir(options.baseline, context)
+  // A run stops only when every declared check is decided; the baseline gate's paired test is decided on the whole set.
+  if (dir !== undefined && options.debias !== 'none' && (mode === 'none' || existsSync(baselineLocation(dir, name, context).path)))
+    return 'every decision scored: the baseline gate compares the whole set with the baseline, so the run does not stop before it is decided'
   if (mode === 'none') return undefined
   if (hasCallback) return 'every decision scored: the assertions callback may write a new snapshot, which must come from the whole set (under CI, where none is written, the suite stops early)'
-  const dir = options.baseline === false ? undefined : baselineDir(options.baseline, context)
   if (dir !== undefined && !existsSync(baselineLocation(dir, name, context).path)) return 'every decision scored: the baseline is missing and is written from this run'
   return undefined
 }
