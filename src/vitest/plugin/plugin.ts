@@ -13,6 +13,8 @@ import type { Vitest } from 'vitest/node'
 import { parseCacheMode, parseCacheVerify, type CacheOptions } from '../../cache/config.ts'
 import { ConfigError } from '../../core/index.ts'
 import { atStartup } from './startup-error.ts'
+import { refuseUnknownOptions } from '../../core/support/options.ts'
+import { ScepticPluginOptionsSchema } from './options-schema.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, type ScepticContext, type SharedModelOptions } from '../suite/context.ts'
 import { withEvalInclude } from './include.ts'
 import { checkSharedModels, checkVitestVersion, installedVitestVersion } from './preflight.ts'
@@ -87,6 +89,7 @@ const VM_POOLS = new Set(['vmThreads', 'vmForks'])
  * ```
  */
 export function sceptic(options: ScepticPluginOptions = {}): Plugin {
+  atStartup(() => refuseUnknownOptions(ScepticPluginOptionsSchema, options, 'sceptic() options'))
   // Checked when the config is loaded: a bad default names the option before any test runs.
   const defaults = atStartup(() => suiteDefaultsFrom(options as Readonly<Record<string, unknown>>))
   atStartup(() => checkGateSettings('vitest-sceptic: sceptic()', options))

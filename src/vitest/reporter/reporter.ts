@@ -7,6 +7,8 @@ import { mkdirSync } from 'node:fs'
 import { appendToFileSync, writeFileAtomicSync } from '../../core/support/files.ts'
 import { dirname, relative, resolve } from 'node:path'
 import pc from 'picocolors'
+import { refuseUnknownOptions } from '../../core/support/options.ts'
+import { ScepticReporterOptionsSchema } from './options-schema.ts'
 import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
 import { type EvalResult } from '../../core/index.ts'
@@ -68,6 +70,7 @@ export default class ScepticReporter implements Reporter {
   private readonly options: ScepticReporterOptions
 
   constructor(options: ScepticReporterOptions = {}) {
+    refuseUnknownOptions(ScepticReporterOptionsSchema, options, 'ScepticReporter options')
     this.options = options
   }
 
