@@ -14,7 +14,8 @@ import { DEFAULT_LETTER_TOLERANCE, letterDistributionAdapter, type LetterDistrib
 import { underCI } from '../baseline/gate.ts'
 import { scepticContext } from '../suite/context.ts'
 import { notWrittenHint } from '../baseline/missing-record.ts'
-import { refuseUnknownOptions } from '../../core/support/options.ts'
+import type { z } from 'zod'
+import { refuseUnknownOptions, type SameKeys } from '../../core/support/options.ts'
 import { AboveChanceOptionsSchema, AtLeastSchema, LetterDistributionOptionsSchema } from './options-schema.ts'
 
 /** A lower bound, as in `toHaveBalancedAccuracy({ atLeast: 0.7 })`. */
@@ -40,6 +41,10 @@ export interface LetterDistributionOptions {
   /** Largest accepted difference per letter, as a share of picks. Default 0.05. */
   tolerance?: number
 }
+
+true satisfies SameKeys<z.input<typeof AtLeastSchema>, AtLeast>
+true satisfies SameKeys<z.input<typeof AboveChanceOptionsSchema>, AboveChanceOptions>
+true satisfies SameKeys<z.input<typeof LetterDistributionOptionsSchema>, LetterDistributionOptions>
 
 /** What the result matchers accept: an {@link EvalResult} or its JSON summary (e.g. from task meta). */
 export type ResultLike = EvalResult | EvalResultJson

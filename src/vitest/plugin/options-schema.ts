@@ -9,7 +9,6 @@ import { SuiteDefaultsSchema } from '../../run/settings.ts'
 import { OnnxScorerOptionsSchema } from '../../scorers/onnx/options-schema.ts'
 import { ScepticReporterOptionsSchema } from '../reporter/options-schema.ts'
 import type { SharedModelOptions } from '../suite/context.ts'
-import type { ScepticPluginOptions } from './plugin.ts'
 
 /** One shared model's options: the ONNX scorer's that cross processes as JSON. */
 export const SharedModelOptionsSchema = OnnxScorerOptionsSchema.pick({
@@ -26,7 +25,7 @@ export const SharedModelOptionsSchema = OnnxScorerOptionsSchema.pick({
 })
 true satisfies SameKeys<z.input<typeof SharedModelOptionsSchema>, SharedModelOptions>
 
-/** See {@link ScepticPluginOptions}; the suite defaults are {@link SuiteDefaultsSchema}'s. */
+/** The keys of `ScepticPluginOptions` (kept equal to them in plugin.ts); the suite defaults are {@link SuiteDefaultsSchema}'s. */
 export const ScepticPluginOptionsSchema = SuiteDefaultsSchema.extend({
   baseline: z.string().optional(),
   include: z.array(z.string()).optional(),
@@ -38,4 +37,3 @@ export const ScepticPluginOptionsSchema = SuiteDefaultsSchema.extend({
   models: z.record(z.string(), z.union([z.string(), SharedModelOptionsSchema])).optional(),
   cache: z.union([CacheOptionsSchema, z.literal(false)]).optional(),
 })
-true satisfies SameKeys<z.input<typeof ScepticPluginOptionsSchema>, ScepticPluginOptions>

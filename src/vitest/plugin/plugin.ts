@@ -13,7 +13,8 @@ import type { Vitest } from 'vitest/node'
 import { parseCacheMode, parseCacheVerify, type CacheOptions } from '../../cache/config.ts'
 import { ConfigError } from '../../core/index.ts'
 import { atStartup } from './startup-error.ts'
-import { refuseUnknownOptions } from '../../core/support/options.ts'
+import type { z } from 'zod'
+import { refuseUnknownOptions, type SameKeys } from '../../core/support/options.ts'
 import { ScepticPluginOptionsSchema } from './options-schema.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, type ScepticContext, type SharedModelOptions } from '../suite/context.ts'
 import { withEvalInclude } from './include.ts'
@@ -74,6 +75,8 @@ export interface ScepticPluginOptions extends SuiteDefaults {
    */
   cache?: CacheOptions | false
 }
+
+true satisfies SameKeys<z.input<typeof ScepticPluginOptionsSchema>, ScepticPluginOptions>
 
 /** Default include of the plugin. */
 export const DEFAULT_INCLUDE = ['evals/**/*.eval.ts']

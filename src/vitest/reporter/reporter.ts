@@ -7,7 +7,8 @@ import { mkdirSync } from 'node:fs'
 import { appendToFileSync, writeFileAtomicSync } from '../../core/support/files.ts'
 import { dirname, relative, resolve } from 'node:path'
 import pc from 'picocolors'
-import { refuseUnknownOptions } from '../../core/support/options.ts'
+import type { z } from 'zod'
+import { refuseUnknownOptions, type SameKeys } from '../../core/support/options.ts'
 import { ScepticReporterOptionsSchema } from './options-schema.ts'
 import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
@@ -46,6 +47,8 @@ export interface ScepticReporterOptions {
    */
   html?: string
 }
+
+true satisfies SameKeys<z.input<typeof ScepticReporterOptionsSchema>, ScepticReporterOptions>
 
 /** One suite's report entry, collected from suite meta. */
 export interface SuiteReport {
