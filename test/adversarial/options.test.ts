@@ -15,6 +15,9 @@ import ScepticReporter from '../../src/vitest/reporter/reporter.ts'
 import { scepticMatchers } from '../../src/vitest/assertions/matchers.ts'
 import { resolveCache } from '../../src/cache/config.ts'
 import { parseThresholdFlags } from '../../src/cli/thresholds.ts'
+import { compareResults } from '../../src/core/compare/compare.ts'
+import { minimumDetectableDifference } from '../../src/core/math/power.ts'
+import { renderHtmlReport } from '../../src/report/html.ts'
 import { cleanup, decisions, temp } from './helpers.ts'
 
 afterAll(cleanup)
@@ -152,6 +155,18 @@ describe('reporter, matchers, cache, CLI thresholds', () => {
   })
   test('sceptic evaluate --threshold with a misspelled metric is refused before anything is scored', () => {
     expect(() => parseThresholdFlags(['balancedAcuracy=0.9'])).toThrow(/unknown threshold "balancedAcuracy"; did you mean "balancedAccuracy"\?/)
+  })
+})
+
+describe('library options (compare, power, report)', () => {
+  test('compareResults `{ resampels }` (was ignored: the default resamples ran)', () => {
+    refused(() => compareResults({ records: [] } as never, { records: [] } as never, { resampels: 10_000 } as never), 'resampels', 'resamples')
+  })
+  test('minimumDetectableDifference `{ designeffect }` (was ignored: no design effect)', () => {
+    refused(() => minimumDetectableDifference(100, { designeffect: 2 } as never), 'designeffect', 'designEffect')
+  })
+  test('renderHtmlReport `{ titel }`', () => {
+    refused(() => renderHtmlReport([] as never, { titel: 'x' } as never), 'titel', 'title')
   })
 })
 

@@ -20,6 +20,11 @@ import { ScepticReporterOptionsSchema } from '../../src/vitest/reporter/options-
 import ScepticReporter from '../../src/vitest/reporter/reporter.ts'
 import { describeDecisions } from '../../src/vitest/suite/describe-decisions.ts'
 import { DescribeDecisionsOptionsSchema } from '../../src/vitest/suite/options.ts'
+import { compareResults, CompareOptionsSchema } from '../../src/core/compare/compare.ts'
+import { minimumDetectableDifference, MinimumDetectableDifferenceOptionsSchema } from '../../src/core/math/power.ts'
+import { render, RenderOptionsSchema } from '../../src/report/terminal.ts'
+import { renderComparison, RenderComparisonOptionsSchema } from '../../src/report/terminal-comparison.ts'
+import { renderHtmlReport, HtmlReportOptionsSchema } from '../../src/report/html.ts'
 
 /** One options object a user writes. */
 export interface OptionFace {
@@ -54,5 +59,10 @@ export const OPTION_FACES: readonly OptionFace[] = [
   { face: 'toHaveOrderConsistency()', schema: AtLeastSchema, name: 'AtLeastSchema', call: matcher('toHaveOrderConsistency') },
   { face: 'toHavePerCriterionBalancedAccuracy()', schema: AtLeastSchema, name: 'AtLeastSchema', call: matcher('toHavePerCriterionBalancedAccuracy') },
   { face: 'toHaveAccuracyAboveChance()', schema: AboveChanceOptionsSchema, name: 'AboveChanceOptionsSchema', call: matcher('toHaveAccuracyAboveChance') },
+  { face: 'compareResults', schema: CompareOptionsSchema, name: 'CompareOptionsSchema', call: (o) => compareResults({ records: [] } as never, { records: [] } as never, o as never) },
+  { face: 'minimumDetectableDifference', schema: MinimumDetectableDifferenceOptionsSchema, name: 'MinimumDetectableDifferenceOptionsSchema', call: (o) => minimumDetectableDifference(100, o as never) },
+  { face: 'render', schema: RenderOptionsSchema, name: 'RenderOptionsSchema', call: (o) => render({} as never, o as never) },
+  { face: 'renderComparison', schema: RenderComparisonOptionsSchema, name: 'RenderComparisonOptionsSchema', call: (o) => renderComparison({} as never, o as never) },
+  { face: 'renderHtmlReport', schema: HtmlReportOptionsSchema, name: 'HtmlReportOptionsSchema', call: (o) => renderHtmlReport([] as never, o as never) },
   { face: 'toMatchLetterDistribution()', schema: LetterDistributionOptionsSchema, name: 'LetterDistributionOptionsSchema', call: matcher('toMatchLetterDistribution') },
 ]
