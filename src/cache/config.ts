@@ -6,7 +6,9 @@
  */
 import { existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
+import { z } from 'zod'
 import { ConfigError } from '../core/support/errors.ts'
+import { refuseUnknownOptions, type SameKeys } from '../core/support/options.ts'
 import { CACHE_MODES, type CacheMode } from './store.ts'
 
 /** The `cache` option of `describeDecisions`, the plugin and the library. */
@@ -22,6 +24,10 @@ export interface CacheOptions {
    */
   readonly verify?: number
 }
+
+/** The keys of {@link CacheOptions}: a misspelled one (`dirr`) is refused where it is given. */
+export const CacheOptionsSchema = z.strictObject({ dir: z.string().optional(), mode: z.enum(CACHE_MODES as [CacheMode, ...CacheMode[]]).optional(), verify: z.number().optional() })
+true satisfies SameKeys<z.input<typeof CacheOptionsSchema>, CacheOptions>
 
 /** Default {@link CacheOptions.verify}: hits of a remote scorer re-checked live per run. */
 export const DEFAULT_CACHE_VERIFY = 8
@@ -74,6 +80,7 @@ export function resolveCache(
   options: CacheOptions | false | undefined,
   context: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): ResolvedCache {
+  refuseUnknownOptions(CacheOptionsSchema, options, 'cache options')
   const cwd = context.cwd ?? process.cwd()
   const env = context.env ?? process.env
   const given = options === false ? { mode: 'off' as const } : (options ?? {})

@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util'
 import { parseCacheMode, type CacheOptions } from '../cache/config.ts'
 import { own } from '../core/support/dict.ts'
+import { editDistance } from '../core/support/options.ts'
 import { UsageError } from './usage-error.ts'
 import { appendAll, largest } from '../core/support/spreadless.ts'
 
@@ -118,18 +119,6 @@ export function closest(given: string, known: readonly string[]): string | undef
     if (d < bestDistance) (best = name), (bestDistance = d)
   }
   return bestDistance <= Math.max(2, Math.floor(given.length / 3)) ? best : undefined
-}
-
-/** Levenshtein distance with adjacent transpositions counted as one edit (optimal string alignment). */
-function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
-  for (let i = 1; i <= a.length; i++)
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1)
-    }
-  return d[a.length]![b.length]!
 }
 
 /** An integer option in [`min`, `max`], or a UsageError naming it (and the bound it broke). */

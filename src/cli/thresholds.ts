@@ -4,6 +4,7 @@ import type { Threshold } from '../core/thresholds/verdict.ts'
 import type { EvalResultJson } from '../core/result/result.ts'
 import { decideRun, type RunGate } from '../run/gate.ts'
 import { UsageError } from './usage-error.ts'
+import { refuseUnknownThreshold } from '../core/thresholds/keys.ts'
 
 /**
  * `KEY=VALUE` flags as thresholds: `accuracy=0.7` (a lower bound), `slotSensitivityGap=..0.1`
@@ -16,6 +17,8 @@ export function parseThresholdFlags(flags: readonly string[] | undefined): Recor
     if (!match) throw new UsageError(`--threshold takes KEY=VALUE (accuracy=0.7, slotSensitivityGap=..0.1, preferenceFairness=-0.05..0.05), got "${flag}"`)
     const [, key, value] = match as unknown as [string, string, string]
     if (Object.hasOwn(out, key)) throw new UsageError(`--threshold ${key} is given twice`)
+    // No custom metric on the command line: any other name would gate nothing, after the whole run.
+    refuseUnknownThreshold('--threshold: ', key, [])
     const number = (text: string) => {
       const n = Number(text)
       if (text.trim() === '' || !Number.isFinite(n)) throw new UsageError(`--threshold ${key}: "${value}" is not a number, ..MAX, MIN.. or MIN..MAX`)

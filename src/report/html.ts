@@ -22,6 +22,8 @@ import { readExtras, type Range } from '../core/result/extras.ts'
 import { barRows, columnChart, escapeXml, niceMax, percent, reliabilityChart } from './svg.ts'
 import { stopEarlyLine, stopEarlyOf } from '../core/thresholds/sequential/verdict.ts'
 import { thresholdLabel } from '../core/thresholds/metrics.ts'
+import { z } from 'zod'
+import { refuseUnknownOptions, type SameKeys } from '../core/support/options.ts'
 
 
 export { chanceByCriterion, expectedLetterShares, reliabilityBins } from '../core/metrics/from-records.ts'
@@ -38,12 +40,17 @@ export interface HtmlReportOptions {
   generatedAt?: string
 }
 
+/** The keys of {@link HtmlReportOptions}, checked where they are given: a misspelled one is refused by name. */
+export const HtmlReportOptionsSchema = z.strictObject({ title: z.string(), generatedAt: z.string() }).partial()
+true satisfies SameKeys<z.input<typeof HtmlReportOptionsSchema>, HtmlReportOptions>
+
 /**
  * The whole report page. One run: its headline numbers and charts. Two runs: both
  * side by side, a table of their headline numbers with the change, and the paired
  * comparison (`compareResults`) when both runs have records.
  */
 export function renderHtmlReport(runs: ReportRun | readonly ReportRun[], options: HtmlReportOptions = {}): string {
+  refuseUnknownOptions(HtmlReportOptionsSchema, options, 'renderHtmlReport options')
   const list: readonly ReportRun[] = Array.isArray(runs) ? runs : [runs as ReportRun]
   if (list.length < 1 || list.length > 2) throw new RangeError(`renderHtmlReport takes one or two runs, got ${list.length}`)
   const title = options.title ?? 'Sceptic report'

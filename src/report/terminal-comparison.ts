@@ -9,12 +9,18 @@ import { escapeControl } from '../core/support/escape.ts'
 import { detectableChange, formatP, percent, signedPoints, signedPointsInterval } from './format.ts'
 import { comparisonVerdict } from './run-verdict.ts'
 import { colorEnabled, paint } from './terminal.ts'
+import { z } from 'zod'
+import { refuseUnknownOptions, type SameKeys } from '../core/support/options.ts'
 
 /** Options for {@link renderComparison}. */
 export interface RenderComparisonOptions {
   /** ANSI colour. Default: `colorEnabled()` for stdout (honours NO_COLOR). */
   color?: boolean
 }
+
+/** The keys of {@link RenderComparisonOptions}, checked where they are given: a misspelled one is refused by name. */
+export const RenderComparisonOptionsSchema = z.strictObject({ color: z.boolean() }).partial()
+true satisfies SameKeys<z.input<typeof RenderComparisonOptionsSchema>, RenderComparisonOptions>
 
 const pct = (value: number) => percent(value)
 const pp = (value: number) => signedPoints(value)
@@ -27,6 +33,7 @@ const label = (text: string) => text.padEnd(19)
  * minimum detectable difference.
  */
 export function renderComparison(comparison: Comparison, options: RenderComparisonOptions = {}): string {
+  refuseUnknownOptions(RenderComparisonOptionsSchema, options, 'renderComparison options')
   const c = pc.createColors(options.color ?? colorEnabled())
   const [A, B] = [escapeControl(comparison.labels.a), escapeControl(comparison.labels.b)]
   const t = comparison.table

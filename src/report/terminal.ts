@@ -12,6 +12,8 @@ import { thresholdLabel } from '../core/thresholds/metrics.ts'
 import { detectableChange, formatInterval, hasTies, lettersLine, percent, tiedDetail } from './format.ts'
 import { runVerdict, type VerdictSeverity } from './run-verdict.ts'
 import { appendAll } from '../core/support/spreadless.ts'
+import { z } from 'zod'
+import { refuseUnknownOptions, type SameKeys } from '../core/support/options.ts'
 
 /** Options for {@link render}. */
 export interface RenderOptions {
@@ -23,6 +25,10 @@ export interface RenderOptions {
    */
   marks?: Readonly<Record<string, string | undefined>>
 }
+
+/** The keys of {@link RenderOptions}, checked where they are given: a misspelled one is refused by name. */
+export const RenderOptionsSchema = z.strictObject({ color: z.boolean(), marks: z.record(z.string(), z.string().optional()).readonly() }).partial()
+true satisfies SameKeys<z.input<typeof RenderOptionsSchema>, RenderOptions>
 
 /**
  * Whether to colour output for a stream: never under `NO_COLOR`, always under
@@ -45,6 +51,7 @@ const label = (text: string) => text.padEnd(19)
  * letters picked and balanced accuracy per criterion. Plain text when `color` is off.
  */
 export function render(result: EvalResult, options: RenderOptions = {}): string {
+  refuseUnknownOptions(RenderOptionsSchema, options, 'render options')
   const c = pc.createColors(options.color ?? colorEnabled())
   const m = result.manifest
   const mark = (key: string) => {

@@ -14,6 +14,8 @@ import { DEFAULT_LEVEL } from '../math/normal.ts'
 import { classIndices, defaultResamples, percentileBootstrapCounts, weightedBalancedAccuracy, type BootstrapInterval } from '../math/bootstrap.ts'
 import { mcnemarExact, type McNemarResult } from '../math/binomial.ts'
 import { minimumDetectableDifference } from '../math/power.ts'
+import { z } from 'zod'
+import { refuseUnknownOptions, type SameKeys } from '../support/options.ts'
 export type { Comparable }
 
 /** Options for {@link compareResults}. */
@@ -29,6 +31,10 @@ export interface CompareOptions {
   /** Names for the two sides in the report. Default `['A', 'B']`. */
   labels?: readonly [string, string]
 }
+
+/** The keys of {@link CompareOptions}, checked where they are given: a misspelled one is refused by name. */
+export const CompareOptionsSchema = z.strictObject({ seed: z.number(), resamples: z.number(), level: z.number(), groups: z.record(z.string(), z.string().nullable().optional()).readonly(), labels: z.tuple([z.string(), z.string()]).readonly() }).partial()
+true satisfies SameKeys<z.input<typeof CompareOptionsSchema>, CompareOptions>
 
 /** A paired 2×2 table: counts of decisions by (A right?, B right?). */
 export interface PairedTable {
@@ -105,6 +111,7 @@ export function recordsFingerprint(records: readonly DecisionRecord[]): string {
  * or gold answer differs: a paired test on different data means nothing.
  */
 export function compareResults(a: Comparable, b: Comparable, options: CompareOptions = {}): Comparison {
+  refuseUnknownOptions(CompareOptionsSchema, options, 'compareResults options')
   const { seed = 0, level = DEFAULT_LEVEL, groups, labels = ['A', 'B'] } = options
   const resamples = options.resamples ?? defaultResamples(a.records.length)
   const [labelA, labelB] = labels

@@ -1,12 +1,15 @@
 /** The options of `evaluateWithScorer`, and the settings they resolve to once defaults are applied and checked. */
+import { z } from 'zod'
 import type { Criterion } from '../decisions/schema.ts'
+import { refuseUnknownOptions, type SameKeys } from '../support/options.ts'
+import { ThresholdSchema } from '../thresholds/verdict.ts'
 import type { StatisticsOptions } from '../statistics/compute.ts'
 import type { AverageMode, DebiasMode } from '../requests/orderings.ts'
 import { buildPrompt } from '../requests/prompt.ts'
 import { resolveReducer, type Reducer, type ReducerLike } from './reducers.ts'
 import type { CustomMetric } from './sample-score.ts'
 import { EVALUATE_RENAMES, refuseRenamedOptions } from './renamed-options.ts'
-import { parseEvaluateSettings } from './settings.ts'
+import { EVALUATE_FIELDS, parseEvaluateSettings } from './settings.ts'
 import type { StopEarlyOptions } from '../thresholds/sequential/options.ts'
 import type { Threshold } from '../thresholds/verdict.ts'
 
@@ -106,6 +109,21 @@ export interface EvaluateOptions {
   stopEarly?: true | StopEarlyOptions
 }
 
+/** The keys of {@link EvaluateOptions} (the settings' rules are {@link EVALUATE_FIELDS}'), checked where they are given. */
+export const EvaluateOptionsSchema = z.strictObject({
+  ...EVALUATE_FIELDS,
+  scorerDescription: z.string(),
+  // Manifest entries, custom metric names and threshold names are the user's data, not options.
+  manifest: z.record(z.string(), z.unknown()),
+  metrics: z.record(z.string(), z.custom<CustomMetric>()),
+  template: z.custom<(state: string, criterion: Criterion) => string>(),
+  onProgress: z.custom<(progress: EvaluateProgress) => void>(),
+  onWarning: z.custom<(message: string) => void>(),
+  signal: z.custom<AbortSignal>(),
+  thresholds: z.record(z.string(), ThresholdSchema),
+}).partial()
+true satisfies SameKeys<z.input<typeof EvaluateOptionsSchema>, EvaluateOptions>
+
 /** The options every stage reads, with their defaults applied and checked. */
 export interface Settings {
   readonly debias: DebiasMode
@@ -125,6 +143,7 @@ export interface Settings {
 /** Apply the defaults and refuse a bad option (a `ConfigError` stating its rule) before anything is scored. */
 export function resolveSettings(options: EvaluateOptions): Settings {
   refuseRenamedOptions('evaluateWithScorer', options, EVALUATE_RENAMES)
+  refuseUnknownOptions(EvaluateOptionsSchema, options, 'evaluateWithScorer options')
   const { debias, average, prideFraction, seed, chunkSize, epochs, reducer } = parseEvaluateSettings(options as Readonly<Record<string, unknown>>)
   const { template = buildPrompt, signal } = options
   return { debias, average, prideFraction, seed, chunkSize, template, signal, epochs, reducer: resolveReducer(reducer) }

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { MAX_RESAMPLES } from '../math/bootstrap.ts'
 import { AVERAGE_MODES, DEBIAS_MODES, DEFAULT_DEBIAS } from '../requests/orderings.ts'
 import { ConfigError } from '../support/errors.ts'
+import { optionKeysAt, unknownOptionText } from '../support/options.ts'
 import { resolveReducer, type Reducer, type ReducerLike } from './reducers.ts'
 
 /** Most epochs a run takes: every epoch is held per decision until the run ends. */
@@ -114,14 +115,15 @@ export interface SettingsNaming {
 export function parseSettings<S extends z.ZodType>(schema: S, input: unknown, rules: Readonly<Record<string, string>>, naming: SettingsNaming = {}): z.output<S> {
   const parsed = schema.safeParse(input)
   if (parsed.success) return parsed.data
-  throw new ConfigError(settingsProblem(parsed.error.issues[0]!, input, rules, naming))
+  throw new ConfigError(settingsProblem(schema, parsed.error.issues[0]!, input, rules, naming))
 }
 
-function settingsProblem(issue: z.core.$ZodIssue, input: unknown, rules: Readonly<Record<string, string>>, naming: SettingsNaming): string {
+function settingsProblem(schema: z.ZodType, issue: z.core.$ZodIssue, input: unknown, rules: Readonly<Record<string, string>>, naming: SettingsNaming): string {
   const keys = issue.path.map(String)
   const where = typeof naming.where === 'function' ? naming.where(keys[0] ?? (issue.code === 'unrecognized_keys' ? issue.keys[0]! : '')) : (naming.where ?? '')
   const name = (path: string) => (naming.name ? naming.name(path) : path)
-  if (issue.code === 'unrecognized_keys') return `${where}${keys.length > 0 ? `${name(keys.join('.'))}: ` : ''}unknown option "${issue.keys[0]}"`
+  // The one sentence of every face for a misspelled key (a nested one: the top level is picked).
+  if (issue.code === 'unrecognized_keys') return `${where}${unknownOptionText(keys, issue.keys[0]!, optionKeysAt(schema, keys))}`
   if (issue.code === 'custom') return `${where}${issue.message}`
   const path = keys.join('.')
   const value = naming.given ? naming.given(path) : keys.reduce<unknown>((at, key) => (at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined), input)

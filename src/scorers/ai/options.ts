@@ -1,5 +1,7 @@
 /** The options of `decisionModelScorer` (docs/decision-models.md). */
 import type { experimental_decide } from 'ai'
+import { z } from 'zod'
+import type { SameKeys } from '../../core/support/options.ts'
 
 /** `providerOptions` as `experimental_decide` takes it. */
 export type DecideProviderOptions = NonNullable<Parameters<typeof experimental_decide>[0]['providerOptions']>
@@ -31,3 +33,17 @@ export interface DecisionModelScorerOptions {
 
 /** Most questions sent in one call under `batch: 'state'`. */
 export const MAX_QUESTIONS_PER_CALL = 32
+
+/** The keys of {@link DecisionModelScorerOptions}, checked where they are given. */
+export const DecisionModelScorerOptionsSchema = z.strictObject({
+  maxRetries: z.number().optional(),
+  concurrency: z.number().optional(),
+  timeoutMs: z.number().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  // Provider-specific: passed through as given, its keys are the provider's.
+  providerOptions: z.custom<DecideProviderOptions>().optional(),
+  description: z.string().optional(),
+  batch: z.union([z.literal('state'), z.literal(false)]).optional(),
+  secrets: z.array(z.string()).readonly().optional(),
+})
+true satisfies SameKeys<z.input<typeof DecisionModelScorerOptionsSchema>, DecisionModelScorerOptions>

@@ -16,7 +16,8 @@ import { mapConcurrent } from '../http/concurrency.ts'
 import { secretScrubber, type Scrubber } from '../http/scrub.ts'
 import { classifyDecideError } from './failures.ts'
 import { orderedCriteria, sentKeys, type SentKeys } from './option-keys.ts'
-import { MAX_QUESTIONS_PER_CALL, type DecisionModelScorerOptions } from './options.ts'
+import { DecisionModelScorerOptionsSchema, MAX_QUESTIONS_PER_CALL, type DecisionModelScorerOptions } from './options.ts'
+import { refuseUnknownOptions } from '../../core/support/options.ts'
 import { collectSecrets } from './secrets.ts'
 
 
@@ -63,6 +64,7 @@ type PickedScore = { readonly probabilities: number[]; readonly pick: number; re
  * not a decision model or does not answer choice questions.
  */
 export function decisionModelScorer(model: DecisionModelInstance, options: DecisionModelScorerOptions = {}): DecisionModelScorer {
+  refuseUnknownOptions(DecisionModelScorerOptionsSchema, options, 'decisionModelScorer options')
   const { provider, modelId } = checkModel(model)
   const concurrency = positiveInteger(options.concurrency ?? 8, 'concurrency')
   const maxRetries = options.maxRetries ?? 2

@@ -1,4 +1,6 @@
 /** The options of `openAIScorer` (docs/remote-scorers.md): what a user passes in. */
+import { z } from 'zod'
+import type { SameKeys } from '../../core/support/options.ts'
 
 /** Options for `openAIScorer`. */
 export interface OpenAIScorerOptions {
@@ -65,3 +67,27 @@ export interface OpenAIScorerOptions {
   /** `fetch` to use (for tests or proxies). Default the global `fetch`. */
   fetch?: typeof fetch
 }
+
+/** The keys of {@link OpenAIScorerOptions}, checked where they are given (`baseUrl` is refused: did you mean `baseURL`?). */
+export const OpenAIScorerOptionsSchema = z.strictObject({
+  baseURL: z.union([z.string(), z.array(z.string()).readonly()]),
+  model: z.string(),
+  api: z.enum(['completions', 'chat']).optional(),
+  mode: z.enum(['logprobs', 'generate']).optional(),
+  apiKeyEnv: z.string().optional(),
+  concurrency: z.number().optional(),
+  timeoutMs: z.number().optional(),
+  retries: z.number().optional(),
+  connectRetries: z.number().optional(),
+  backoffMs: z.number().optional(),
+  topLogprobs: z.number().optional(),
+  temperature: z.number().optional(),
+  maxTokens: z.number().optional(),
+  maxResponseBytes: z.number().optional(),
+  // Header names are the user's data, not options.
+  headers: z.record(z.string(), z.string()).optional(),
+  prefixFirst: z.boolean().optional(),
+  endpointBackoffMs: z.number().optional(),
+  fetch: z.custom<typeof fetch>().optional(),
+})
+true satisfies SameKeys<z.input<typeof OpenAIScorerOptionsSchema>, OpenAIScorerOptions>

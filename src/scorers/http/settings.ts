@@ -6,7 +6,8 @@
 import { ConfigError } from '../../core/support/errors.ts'
 import { DEFAULT_MAX_RESPONSE_BYTES } from './body.ts'
 import type { Endpoint } from './endpoints.ts'
-import type { OpenAIScorerOptions } from './options.ts'
+import { OpenAIScorerOptionsSchema, type OpenAIScorerOptions } from './options.ts'
+import { refuseUnknownOptions } from '../../core/support/options.ts'
 import { redactUrl } from './redact-url.ts'
 import { pooledFetch } from './transport.ts'
 
@@ -47,6 +48,7 @@ export interface HttpSettings {
 
 /** Resolve and check `options`; a ConfigError names the first bad option. */
 export function resolveHttpSettings(options: OpenAIScorerOptions): HttpSettings {
+  refuseUnknownOptions(OpenAIScorerOptionsSchema, options, 'openAIScorer options')
   const {
     model,
     api = 'completions',

@@ -20,6 +20,8 @@ import { letterColumns } from './readout/letter-columns.ts'
 import { readConfigShape } from './model/model-config.ts'
 import { assertOrtInstalled, locateModel } from './model/model-dir.ts'
 import type { OnnxOutcome, OnnxScorer, OnnxScorerOptions, OnnxScorerStats } from './options.ts'
+import { OnnxScorerOptionsSchema } from './options-schema.ts'
+import { refuseUnknownOptions } from '../../core/support/options.ts'
 import type { WorkerPool } from './runtime/pool.ts'
 import { readReadoutFile } from './readout/readout-file.ts'
 import { readQuantizationInfo } from './model/quantization-info.ts'
@@ -35,6 +37,7 @@ import { tokenise } from './prompt/tokenise.ts'
  * starts nothing until the first call or {@link OnnxScorer.ready}.
  */
 export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
+  refuseUnknownOptions(OnnxScorerOptionsSchema, options, 'onnxScorer options')
   if (!options || typeof options.model !== 'string' || options.model === '')
     throw new ConfigError('onnxScorer: `model` (the model directory) is required')
   const files = locateModel(options.model, options.dtype === undefined ? undefined : parseDtype(options.dtype, 'onnxScorer'))

@@ -14,6 +14,9 @@ import { DEFAULT_LETTER_TOLERANCE, letterDistributionAdapter, type LetterDistrib
 import { underCI } from '../baseline/gate.ts'
 import { scepticContext } from '../suite/context.ts'
 import { notWrittenHint } from '../baseline/missing-record.ts'
+import type { z } from 'zod'
+import { refuseUnknownOptions, type SameKeys } from '../../core/support/options.ts'
+import { AboveChanceOptionsSchema, AtLeastSchema, LetterDistributionOptionsSchema } from './options-schema.ts'
 
 /** A lower bound, as in `toHaveBalancedAccuracy({ atLeast: 0.7 })`. */
 export interface AtLeast {
@@ -38,6 +41,10 @@ export interface LetterDistributionOptions {
   /** Largest accepted difference per letter, as a share of picks. Default 0.05. */
   tolerance?: number
 }
+
+true satisfies SameKeys<z.input<typeof AtLeastSchema>, AtLeast>
+true satisfies SameKeys<z.input<typeof AboveChanceOptionsSchema>, AboveChanceOptions>
+true satisfies SameKeys<z.input<typeof LetterDistributionOptionsSchema>, LetterDistributionOptions>
 
 /** What the result matchers accept: an {@link EvalResult} or its JSON summary (e.g. from task meta). */
 export type ResultLike = EvalResult | EvalResultJson
@@ -127,6 +134,7 @@ function boundMessage(name: string, value: number | null, bound: number, isNot: 
 
 /** `expect(result).toHaveBalancedAccuracy({ atLeast })`. */
 export const toHaveBalancedAccuracy: Matcher = function (received, options: AtLeast) {
+  refuseUnknownOptions(AtLeastSchema, options, 'toHaveBalancedAccuracy() options')
   const result = asResult(received, 'toHaveBalancedAccuracy')
   const bound = checkBound(options, 'toHaveBalancedAccuracy')
   requireMeasured(result.balancedAccuracy, boundMessage('balanced accuracy', null, bound, false, result, ': not measured'))
@@ -138,6 +146,7 @@ export const toHaveBalancedAccuracy: Matcher = function (received, options: AtLe
 
 /** `expect(result).toHaveOrderConsistency({ atLeast })`. */
 export const toHaveOrderConsistency: Matcher = function (received, options: AtLeast) {
+  refuseUnknownOptions(AtLeastSchema, options, 'toHaveOrderConsistency() options')
   const result = asResult(received, 'toHaveOrderConsistency')
   const bound = checkBound(options, 'toHaveOrderConsistency')
   const value = result.orderConsistency
@@ -154,6 +163,7 @@ export const toHaveOrderConsistency: Matcher = function (received, options: AtLe
 
 /** `expect(result).toHaveAccuracyAboveChance({ margin, alpha })`. */
 export const toHaveAccuracyAboveChance: Matcher = function (received, options: AboveChanceOptions = {}) {
+  refuseUnknownOptions(AboveChanceOptionsSchema, options, 'toHaveAccuracyAboveChance() options')
   const result = asResult(received, 'toHaveAccuracyAboveChance')
   checkAboveChanceOptions(options)
   const margin = options.margin ?? 0
@@ -178,6 +188,7 @@ export const toHaveAccuracyAboveChance: Matcher = function (received, options: A
 
 /** `expect(result).toHavePerCriterionBalancedAccuracy({ atLeast })`: names the worst criterion. */
 export const toHavePerCriterionBalancedAccuracy: Matcher = function (received, options: AtLeast) {
+  refuseUnknownOptions(AtLeastSchema, options, 'toHavePerCriterionBalancedAccuracy() options')
   const result = asResult(received, 'toHavePerCriterionBalancedAccuracy')
   const bound = checkBound(options, 'toHavePerCriterionBalancedAccuracy')
   const worst = worstCriterion(result.perCriterion)
@@ -202,6 +213,7 @@ export const toHavePerCriterionBalancedAccuracy: Matcher = function (received, o
 
 /** `expect(result.letterDistribution).toMatchLetterDistribution({ tolerance })`: a domain snapshot. */
 export const toMatchLetterDistribution: Matcher = function (received, options: LetterDistributionOptions = {}) {
+  refuseUnknownOptions(LetterDistributionOptionsSchema, options, 'toMatchLetterDistribution() options')
   const distribution = asDistribution(received)
   const tolerance = options.tolerance ?? DEFAULT_LETTER_TOLERANCE
   if (!(tolerance >= 0 && tolerance <= 1)) throw new TypeError(`toMatchLetterDistribution({ tolerance }) needs a number in [0, 1], got ${tolerance}`)

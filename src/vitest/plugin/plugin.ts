@@ -13,6 +13,9 @@ import type { Vitest } from 'vitest/node'
 import { parseCacheMode, parseCacheVerify, type CacheOptions } from '../../cache/config.ts'
 import { ConfigError } from '../../core/index.ts'
 import { atStartup } from './startup-error.ts'
+import type { z } from 'zod'
+import { refuseUnknownOptions, type SameKeys } from '../../core/support/options.ts'
+import { ScepticPluginOptionsSchema } from './options-schema.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, type ScepticContext, type SharedModelOptions } from '../suite/context.ts'
 import { withEvalInclude } from './include.ts'
 import { checkSharedModels, checkVitestVersion, installedVitestVersion } from './preflight.ts'
@@ -73,6 +76,8 @@ export interface ScepticPluginOptions extends SuiteDefaults {
   cache?: CacheOptions | false
 }
 
+true satisfies SameKeys<z.input<typeof ScepticPluginOptionsSchema>, ScepticPluginOptions>
+
 /** Default include of the plugin. */
 export const DEFAULT_INCLUDE = ['evals/**/*.eval.ts']
 
@@ -87,6 +92,7 @@ const VM_POOLS = new Set(['vmThreads', 'vmForks'])
  * ```
  */
 export function sceptic(options: ScepticPluginOptions = {}): Plugin {
+  atStartup(() => refuseUnknownOptions(ScepticPluginOptionsSchema, options, 'sceptic() options'))
   // Checked when the config is loaded: a bad default names the option before any test runs.
   const defaults = atStartup(() => suiteDefaultsFrom(options as Readonly<Record<string, unknown>>))
   atStartup(() => checkGateSettings('vitest-sceptic: sceptic()', options))

@@ -7,6 +7,9 @@ import { mkdirSync } from 'node:fs'
 import { appendToFileSync, writeFileAtomicSync } from '../../core/support/files.ts'
 import { dirname, relative, resolve } from 'node:path'
 import pc from 'picocolors'
+import type { z } from 'zod'
+import { refuseUnknownOptions, type SameKeys } from '../../core/support/options.ts'
+import { ScepticReporterOptionsSchema } from './options-schema.ts'
 import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
 import { type EvalResult } from '../../core/index.ts'
@@ -46,6 +49,8 @@ export interface ScepticReporterOptions {
   html?: string
 }
 
+true satisfies SameKeys<z.input<typeof ScepticReporterOptionsSchema>, ScepticReporterOptions>
+
 /** One suite's report entry, collected from suite meta. */
 export interface SuiteReport {
   /** The test file, relative to the root. */
@@ -69,6 +74,7 @@ export default class ScepticReporter implements Reporter {
   private readonly options: ScepticReporterOptions
 
   constructor(options: ScepticReporterOptions = {}) {
+    refuseUnknownOptions(ScepticReporterOptionsSchema, options, 'ScepticReporter options')
     this.options = options
   }
 

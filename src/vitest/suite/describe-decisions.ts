@@ -21,7 +21,9 @@ import { withSuiteDefaults } from '../plugin/suite-defaults.ts'
 import { callbackUnderShards, checkDeclared, deferredTest } from '../shards/part.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, scepticContext } from './context.ts'
 import { keepingSnapshotsOnFailure } from './keep-snapshots.ts'
-import { BASELINE_TEST_NAME, CALLBACK_TEST_NAME, type DecisionsCallback, DEFAULT_SCORING_TIMEOUT_MS, type DescribeDecisionsOptions, type ScorerHandle } from './options.ts'
+import { BASELINE_TEST_NAME, CALLBACK_TEST_NAME, type DecisionsCallback, DEFAULT_SCORING_TIMEOUT_MS, DescribeDecisionsOptionsSchema, type DescribeDecisionsOptions, type ScorerHandle } from './options.ts'
+import { refuseUnknownOptions } from '../../core/support/options.ts'
+import { refuseUnknownThreshold } from '../../core/thresholds/keys.ts'
 import { baselineDir, baselineLocation, deferredBaseline, fullRunReason, scorerHandle, scoreSuite } from './score-suite.ts'
 import { VERDICT_ANNOTATION, verdictNote, verdictOutputLine } from './verdict-note.ts'
 
@@ -243,8 +245,11 @@ function declareCallbackTest(suite: SuiteState): void {
 function checkOptions(name: string, options: DescribeDecisionsOptions): RunSettings {
   const where = `describeDecisions("${name}"): `
   if (typeof name !== 'string' || name.trim() === '') throw new ConfigError('describeDecisions needs a suite name')
+  if (options !== null && typeof options === 'object') {
+    refuseRenamedOptions(`describeDecisions("${name}")`, options, DESCRIBE_DECISIONS_RENAMES)
+    refuseUnknownOptions(DescribeDecisionsOptionsSchema, options, `describeDecisions("${name}") options`)
+  }
   if (!options || (typeof options.data !== 'string' && !Array.isArray(options.data))) throw new ConfigError(`${where}\`data\` must be a JSONL path or an array of decisions`)
-  refuseRenamedOptions(`describeDecisions("${name}")`, options, DESCRIBE_DECISIONS_RENAMES)
   const scorer = options.scorer
   if (typeof scorer !== 'function' && typeof (scorer as ScorerHandle | undefined)?.score !== 'function')
     throw new ConfigError(`${where}\`scorer\` must be a ScoreFn or an object with a \`score\` function`)
@@ -266,7 +271,7 @@ function checkThresholdOptions(where: string, options: DescribeDecisionsOptions,
   for (const [key, threshold] of Object.entries(options.thresholds ?? {})) {
     const custom = options.metrics !== undefined && Object.hasOwn(options.metrics, key)
     const builtin = THRESHOLD_METRICS.get(key)
-    if (!custom && !builtin) throw new ConfigError(`${where}unknown threshold "${key}"; use ${THRESHOLD_KEYS.join(', ')}, or the name of one of the suite's \`metrics\``)
+    refuseUnknownThreshold(where, key, Object.keys(options.metrics ?? {}))
     assertThreshold(where.slice(0, -2), key, threshold, custom ? undefined : builtin!.range)
     if (builtin?.needsOrderings && settings.debias === 'none')
       throw new ConfigError(`${where}a ${key} threshold needs more than one ordering, but debias is "none"; use "cyclic"`)

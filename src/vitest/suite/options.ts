@@ -1,6 +1,10 @@
 /** The options of `describeDecisions`, its callback and the names of the tests it declares. */
 import type { TestContext } from 'vitest'
-import type { CacheOptions } from '../../cache/config.ts'
+import { z } from 'zod'
+import { CacheOptionsSchema, type CacheOptions } from '../../cache/config.ts'
+import type { SameKeys } from '../../core/support/options.ts'
+import { ThresholdSchema } from '../../core/thresholds/verdict.ts'
+import { RUN_FIELDS } from '../../run/settings.ts'
 import type { Criterion, CustomMetric, DebiasMode, EvalResult, EvaluateOptions, FallibleScoreFn, ReducerLike, ScoreFn } from '../../core/index.ts'
 import type { StopEarlyOptions } from '../../core/thresholds/sequential/options.ts'
 import type { Thresholds } from '../meta.ts'
@@ -116,6 +120,33 @@ export interface DescribeDecisionsOptions {
    */
   stopEarly?: boolean | StopEarlyOptions
 }
+
+/**
+ * The keys of {@link DescribeDecisionsOptions}, checked where the suite is declared (the run
+ * settings' rules are `RUN_FIELDS`'). Every face that declares suites with these options
+ * checks them with this schema.
+ */
+export const DescribeDecisionsOptionsSchema = z
+  .strictObject({
+    ...RUN_FIELDS,
+    data: z.union([z.string(), z.array(z.unknown()).readonly()]),
+    scorer: z.custom<ScoreFn | FallibleScoreFn | ScorerHandle>(),
+    // Threshold names are metric names (built-in or the suite's `metrics`), checked on their own.
+    thresholds: z.record(z.string(), ThresholdSchema.optional()),
+    baseline: z.union([z.string(), z.literal(false)]),
+    alpha: z.number(),
+    detectableDrop: z.number(),
+    scorerDescription: z.string(),
+    manifest: z.record(z.string(), z.unknown()),
+    template: z.custom<(state: string, criterion: Criterion) => string>(),
+    skip: z.boolean(),
+    closeScorer: z.boolean(),
+    metrics: z.record(z.string(), z.custom<CustomMetric>()),
+    cache: z.union([CacheOptionsSchema, z.literal(false)]),
+    shard: z.literal('decisions'),
+  })
+  .partial()
+true satisfies SameKeys<z.input<typeof DescribeDecisionsOptionsSchema>, DescribeDecisionsOptions>
 
 /** The callback of {@link describeDecisions}, run as its own test (`suite > assertions`). */
 export type DecisionsCallback = (result: EvalResult, context: TestContext) => unknown

@@ -95,7 +95,7 @@ describe('evaluateWithScorer with stopEarly', () => {
     await expect(run({ stopEarly: { alpha: 1 } })).rejects.toThrow(ConfigError)
     await expect(run({ stopEarly: { batch: 0 } })).rejects.toThrow(/batch/)
     await expect(run({ stopEarly: { minDecisions: -1 } })).rejects.toThrow(/minDecisions/)
-    await expect(run({ stopEarly: { alfa: 0.1 } })).rejects.toThrow(/unknown option "alfa"/)
+    await expect(run({ stopEarly: { alfa: 0.1 } })).rejects.toThrow(/unknown option `stopEarly.alfa` in evaluateWithScorer options — did you mean `stopEarly.alpha`?/)
     await expect(run({ stopEarly: true, debias: 'pride' })).rejects.toThrow(/pride/)
     await expect(run({ stopEarly: true, thresholds: { acuracy: 0.5 } })).rejects.toThrow(/unknown threshold "acuracy"/)
     await expect(run({ stopEarly: true, thresholds: { accuracy: 1.5 } })).rejects.toThrow(ConfigError)

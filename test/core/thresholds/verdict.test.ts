@@ -131,7 +131,7 @@ describe('ECE reliability: terminal and HTML agree', () => {
 describe('describeDecisions refuses bad thresholds when the suite is declared', () => {
   const base = { data: [decision(2, 0, { id: 'a' })], scorer: byId(() => 1) }
   it.each([
-    [{ slotSensitivityGap: { max: 0.1, maximum: 1 } }, 'cyclic', /threshold slotSensitivityGap must be a finite number .* or \{ min\?, max\? \}/],
+    [{ slotSensitivityGap: { max: 0.1, maximum: 1 } }, 'cyclic', /unknown option `thresholds\.slotSensitivityGap\.maximum` in describeDecisions\("s"\) options \(known: `thresholds\.slotSensitivityGap\.min`, `thresholds\.slotSensitivityGap\.max`\)/],
     [{ preferenceFairness: { min: 0.1, max: -0.1 } }, 'cyclic', /`min` must not exceed `max`/],
     [{ preferenceFairness: { min: -2 } }, 'cyclic', /threshold preferenceFairness must lie in \[-1, 1\], got -2/],
     [{ circularAcuracy: 0.5 }, 'cyclic', /unknown threshold "circularAcuracy"/],

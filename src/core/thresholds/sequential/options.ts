@@ -1,6 +1,7 @@
 /** The `stopEarly` option of an evaluation, its defaults and checks, and what a result says about it. */
 import { ConfigError } from '../../support/errors.ts'
 import { THRESHOLD_METRICS } from '../metrics.ts'
+import { refuseUnknownThreshold } from '../keys.ts'
 import { assertThreshold, type Threshold } from '../verdict.ts'
 
 /** Default level of the anytime-valid bounds. */
@@ -39,8 +40,7 @@ export function checkThresholds(thresholds: Readonly<Record<string, unknown>>, c
   for (const [key, threshold] of Object.entries(thresholds)) {
     if (threshold === undefined) continue
     const builtin = THRESHOLD_METRICS.get(key)
-    if (!builtin && !customMetrics.includes(key))
-      throw new ConfigError(`evaluateWithScorer: unknown threshold "${key}"; use ${[...THRESHOLD_METRICS.keys()].join(', ')}, or the name of a custom metric`)
+    refuseUnknownThreshold('evaluateWithScorer: ', key, customMetrics)
     assertThreshold('evaluateWithScorer', key, threshold, builtin?.range)
     out[key] = threshold
   }

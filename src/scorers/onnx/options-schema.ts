@@ -1,0 +1,29 @@
+/** The keys of `onnxScorer`'s options, checked where they are given: a misspelled one is refused by name. */
+import { z } from 'zod'
+import type { SameKeys } from '../../core/support/options.ts'
+import type { Criterion } from '../../core/decisions/schema.ts'
+import { DTYPES } from './model/dtype.ts'
+import type { OnnxScorerOptions } from './options.ts'
+
+/** See {@link OnnxScorerOptions} for each option's meaning. */
+export const OnnxScorerOptionsSchema = z.strictObject({
+  model: z.string(),
+  dtype: z.enum(DTYPES).optional(),
+  batchSize: z.number().optional(),
+  workers: z.number().optional(),
+  threadsPerWorker: z.number().optional(),
+  template: z.custom<(state: string, criterion: Criterion) => string>().optional(),
+  // A provider object's other keys are ORT's provider options, passed through as given.
+  executionProviders: z.array(z.union([z.string(), z.looseObject({ name: z.string() })])).readonly().optional(),
+  maxLogitsBytes: z.number().optional(),
+  prefixSharing: z.enum(['batched', 'sequential', 'off']).optional(),
+  contextLength: z.number().optional(),
+  readout: z.enum(['auto', 'full']).optional(),
+  prepackCache: z.string().optional(),
+  faults: z.strictObject({ tokenId: z.number(), times: z.number() }).optional(),
+  chatTemplate: z.union([z.boolean(), z.string()]).optional(),
+  system: z.string().optional(),
+  // Template variables are the template's, not options.
+  chatTemplateKwargs: z.record(z.string(), z.unknown()).optional(),
+})
+true satisfies SameKeys<z.input<typeof OnnxScorerOptionsSchema>, OnnxScorerOptions>

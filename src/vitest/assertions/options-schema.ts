@@ -1,0 +1,11 @@
+/** The keys of the matchers' option objects, checked when a matcher is called: `{ atleast }` is refused by name (kept equal to the interfaces in matchers.ts). */
+import { z } from 'zod'
+
+/** `toHaveBalancedAccuracy`, `toHaveOrderConsistency`, `toHavePerCriterionBalancedAccuracy`: `{ atLeast }`. */
+export const AtLeastSchema = z.strictObject({ atLeast: z.number() })
+
+/** `toHaveAccuracyAboveChance`. */
+export const AboveChanceOptionsSchema = z.strictObject({ margin: z.number().optional(), alpha: z.number().optional() })
+
+/** `toMatchLetterDistribution`. */
+export const LetterDistributionOptionsSchema = z.strictObject({ tolerance: z.number().optional() })
