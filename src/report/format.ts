@@ -51,6 +51,7 @@ const METHOD_NAMES: Readonly<Record<string, string>> = {
   wilson: 'Wilson',
   'clopper-pearson': 'exact Clopper-Pearson',
   'clopper-pearson-bonferroni': 'exact Clopper-Pearson per class, Bonferroni',
+  'mover-wilson': 'MOVER-Wilson',
   'percentile-bootstrap': 'percentile bootstrap',
 }
 

@@ -17,7 +17,13 @@ export interface RunVerdict {
 
 /** The rule's thresholds, each a documented constant. */
 export const VERDICT_RULE = {
-  /** Fewer labelled decisions than this and no verdict is given. */
+  /**
+   * Fewer decisions than this and the letter and order shares alone never call a run positional
+   * (they are shares, not tests), and a result without statistics gets no verdict. Balanced accuracy
+   * with its statistics needs no such floor: its exact test against a guesser and its interval say
+   * "too few decisions to tell" whenever the data cannot decide, so one more right answer never
+   * turns a verdict worse.
+   */
   minDecisions: 10,
   /** Order consistency at or above this reads as answering by content. */
   readsOrderConsistency: 0.9,
@@ -37,11 +43,13 @@ const whole = (value: number) => percent(value, 0)
 export function runVerdict(result: EvalResultJson): RunVerdict {
   const rule = VERDICT_RULE
   const n = result.n
-  if (!(n >= rule.minDecisions))
+  const clears = result.statistics?.verdicts?.balancedAccuracy
+  // Without the statistics (switched off, or a file from before them) there is no test to ask: a floor on n instead.
+  if (!(n >= 1) || (!clears && n < rule.minDecisions))
     return { severity: 'unknown', sentence: `too few decisions to tell: n = ${n} (a verdict needs at least ${rule.minDecisions})` }
   const ba = result.balancedAccuracy
   const oc = result.orderConsistency ?? null
-  const position = positionEvidence(result)
+  const position = n >= rule.minDecisions ? positionEvidence(result) : null
   if (oc !== null && oc < rule.readsOrderConsistency && position !== null)
     return { severity: 'fail', sentence: `answers by position: order consistency ${whole(oc)}, ${position}` }
 
@@ -49,14 +57,17 @@ export function runVerdict(result: EvalResultJson): RunVerdict {
   const chance = st?.chance?.balancedAccuracy ?? result.manifest.chance
   const majority = st?.majorityBaseline?.balancedAccuracy ?? null
   const reference = Math.max(chance, majority ?? 0)
-  const clears = st?.verdicts?.balancedAccuracy
   const beaten = clears ? clears.betterThanChance && clears.betterThanMajority !== false : ba > reference + rule.chanceMargin
   if (!beaten) {
     const against = majority !== null && majority > chance ? `the majority baseline ${whole(majority)}` : `chance ${whole(chance)}`
     if (ba <= reference + rule.chanceMargin) return { severity: 'fail', sentence: `no better than guessing: balanced accuracy ${whole(ba)}, ${against}` }
+    // Name the check that did not clear: the exact test against a guesser, else the interval against the majority baseline.
     const interval = st?.intervals?.balancedAccuracy
     const range = interval ? ` (interval ${whole(interval.lower)}–${whole(interval.upper)})` : ''
-    return { severity: 'unknown', sentence: `too few decisions to tell: balanced accuracy ${whole(ba)}${range} does not clear ${against} at n = ${n}` }
+    const test = clears && !clears.betterThanChance && typeof clears.chanceP === 'number'
+    const reason = test ? ` (${formatP(clears.chanceP!)} against a uniform guesser)` : range
+    const target = test ? `chance ${whole(chance)}` : against
+    return { severity: 'unknown', sentence: `too few decisions to tell: balanced accuracy ${whole(ba)}${reason} does not clear ${target} at n = ${n}` }
   }
   if (oc === null)
     return {

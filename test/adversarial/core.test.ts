@@ -665,27 +665,28 @@ async function allWrong12(): Promise<EvalResult> {
 const wordingCases: Case[] = [
   {
     verdict: 'correct',
-    name: 'balanced accuracy 0% at n = 12 gets an exact interval, not a collapsed [0.0, 0.0]',
+    name: 'balanced accuracy 0% at n = 12 gets a real interval, not a collapsed [0.0, 0.0]',
     run: async () => {
       const result = await allWrong12()
       const interval = result.statistics!.intervals.balancedAccuracy
       expect(result.balancedAccuracy).toBe(0)
-      expect(interval.method).toBe('clopper-pearson-bonferroni')
-      // Each class: 0 of 6, Clopper–Pearson at 1 − 0.05/2, upper bound 1 − 0.0125^(1/6); the mean of the two.
+      // MOVER-Wilson, the method of every run: each class 0 of 6 has Wilson upper u = z²/(6 + z²); √(2u²)/2 = u/√2.
+      expect(interval.method).toBe('mover-wilson')
       expect(interval.lower).toBe(0)
-      expect(interval.upper).toBeCloseTo(1 - 0.0125 ** (1 / 6), 6)
-      expect(render(result, { color: false })).toMatch(/^balanced accuracy  0\.0%  \[0\.0, 51\.8\] exact Clopper-Pearson per class, Bonferroni   not better than chance$/m)
+      const z2 = 1.959963984540054 ** 2
+      expect(interval.upper).toBeCloseTo(z2 / (6 + z2) / Math.SQRT2, 12)
+      expect(render(result, { color: false })).toMatch(/^balanced accuracy  0\.0%  \[0\.0, 27\.6\]   not better than chance$/m)
     },
   },
   {
     verdict: 'correct',
-    name: 'order consistency 100% over 12 decisions gets Clopper–Pearson [0.025^(1/12), 1]',
+    name: 'order consistency 100% over 12 decisions gets Wilson [12/(12 + z²), 1]',
     run: async () => {
       const result = await allWrong12()
       const interval = result.statistics!.intervals.orderConsistency!
       expect(result.orderConsistency).toBe(1)
-      expect(interval.method).toBe('clopper-pearson')
-      expect(interval.lower).toBeCloseTo(0.025 ** (1 / 12), 6)
+      expect(interval.method).toBe('wilson')
+      expect(interval.lower).toBeCloseTo(12 / (12 + 1.959963984540054 ** 2), 12)
       expect(interval.upper).toBe(1)
     },
   },

@@ -13,7 +13,8 @@ import type { Comparable } from '../result/files.ts'
 import { DEFAULT_LEVEL } from '../math/normal.ts'
 import { classIndices, defaultResamples, percentileBootstrapCounts, weightedBalancedAccuracy, type BootstrapInterval } from '../math/bootstrap.ts'
 import { mcnemarExact, type McNemarResult } from '../math/binomial.ts'
-import { minimumDetectableDifference } from '../math/power.ts'
+import { designEffect } from '../math/power.ts'
+import { detectableDifference } from '../statistics/detectable.ts'
 import { z } from 'zod'
 import { refuseUnknownOptions, type SameKeys } from '../support/options.ts'
 export type { Comparable }
@@ -179,9 +180,15 @@ export function compareResults(a: Comparable, b: Comparable, options: CompareOpt
     balancedAccuracy: { a: baA, b: baB, difference: baB - baA, interval },
     orderConsistency,
     answeredByPosition,
-    minimumDetectableDifference: minimumDetectableDifference(n, { accuracy: Math.min(0.95, Math.max(0.05, (accA + accB) / 2)) }),
+    // The rule `evaluate` states for one run, at the two runs' mean accuracy: a run compared with itself gets its own figure.
+    minimumDetectableDifference: detectableDifference(n, (accA + accB) / 2, level, groups ? Math.max(deffOf(pairedA, groups), deffOf(pairedB, groups)) : 1),
     settings: { seed, resamples, level },
   }
+}
+
+/** Design effect of one side's hits under `group_id` clustering (as `evaluate` computes it). */
+function deffOf(records: readonly DecisionRecord[], groups: Readonly<Record<string, string | null | undefined>>): number {
+  return designEffect(records.map((r) => Number(hit(r))), records.map((r) => own(groups, r.id)))
 }
 
 function hit(record: DecisionRecord): boolean {

@@ -24,17 +24,28 @@ function checkCount(successes: number, n: number): void {
  */
 export function wilsonInterval(successes: number, n: number, level = DEFAULT_LEVEL): Interval {
   checkCount(successes, n)
-  const z = twoSidedZ(level)
   if (n === 0) return { estimate: 0, lower: 0, upper: 1, level, method: 'wilson' }
   const p = successes / n
+  const { lower, upper } = wilsonBounds(p, n, level)
+  return { estimate: p, lower, upper, level, method: 'wilson' }
+}
+
+/**
+ * Wilson's (1927) score bounds for an observed share `p` over `n` trials, where `n` may be an
+ * effective sample size (n / design effect, Kish 1965; Korn & Graubard, Survey Methodology
+ * 24:193–201, 1998) and so not an integer. Always holds p; exactly 0 at p = 0 and 1 at p = 1.
+ */
+export function wilsonBounds(p: number, n: number, level = DEFAULT_LEVEL): { lower: number; upper: number } {
+  if (!(n > 0)) return { lower: 0, upper: 1 }
+  const z = twoSidedZ(level)
   const z2 = z * z
   const denominator = 1 + z2 / n
   const centre = (p + z2 / (2 * n)) / denominator
   const half = (z / denominator) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))
   // Clamp rounding only; at 0/n and n/n the exact bound is 0 or 1.
-  const lower = successes === 0 ? 0 : Math.max(0, centre - half)
-  const upper = successes === n ? 1 : Math.min(1, centre + half)
-  return { estimate: p, lower: Math.min(lower, p), upper: Math.max(upper, p), level, method: 'wilson' }
+  const lower = p <= 0 ? 0 : Math.max(0, centre - half)
+  const upper = p >= 1 ? 1 : Math.min(1, centre + half)
+  return { lower: Math.min(lower, p), upper: Math.max(upper, p) }
 }
 
 /**

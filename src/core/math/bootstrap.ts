@@ -21,12 +21,12 @@ export function defaultResamples(count: number): number {
 /** A percentile-bootstrap interval, with what was resampled. */
 export interface BootstrapInterval extends Interval {
   /**
-   * `percentile-bootstrap`; where the bootstrap collapsed to a point (every decision
-   * wrong, right or consistent), the exact interval put in its place:
-   * `clopper-pearson` (a proportion) or `clopper-pearson-bonferroni` (balanced accuracy).
+   * `percentile-bootstrap`; a result's balanced accuracy is `mover-wilson` and its order
+   * consistency `wilson` (no replicates: `resamples` 0). `clopper-pearson` and
+   * `clopper-pearson-bonferroni` are read from result files written before 0.4.
    */
-  method: 'percentile-bootstrap' | 'clopper-pearson' | 'clopper-pearson-bonferroni'
-  /** Replicates drawn (replicates where the statistic is undefined are dropped and not counted). */
+  method: 'percentile-bootstrap' | 'wilson' | 'mover-wilson' | 'clopper-pearson' | 'clopper-pearson-bonferroni'
+  /** Replicates drawn (replicates where the statistic is undefined are dropped and not counted; 0 for a closed-form interval). */
   resamples: number
   /** What was resampled with replacement: whole groups (cluster bootstrap) or single items. */
   unit: 'groups' | 'items'

@@ -12,7 +12,7 @@ export interface Interval {
   /** Confidence level in (0, 1), e.g. 0.95. */
   level: number
   /** How it was computed. */
-  method: 'wilson' | 'clopper-pearson' | 'percentile-bootstrap' | 'clopper-pearson-bonferroni'
+  method: 'wilson' | 'mover-wilson' | 'clopper-pearson' | 'percentile-bootstrap' | 'clopper-pearson-bonferroni'
 }
 
 

@@ -3,10 +3,16 @@ import type { BootstrapInterval } from '../math/bootstrap.ts'
 import type { McNemarResult } from '../math/binomial.ts'
 import type { Interval } from '../math/normal.ts'
 
-/** Whether a headline number beats its trivial references, judged by its interval's lower bound. */
+/** Whether a headline number beats its trivial references: chance by an exact test, the majority baseline by the interval's lower bound. */
 export interface Verdict {
-  /** The interval's lower bound is above what a uniform random guesser scores. */
+  /** The exact test against a uniform random guesser rejects at one-sided (1 − level)/2: `chanceP` below it. */
   betterThanChance: boolean
+  /**
+   * One-sided p-value that a uniform random guesser on the same rows scores at least this much:
+   * Poisson-binomial for accuracy and order consistency, the convolution over gold classes for
+   * balanced accuracy. Absent from result files written before 0.4.
+   */
+  chanceP?: number
   /** The lower bound is above the majority baseline's score; `null` where no such baseline applies (order consistency). */
   betterThanMajority: boolean | null
   /** `'not better than chance'`, `'not better than the majority baseline'`, `'not better than a random guesser'`, or `null` when it beats both. */
@@ -20,14 +26,13 @@ export interface Statistics {
     /** Wilson score interval of accuracy. */
     accuracy: Interval
     /**
-     * Percentile bootstrap of balanced accuracy, resampling groups when group ids are
-     * given, else decisions; where it collapses to a point (every decision wrong, or
-     * every one right) the Bonferroni–Clopper–Pearson bounds instead (`method` says which).
+     * MOVER-Wilson interval of balanced accuracy (`method: 'mover-wilson'`, Zou & Donner 2008)
+     * on all data, with each class's effective size n_c / deff when group ids are given.
      */
     balancedAccuracy: BootstrapInterval
     /**
-     * Percentile bootstrap of order consistency over the decisions scored under more than
-     * one ordering (`null` if none was); where it collapses, Clopper–Pearson instead.
+     * Wilson interval of order consistency over the decisions scored under more than one
+     * ordering (`null` if none was), on the effective size n / deff when group ids are given.
      */
     orderConsistency: BootstrapInterval | null
   }
@@ -71,7 +76,7 @@ export interface Statistics {
   eceReliable: boolean
   /** The ECE rule's details: why not, and the simulated floor (mean and 95th percentile). */
   eceNote: { reason: string | null; floorMean: number; floorP95: number }
-  /** Headline verdicts against chance and the majority baseline, from the interval lower bounds. */
+  /** Headline verdicts against chance (exact tests) and the majority baseline (interval lower bounds). */
   verdicts: {
     accuracy: Verdict
     balancedAccuracy: Verdict

@@ -1,25 +1,149 @@
-/** The exact test of "no better than guessing" behind `toHaveAccuracyAboveChance`. */
+/**
+ * Exact tests of "no better than guessing": what a uniform random guesser scores on the same
+ * rows, for accuracy (`toHaveAccuracyAboveChance` and the report's verdict), order consistency
+ * and balanced accuracy. Each p-value is P(guesser ≥ observed), one-sided.
+ */
+import { binomialPmf } from '../math/binomial.ts'
+
+/** A distribution on the integers `offset … offset + mass.length − 1`. */
+interface Pmf {
+  offset: number
+  mass: Float64Array
+}
+
+/** Mass below this is folded into its neighbour when a tail is trimmed (see {@link binomialTrimmed}). */
+const TRIM = 1e-18
 
 /**
- * One-sided exact p-value of "no better than guessing": P(X ≥ hits) where X is the
- * Poisson-binomial count of hits of a uniform guesser, each decision hit with
- * probability 1/options (the Poisson-binomial recursion, Chen & Liu 1997, Statistica Sinica 7:875–892).
+ * Bin(n, q) on its support, with the far tails trimmed: the lower tail (mass < 1e-18) is moved
+ * up onto the first kept value, which only makes the guesser stronger (conservative); the upper
+ * tail (mass < 1e-18) onto the last kept value, an error of at most 1e-18 per term in a p-value.
+ */
+function binomialTrimmed(n: number, q: number): Pmf {
+  const mass = new Float64Array(n + 1)
+  for (let x = 0; x <= n; x++) mass[x] = binomialPmf(x, n, q)
+  let lo = 0
+  let carried = 0
+  while (lo < n && carried + mass[lo]! < TRIM) carried += mass[lo++]!
+  let hi = n
+  let above = 0
+  while (hi > lo && above + mass[hi]! < TRIM) above += mass[hi--]!
+  const kept = mass.slice(lo, hi + 1)
+  kept[0]! += carried
+  kept[kept.length - 1]! += above
+  return { offset: lo, mass: kept }
+}
+
+function convolve(a: Pmf, b: Pmf): Pmf {
+  const mass = new Float64Array(a.mass.length + b.mass.length - 1)
+  for (let i = 0; i < a.mass.length; i++) {
+    const ai = a.mass[i]!
+    if (ai === 0) continue
+    for (let j = 0; j < b.mass.length; j++) mass[i + j]! += ai * b.mass[j]!
+  }
+  return { offset: a.offset + b.offset, mass }
+}
+
+function upperTail(pmf: Pmf, from: number): number {
+  let tail = 0
+  for (let i = pmf.mass.length - 1; i >= 0 && pmf.offset + i >= from; i--) tail += pmf.mass[i]!
+  return Math.min(1, tail)
+}
+
+/**
+ * Hits of a guesser that hits row i with probability `chances[i]`: the Poisson-binomial
+ * distribution (Chen & Liu, Statistica Sinica 7:875–892, 1997), computed as the convolution of
+ * one binomial per distinct probability (rows with the same option count share one), so 10^5
+ * rows over a few option counts take milliseconds rather than the O(n²) recursion.
+ */
+export function guesserHits(chances: readonly number[]): Pmf {
+  const rows = new Map<number, number>()
+  for (const q of chances) rows.set(q, (rows.get(q) ?? 0) + 1)
+  let pmf: Pmf = { offset: 0, mass: Float64Array.of(1) }
+  for (const [q, n] of [...rows].sort((x, y) => x[0] - y[0])) pmf = convolve(pmf, binomialTrimmed(n, q))
+  return pmf
+}
+
+/** One-sided exact p-value that `hits` beats a guesser hitting row i with probability `chances[i]`: P(X ≥ hits). */
+export function guesserP(hits: number, chances: readonly number[]): number {
+  return upperTail(guesserHits(chances), hits)
+}
+
+/**
+ * One-sided exact p-value of "no better than guessing" for accuracy: P(X ≥ hits) where X is the
+ * Poisson-binomial count of hits of a uniform guesser, each decision hit with probability 1/options.
  */
 export function aboveChanceP(records: readonly { gold: string; prediction: string | null; probabilities: Record<string, number> }[]): number {
-  let dist = new Float64Array(records.length + 1)
-  dist[0] = 1
-  let hits = 0
-  records.forEach((record, i) => {
-    if (record.gold === record.prediction) hits++
-    const p = 1 / Math.max(1, Object.keys(record.probabilities).length)
-    const next = new Float64Array(records.length + 1)
-    for (let k = 0; k <= i; k++) {
-      next[k]! += dist[k]! * (1 - p)
-      next[k + 1]! += dist[k]! * p
-    }
-    dist = next
+  const hits = records.filter((record) => record.gold === record.prediction).length
+  return guesserP(hits, records.map((record) => 1 / Math.max(1, Object.keys(record.probabilities).length)))
+}
+
+/** One gold class: its hits, and each of its decisions' chance of a hit under uniform guessing (1/options). */
+export interface ClassUnderGuessing {
+  hits: number
+  chances: readonly number[]
+}
+
+/** The p-value of balanced accuracy against a uniform guesser, and how it was computed. */
+export interface BalancedAccuracyChanceTest {
+  /** P(BA_guesser ≥ observed): exact, or an upper bound on it (never smaller than the exact p). */
+  p: number
+  /** A lower bound on the exact p (equal to `p` when exact): the approximation's error is `p − pLower`. */
+  pLower: number
+  /** `exact` (every recall on one lattice), `grid` (recalls rounded up to a grid of 1/G), `hoeffding` (past the cost budget). */
+  method: 'exact' | 'grid' | 'hoeffding'
+}
+
+/** Multiply-adds one balanced-accuracy test may spend (about a tenth of a second). */
+const BUDGET = 3e7
+
+/**
+ * Exact null distribution of balanced accuracy under uniform guessing: each class's hits are
+ * independent Poisson-binomial (Bin(n_c, 1/k) when its rows share k options), BA is the mean of
+ * the recalls, and the sum of recalls is a convolution over classes on the lattice 1/G with G
+ * the least common multiple of the class sizes (every recall x/n_c is then a whole number of
+ * steps: exact). When that lattice would cost too much, each recall is rounded UP to a grid of
+ * 1/G: the null is then stochastically larger, so `p` is conservative, and rounding moves the
+ * sum by less than K steps, so P(grid sum ≥ observed + K steps) is a lower bound (`pLower`).
+ * Past even a coarse grid (thousands of classes), Hoeffding's (1963) bound
+ * exp(−2K(BA − E BA)²) on a mean of K independent [0, 1] recalls, which is never below the exact p.
+ */
+export function balancedAccuracyChanceTest(classes: readonly ClassUnderGuessing[]): BalancedAccuracyChanceTest {
+  const k = classes.length
+  if (k === 0) return { p: 1, pLower: 1, method: 'exact' }
+  const pmfs = classes.map((c) => guesserHits(c.chances))
+  const sizes = classes.map((c) => c.chances.length)
+  const cost = (g: number) => pmfs.reduce((sum, pmf, c) => sum + (c * g + 1) * Math.min(pmf.mass.length, g + 1), 0)
+  const lattice = sizes.reduce((l, n) => (l > 1e7 ? l : lcm(l, n)), 1)
+  let grid = lattice <= 1e7 && cost(lattice) <= BUDGET ? lattice : 0
+  const exact = grid === lattice
+  if (!exact) for (let g = 1 << 16; g >= 4 && grid === 0; g >>= 1) if (cost(g) <= BUDGET) grid = g
+  if (grid === 0) {
+    const observed = classes.reduce((s, c, i) => s + c.hits / sizes[i]!, 0) / k
+    const expected = classes.reduce((s, c, i) => s + c.chances.reduce((a, q) => a + q, 0) / sizes[i]!, 0) / k
+    const p = observed <= expected ? 1 : Math.exp(-2 * k * (observed - expected) ** 2)
+    return { p, pLower: 0, method: 'hoeffding' }
+  }
+  let sum: Pmf = { offset: 0, mass: Float64Array.of(1) }
+  let observed = 0
+  classes.forEach((c, i) => {
+    const n = sizes[i]!
+    const step = (x: number) => (exact ? x * (grid / n) : Math.ceil((x * grid) / n - 1e-9))
+    const pmf = pmfs[i]!
+    const first = step(pmf.offset)
+    const binned = new Float64Array(step(pmf.offset + pmf.mass.length - 1) - first + 1)
+    pmf.mass.forEach((m, x) => (binned[step(pmf.offset + x) - first]! += m))
+    sum = convolve(sum, { offset: first, mass: binned })
+    observed += (c.hits * grid) / n
   })
-  let tail = 0
-  for (let k = hits; k <= records.length; k++) tail += dist[k]!
-  return Math.min(1, tail)
+  // Observed sum in grid steps; exact lattices give whole numbers, the tolerance absorbs rounding.
+  const p = upperTail(sum, Math.ceil(observed - 1e-6))
+  return { p, pLower: exact ? p : upperTail(sum, Math.ceil(observed + k - 1e-6)), method: exact ? 'exact' : 'grid' }
+}
+
+function lcm(a: number, b: number): number {
+  let x = a
+  let y = b
+  while (y !== 0) [x, y] = [y, x % y]
+  return (a / x) * b
 }

@@ -2,15 +2,17 @@
  * The `statistics` of one evaluation: how far each headline could move by chance, the baselines
  * it must beat, and the smallest detectable change. From the records alone, so a `--records-out` file works too.
  */
-import { balancedAccuracyBoundsExact, unlessCollapsed } from './boundary-intervals.ts'
+import { aboveChanceP, balancedAccuracyChanceTest, guesserP } from './above-chance.ts'
+import { balancedAccuracyBounds } from './balanced-accuracy-interval.ts'
+import { detectableDifference } from './detectable.ts'
 import { expectedCalibrationError, isConsistent } from '../metrics/headline.ts'
 import { recordConfidence } from '../metrics/from-records.ts'
 import type { DecisionRecord } from '../result/record.ts'
 import { chanceBalancedAccuracy, chanceOrderConsistency, majorityBaseline, rstd } from './baselines.ts'
-import { classIndices, defaultResamples, percentileBootstrapCounts, weightedBalancedAccuracy, type BootstrapInterval, type BootstrapOptions } from '../math/bootstrap.ts'
-import { clopperPearsonInterval, mcnemarExact, wilsonInterval, type McNemarResult } from '../math/binomial.ts'
-import { DEFAULT_LEVEL, normalQuantile, type Interval } from '../math/normal.ts'
-import { designEffect, minimumDetectableDifference } from '../math/power.ts'
+import { classIndices, defaultResamples, type BootstrapInterval } from '../math/bootstrap.ts'
+import { mcnemarExact, wilsonBounds, wilsonInterval, type McNemarResult } from '../math/binomial.ts'
+import { DEFAULT_LEVEL, type Interval } from '../math/normal.ts'
+import { designEffect } from '../math/power.ts'
 import { eceReliability } from './calibration.ts'
 import type { Statistics, Verdict } from '../result/statistics.ts'
 
@@ -35,7 +37,7 @@ export interface StatisticsOptions {
 
 /**
  * Intervals, baselines, power and bias diagnostics for one evaluation's records (input order).
- * With any `groups` (`group_id` per record) the bootstrap resamples whole groups and the MDD includes their design effect.
+ * With any `groups` (`group_id` per record) the intervals and the MDD include their design effect.
  */
 export function computeStatistics(
   records: readonly DecisionRecord[],
@@ -52,13 +54,17 @@ export function computeStatistics(
   const hits = records.map((r) => r.prediction === r.gold)
   const successes = hits.filter(Boolean).length
   const optionCounts = records.map((r) => Math.max(1, Object.keys(r.probabilities).length))
-  const bootstrap = { seed, resamples, level, ...(clusters ? { groups: clusters } : {}) }
 
+  const deff = clusters ? designEffect(hits.map(Number), clusters) : 1
   const accuracyInterval = wilsonInterval(successes, n, level)
-  const baInterval = balancedAccuracyInterval(gold, hits, bootstrap)
+  const { classOf, classes } = classIndices(gold)
+  const byClass = classCounts(classOf, Uint8Array.from(hits, Number), classes)
+  const classChances = Array.from({ length: classes }, (): number[] => [])
+  optionCounts.forEach((k, i) => classChances[classOf[i]!]!.push(1 / k))
+  const baInterval = balancedAccuracyInterval(byClass, unitsOf(gold.length, clusters), { seed, level, designEffect: deff })
   // Order consistency only means something for decisions scored under several orderings.
   const multi = records.map((r, i) => [r, i] as const).filter(([r]) => r.picks.length > 1)
-  const ocInterval = orderConsistencyInterval(multi, { ...bootstrap, ...(clusters ? { groups: multi.map(([, i]) => clusters[i]) } : {}) })
+  const ocInterval = orderConsistencyInterval(multi, clusters, { seed, level })
   const chance = {
     accuracy: optionCounts.reduce((s, k) => s + 1 / k, 0) / Math.max(1, n),
     balancedAccuracy: chanceBalancedAccuracy(gold, optionCounts),
@@ -72,7 +78,7 @@ export function computeStatistics(
   const eceRule = eceReliability(expectedCalibrationError(confidences, hits) ?? 0, confidences, { seed, simulations: 500 })
 
   return {
-    intervals: { accuracy: accuracyInterval, balancedAccuracy: baInterval, orderConsistency: ocInterval },
+    intervals: { accuracy: accuracyInterval, balancedAccuracy: baInterval, orderConsistency: ocInterval?.interval ?? null },
     chance,
     majorityBaseline: {
       answers: majority.answers,
@@ -81,17 +87,29 @@ export function computeStatistics(
       balancedAccuracy: majority.balancedAccuracy,
       pairedTest: versusBaseline(hits, majority.hits),
     },
-    minimumDetectableDifference: detectableDifference(hits, successes, level, clusters),
+    minimumDetectableDifference: detectableDifference(n, n === 0 ? 0 : successes / n, level, deff),
     rstd: goldLetters ? rstd(goldLetters, goldLetters.map((letter, i) => (hits[i] ? letter : `not ${letter}`))) : null,
     rstdReading: !goldLetters || n === 0 ? null : new Set(goldLetters).size < 2 ? 'one-letter' : successes === 0 ? 'all-wrong' : 'ok',
     eceReliable: eceRule.reliable,
     eceNote: { reason: eceRule.reason, floorMean: eceRule.floor.mean, floorP95: eceRule.floor.p95 },
     verdicts: {
-      accuracy: verdict(accuracyInterval, chance.accuracy, majority.accuracy, 'chance'),
-      balancedAccuracy: verdict(baInterval, chance.balancedAccuracy, majority.balancedAccuracy, 'chance'),
+      accuracy: verdict(aboveChanceP(records), accuracyInterval, majority.accuracy, 'chance', level),
+      balancedAccuracy: verdict(
+        balancedAccuracyChanceTest(byClass.map(([classHits], c) => ({ hits: classHits, chances: classChances[c]! }))).p,
+        baInterval,
+        majority.balancedAccuracy,
+        'chance',
+        level,
+      ),
       orderConsistency:
         ocInterval && chance.orderConsistency !== null
-          ? verdict(ocInterval, chance.orderConsistency, null, 'a random guesser')
+          ? verdict(
+              guesserP(ocInterval.consistent, multi.map(([r, i]) => chanceOrderConsistency(optionCounts[i]!, r.picks.length))),
+              ocInterval.interval,
+              null,
+              'a random guesser',
+              level,
+            )
           : null,
     },
     orderConsistencyDecisions: multi.length,
@@ -99,48 +117,54 @@ export function computeStatistics(
   }
 }
 
-type Bootstrap = BootstrapOptions & { seed: number; level: number }
-
-/** Balanced accuracy's bootstrap interval; where it collapses (all wrong, all right), the exact per-class interval. */
-function balancedAccuracyInterval(gold: readonly string[], hits: readonly boolean[], bootstrap: Bootstrap): BootstrapInterval {
-  // Typed arrays and multiplicities: 2000 replicates of 10^5 decisions in well under a second.
-  const { classOf, classes } = classIndices(gold)
-  const hitBytes = Uint8Array.from(hits, Number)
-  const scratch = new Float64Array(2 * classes)
-  const interval = percentileBootstrapCounts(gold.length, (w) => weightedBalancedAccuracy(classOf, hitBytes, classes, w, scratch), bootstrap)
-  const exact = () => balancedAccuracyBoundsExact(classCounts(classOf, hitBytes, classes), bootstrap.level)
-  return (interval && unlessCollapsed(interval, exact, 'clopper-pearson-bonferroni')) ?? {
-    estimate: 0,
-    lower: 0,
-    upper: 1,
-    level: bootstrap.level,
-    method: 'percentile-bootstrap',
-    resamples: 0,
-    unit: 'items',
-    units: 0,
-    seed: bootstrap.seed,
-  }
+/** How an interval records its settings: MOVER-Wilson and Wilson draw no replicates. */
+interface Settings {
+  seed: number
+  level: number
 }
 
-/** Order consistency's bootstrap interval over the decisions scored under several orderings; Clopper–Pearson where it collapses. */
-function orderConsistencyInterval(multi: readonly (readonly [DecisionRecord, number])[], bootstrap: Bootstrap): BootstrapInterval | null {
+/** Units an interval's data came in: whole groups when `group_id`s were given, else decisions. */
+function unitsOf(count: number, clusters: readonly (string | null | undefined)[] | undefined): { unit: 'groups' | 'items'; units: number } {
+  if (!clusters) return { unit: 'items', units: count }
+  const named = new Set(clusters.filter((g) => g != null)).size
+  const units = named + clusters.filter((g) => g == null).length
+  return { unit: units < count ? 'groups' : 'items', units }
+}
+
+/**
+ * Balanced accuracy's interval: MOVER-Wilson (Zou & Donner 2008) on every run, right or wrong,
+ * large or small, so no method switches at the boundary; with groups, each class's Wilson bounds
+ * use its effective size n_c / deff (docs/statistics.md#intervals).
+ */
+function balancedAccuracyInterval(
+  byClass: readonly (readonly [number, number])[],
+  units: { unit: 'groups' | 'items'; units: number },
+  settings: Settings & { designEffect: number },
+): BootstrapInterval {
+  const estimate = byClass.length === 0 ? 0 : byClass.reduce((s, [h, t]) => s + h / t, 0) / byClass.length
+  const { lower, upper } = balancedAccuracyBounds(byClass, settings.level, settings.designEffect)
+  return { estimate, lower, upper, level: settings.level, method: 'mover-wilson', resamples: 0, ...units, seed: settings.seed }
+}
+
+/**
+ * Order consistency's interval over the decisions scored under several orderings: Wilson (1927),
+ * the accuracy's method, on all data (it never collapses at 0% or 100%); with groups, on the
+ * effective size n / deff.
+ */
+function orderConsistencyInterval(
+  multi: readonly (readonly [DecisionRecord, number])[],
+  clusters: readonly (string | null | undefined)[] | undefined,
+  settings: Settings,
+): { interval: BootstrapInterval; consistent: number } | null {
   if (multi.length === 0) return null
-  const consistent = Uint8Array.from(multi, ([r]) => (isConsistent(r.picks) ? 1 : 0))
-  const interval = percentileBootstrapCounts(
-    multi.length,
-    (w) => {
-      let drawn = 0
-      let yes = 0
-      for (let i = 0; i < w.length; i++) {
-        drawn += w[i]!
-        yes += w[i]! * consistent[i]!
-      }
-      return drawn === 0 ? NaN : yes / drawn
-    },
-    bootstrap,
-  )
-  const consistentCount = consistent.reduce((s, v) => s + v, 0)
-  return interval && unlessCollapsed(interval, () => clopperPearsonInterval(consistentCount, multi.length, bootstrap.level), 'clopper-pearson')
+  const consistent = multi.map(([r]) => (isConsistent(r.picks) ? 1 : 0))
+  const count = consistent.reduce<number>((s, v) => s + v, 0)
+  const groups = clusters ? multi.map(([, i]) => clusters[i]) : undefined
+  const deff = groups ? designEffect(consistent, groups) : 1
+  const estimate = count / multi.length
+  const { lower, upper } = wilsonBounds(estimate, multi.length / deff, settings.level)
+  const interval: BootstrapInterval = { estimate, lower, upper, level: settings.level, method: 'wilson', resamples: 0, ...unitsOf(multi.length, groups), seed: settings.seed }
+  return { interval, consistent: count }
 }
 
 /** Exact McNemar test of the model against a baseline on the same decisions. */
@@ -154,23 +178,18 @@ function versusBaseline(hits: readonly boolean[], baselineHits: readonly boolean
   return mcnemarExact(modelOnly, baselineOnly)
 }
 
-/** The smallest accuracy change this set could detect, with the groups' design effect. */
-function detectableDifference(hits: readonly boolean[], successes: number, level: number, clusters: readonly (string | null | undefined)[] | undefined) {
-  // Hit variance from the Wilson centre, so a perfect or hopeless run does not claim zero variance.
-  const n = hits.length
-  const z = normalQuantile(1 - (1 - level) / 2)
-  const centre = n === 0 ? 0.5 : (successes + (z * z) / 2) / (n + z * z)
-  const deff = clusters ? designEffect(hits.map(Number), clusters) : 1
-  return minimumDetectableDifference(n, { accuracy: centre, designEffect: deff })
-}
-
-/** Better than chance when the interval's lower bound clears it; then better than the majority baseline, when there is one. */
-function verdict(interval: Interval, chanceValue: number, majorityValue: number | null, chanceWord: string): Verdict {
-  const betterThanChance = interval.lower > chanceValue
+/**
+ * Better than chance when the exact test under a uniform guesser rejects at one-sided
+ * (1 − level)/2, the error rate of the interval's lower bound; better than the majority
+ * baseline when the interval's lower bound clears it.
+ */
+function verdict(chanceP: number, interval: Interval, majorityValue: number | null, chanceWord: string, level: number): Verdict {
+  const betterThanChance = chanceP < (1 - level) / 2
   const betterThanMajority = majorityValue === null ? null : interval.lower > majorityValue
   return {
     betterThanChance,
     betterThanMajority,
+    chanceP,
     message: !betterThanChance ? `not better than ${chanceWord}` : betterThanMajority === false ? 'not better than the majority baseline' : null,
   }
 }

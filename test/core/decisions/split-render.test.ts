@@ -106,12 +106,12 @@ describe('render', () => {
     const rows = Array.from({ length: 30 }, (_, i) => decision(3, i % 3))
     const result = await evaluateWithScorer(rows, alwaysFirst, { debias: 'cyclic', ...quiet })
     const text = render(result, { color: false })
-    // Every decision ties (a tie is no answer): nothing is credited; every class all wrong, so the
-    // bootstrap collapses and the fallback names its method.
-    expect(text).toMatch(/^balanced accuracy  0\.0%  \[[\d.]+, [\d.]+\] exact Clopper-Pearson per class, Bonferroni   not better than chance$/m)
+    // Every decision ties (a tie is no answer): nothing is credited; every class all wrong. MOVER-Wilson,
+    // as on every run: three classes of 0/10, Wilson upper z²/(10 + z²) each, √3 of it over 3 = 16.0%.
+    expect(text).toMatch(/^balanced accuracy  0\.0%  \[0\.0, 16\.0\]   not better than chance$/m)
     expect(text).toMatch(/^tied {15}30   decisions with no single answer/m)
-    // 0 of 30 consistent: Clopper–Pearson upper 1 − 0.025^(1/30) = 0.116, not a collapsed [0.0, 0.0].
-    expect(text).toMatch(/^order consistency  0\.0%  \[0\.0, 11\.6\] exact Clopper-Pearson   same answer under every ordering   not better than a random guesser$/m)
+    // 0 of 30 consistent: Wilson upper z²/(30 + z²) = 0.114, not a collapsed [0.0, 0.0].
+    expect(text).toMatch(/^order consistency  0\.0%  \[0\.0, 11\.4\]   same answer under every ordering   not better than a random guesser$/m)
     expect(text).toMatch(/^ece {16}[\d.]+   unreliable at n = 30/m)
     for (const line of ['majority baseline', 'detectable change', 'rstd']) expect(text).toMatch(new RegExp(`^${line} +`, 'm'))
   })

@@ -23,15 +23,15 @@ function record(id: string, gold: string, prediction: string, picks: string[] = 
 }
 
 describe('computeStatistics', () => {
-  it('accuracy carries its Wilson interval; balanced accuracy and order consistency a seeded bootstrap', () => {
+  it('accuracy and order consistency carry Wilson intervals, balanced accuracy MOVER-Wilson: closed forms, no replicates', () => {
     const records = Array.from({ length: 24 }, (_, i) => record(`d${i}`, OPTIONS[i % 4]!, i < 20 ? OPTIONS[i % 4]! : 'a', ['a', 'a', 'a', 'a']))
     const h = computeStatistics(records, null, { seed: 1 })
     expect(h.intervals.accuracy).toEqual(wilsonInterval(h.intervals.accuracy.estimate * 24, 24))
-    expect(h.intervals.balancedAccuracy.method).toBe('percentile-bootstrap')
-    expect(h.intervals.balancedAccuracy.unit).toBe('items')
-    expect(h.intervals.orderConsistency!.estimate).toBe(1)
+    expect(h.intervals.balancedAccuracy).toMatchObject({ method: 'mover-wilson', resamples: 0, unit: 'items', units: 24 })
+    expect(h.intervals.orderConsistency).toMatchObject({ estimate: 1, method: 'wilson', resamples: 0 })
     expect(computeStatistics(records, null, { seed: 1 })).toEqual(h)
-    expect(computeStatistics(records, null, { seed: 2 }).intervals.balancedAccuracy).not.toEqual(h.intervals.balancedAccuracy)
+    // The seed no longer moves an interval (it still seeds the ECE floor's simulation).
+    expect(computeStatistics(records, null, { seed: 2 }).intervals.balancedAccuracy).toEqual({ ...h.intervals.balancedAccuracy, seed: 2 })
   })
 
   it('an always-first-option answerer on a balanced set: not better than chance, order consistency not better than a random guesser', () => {
@@ -43,9 +43,9 @@ describe('computeStatistics', () => {
     expect(h.verdicts.accuracy.message).toBe('not better than chance')
     expect(h.verdicts.balancedAccuracy.message).toBe('not better than chance')
     expect(h.verdicts.orderConsistency!.message).toBe('not better than a random guesser')
-    // No decision is consistent: the bootstrap collapses to [0, 0]; Clopper–Pearson 0/40 has upper 1 − 0.025^(1/40).
-    expect(h.intervals.orderConsistency).toMatchObject({ lower: 0, method: 'clopper-pearson' })
-    expect(h.intervals.orderConsistency!.upper).toBeCloseTo(1 - 0.025 ** (1 / 40), 6)
+    // No decision is consistent: Wilson 0/40 is [0, z²/(40 + z²)].
+    expect(h.intervals.orderConsistency).toMatchObject({ lower: 0, method: 'wilson' })
+    expect(h.intervals.orderConsistency!.upper).toBeCloseTo(1.959963984540054 ** 2 / (40 + 1.959963984540054 ** 2), 12)
     expect(h.rstd).toBeCloseTo(43.3013, 4)
   })
 
@@ -57,7 +57,7 @@ describe('computeStatistics', () => {
     expect(h.majorityBaseline.accuracy).toBe(0.7)
     expect(h.majorityBaseline.answers).toEqual({ k: 'a' })
     expect(h.intervals.accuracy.lower).toBeGreaterThan(h.chance.accuracy)
-    expect(h.verdicts.accuracy).toEqual({ betterThanChance: true, betterThanMajority: false, message: 'not better than the majority baseline' })
+    expect(h.verdicts.accuracy).toMatchObject({ betterThanChance: true, betterThanMajority: false, message: 'not better than the majority baseline' })
     // Paired test against the baseline: the model fixes 6 rows and breaks none.
     expect(h.majorityBaseline.pairedTest).toMatchObject({ b: 6, c: 0 })
   })
@@ -72,13 +72,14 @@ describe('computeStatistics', () => {
     expect(h.orderConsistencyDecisions).toBe(0)
   })
 
-  it('groups make the bootstrap resample groups and widen the minimum detectable difference', () => {
+  it('groups widen the intervals (effective size n / deff) and the minimum detectable difference', () => {
     // Hits are identical within each group of 6: strongly clustered.
     const records = Array.from({ length: 48 }, (_, i) => record(`d${i}`, 'a', Math.floor(i / 6) % 3 === 0 ? 'b' : 'a'))
     const groups = records.map((_, i) => `g${Math.floor(i / 6)}`)
     const flat = computeStatistics(records)
     const clustered = computeStatistics(records, groups)
     expect(clustered.intervals.balancedAccuracy).toMatchObject({ unit: 'groups', units: 8 })
+    expect(clustered.intervals.balancedAccuracy.lower).toBeLessThan(flat.intervals.balancedAccuracy.lower)
     expect(clustered.minimumDetectableDifference).toBeGreaterThan(1.5 * flat.minimumDetectableDifference)
   })
 
@@ -122,21 +123,24 @@ describe('computeStatistics', () => {
     )
   })
 
-  it('a balanced-accuracy interval holds its estimate when rare classes vanish from most replicates', () => {
+  it('rare classes weigh in the balanced-accuracy interval as the mean they are in (MOVER-Wilson, no replicates to lose them)', () => {
     const h = computeStatistics(rareClasses.map((r, i) => record(`d${i}`, r.gold, r.prediction)))
     const interval = h.intervals.balancedAccuracy
-    expect(interval.method).toBe('percentile-bootstrap')
+    expect(interval.method).toBe('mover-wilson')
     expect(interval.estimate).toBeCloseTo(0.1, 15)
-    expect(interval.lower).toBe(interval.estimate)
-    expect(interval.upper).toBeCloseTo(0.25, 2)
+    // Nine classes at 0/1 (upper margin z²/(1 + z²) each) and one at 30/30 (lower margin z²/(30 + z²)), over 10.
+    const z2 = 1.959963984540054 ** 2
+    expect(interval.lower).toBeCloseTo(0.1 - z2 / (30 + z2) / 10, 12)
+    expect(interval.upper).toBeCloseTo(0.1 + (3 * z2) / (1 + z2) / 10, 12)
   })
 
   // Its time is measured by `npm run bench` (the statistics column), not here.
-  it('scales its resamples to the set: 200 replicates at 10^5 decisions, 2000 up to 10^4', () => {
+  it('10^5 grouped decisions: closed-form intervals, the resamples setting scaled for the paired comparison', () => {
     const records = Array.from({ length: 100_000 }, (_, i) => record(`d${i}`, OPTIONS[i % 4]!, i % 7 === 0 ? 'a' : OPTIONS[i % 4]!, ['a', 'b']))
     const h = computeStatistics(records, records.map((_, i) => `g${i % 5000}`))
-    expect(h.intervals.balancedAccuracy.resamples).toBe(200)
-    expect(computeStatistics(records.slice(0, 10_000)).intervals.balancedAccuracy.resamples).toBe(2000)
+    expect(h.settings.resamples).toBe(200)
+    expect(h.verdicts.balancedAccuracy.betterThanChance).toBe(true)
+    expect(computeStatistics(records.slice(0, 10_000)).settings.resamples).toBe(2000)
     expect(h.intervals.balancedAccuracy.upper - h.intervals.balancedAccuracy.lower).toBeLessThan(0.02)
   })
 
@@ -169,17 +173,18 @@ describe('statistics on EvalResult and in the report', () => {
   it('statistics: false leaves them out; an object sets resamples and level', async () => {
     expect((await evaluateWithScorer(decisions, reader, { statistics: false })).statistics).toBeUndefined()
     const custom = await evaluateWithScorer(decisions, reader, { statistics: { resamples: 300, level: 0.9 } })
-    expect(custom.statistics!.intervals.balancedAccuracy).toMatchObject({ resamples: 300, level: 0.9 })
+    expect(custom.statistics!.settings).toMatchObject({ resamples: 300, level: 0.9 })
+    expect(custom.statistics!.intervals.balancedAccuracy.level).toBe(0.9)
     expect(custom.statistics!.intervals.accuracy.level).toBe(0.9)
   })
 
   it('the report prints each interval after its value and the verdicts, and warns about ECE at small n', async () => {
     const good = render(await evaluateWithScorer(decisions, reader, { debias: 'cyclic' }), { color: false })
     expect(good).toMatch(/^accuracy {11}100\.0% {2}\[91\.2, 100\.0\] {3}\(chance 25\.0%\)$/m)
-    // All right: the bootstrap would collapse to [100, 100]. Exact bounds instead: four classes of 10,
-    // each recall's Clopper–Pearson lower bound at 1 − 0.05/4 is 0.00625^(1/10) = 0.602; 40/40 consistent: 0.025^(1/40) = 0.912.
-    expect(good).toMatch(/^balanced accuracy {2}100\.0% {2}\[60\.2, 100\.0\] exact Clopper-Pearson per class, Bonferroni$/m)
-    expect(good).toMatch(/^order consistency {2}100\.0% {2}\[91\.2, 100\.0\] exact Clopper-Pearson {3}same answer under every ordering$/m)
+    // All right: MOVER-Wilson over four classes of 10/10, each Wilson margin d = z²/(10 + z²), is 1 − d/2 = 0.861;
+    // 40/40 consistent: Wilson 40/(40 + z²) = 0.912. The same method as on any other run, so no method is named.
+    expect(good).toMatch(/^balanced accuracy {2}100\.0% {2}\[86\.1, 100\.0\]$/m)
+    expect(good).toMatch(/^order consistency {2}100\.0% {2}\[91\.2, 100\.0\] {3}same answer under every ordering$/m)
     expect(good).toMatch(/^ece {16}[\d.]+ {3}unreliable at n = 40 \(< 300; perfect calibration scores [\d.]+ here\): read the Brier score$/m)
     expect(good).toMatch(/^majority baseline  25\.0% {2}\[\d+\.\d, \d+\.\d\]/m)
     expect(good).toMatch(/^detectable change  ±\d+\.\d pp/m)
@@ -195,13 +200,13 @@ describe('statistics on EvalResult and in the report', () => {
 
   it('threshold marks stay right after the value, the interval after them', async () => {
     const result = await evaluateWithScorer(decisions, reader, { debias: 'cyclic' })
-    expect(render(result, { color: false, marks: { balancedAccuracy: '✓ ≥ 0.70' } })).toMatch(/^balanced accuracy  100\.0% {3}✓ ≥ 0\.70 {2}\[60\.2, 100\.0\] exact Clopper-Pearson per class, Bonferroni$/m)
+    expect(render(result, { color: false, marks: { balancedAccuracy: '✓ ≥ 0.70' } })).toMatch(/^balanced accuracy  100\.0% {3}✓ ≥ 0\.70 {2}\[86\.1, 100\.0\]$/m)
   })
 
   it('under pride the order-consistency interval is over the sampled decisions, and says so', async () => {
     const result = await evaluateWithScorer(decisions, reader, { debias: 'pride', prideFraction: 0.25 })
     expect(result.statistics!.orderConsistencyDecisions).toBe(10)
-    expect(render(result, { color: false })).toMatch(/^order consistency  100\.0% {2}\[69\.2, 100\.0\] exact Clopper-Pearson {3}same answer under every ordering \(over the 10 sampled decisions\)$/m)
+    expect(render(result, { color: false })).toMatch(/^order consistency  100\.0% {2}\[72\.2, 100\.0\] {3}same answer under every ordering \(over the 10 sampled decisions\)$/m)
   })
 
   it('a majority-only model gets "not better than the majority baseline"', async () => {
