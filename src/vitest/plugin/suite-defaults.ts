@@ -6,8 +6,6 @@
  */
 import { parseSuiteDefaults, SUITE_DEFAULT_KEYS, type SuiteDefaults } from '../../run/settings.ts'
 
-export { SUITE_DEFAULT_KEYS, type SuiteDefaults } from '../../run/settings.ts'
-
 /** Pick the suite defaults out of the plugin's options and check them: a bad one is a `ConfigError` naming the option. */
 export function suiteDefaultsFrom(options: Readonly<Record<string, unknown>>): SuiteDefaults {
   const picked: Record<string, unknown> = {}

@@ -7,7 +7,7 @@ import type {} from 'vitest'
 import { inject } from 'vitest'
 import type { CacheOptions } from '../../cache/config.ts'
 import type { Dtype } from '../../scorers/onnx/model/dtype.ts'
-import type { SuiteDefaults } from '../plugin/suite-defaults.ts'
+import type { SuiteDefaults } from '../../run/settings.ts'
 
 /** The value the plugin provides under the `sceptic` key. */
 export interface ScepticContext {
