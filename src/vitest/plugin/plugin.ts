@@ -2,7 +2,7 @@
 /**
  * The Vitest plugin (`vitest-sceptic/plugin`): `sceptic({ baseline })` wires the
  * default include, the matchers' setup file, the sceptic reporter and the baseline
- * directory (docs/vitest.md#plugin-options; docs/design.md#vitest-mechanics-the-code-relies-on).
+ * directory (docs/vitest-plugin.md#plugin-options; docs/design.md#vitest-mechanics-the-code-relies-on).
  */
 import { existsSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
@@ -31,7 +31,7 @@ import { keepOrtTelemetryOff } from '../../scorers/onnx/runtime/ort-telemetry.ts
 /**
  * Options of {@link sceptic}. The suite defaults (`debias`, `average`, `prideFraction`,
  * `statistics`, `chunkSize`, `epochs`, `reducer`, `timeout`, `maxFailureRate`, `stopEarly`) apply to
- * every `describeDecisions` suite that leaves them unset (docs/vitest.md#suite-defaults-on-the-plugin).
+ * every `describeDecisions` suite that leaves them unset (docs/vitest-plugin.md#suite-defaults-on-the-plugin).
  */
 export interface ScepticPluginOptions extends SuiteDefaults {
   /**

@@ -1,5 +1,5 @@
 /**
- * Suite defaults a team sets once on the plugin (docs/vitest.md#suite-defaults-on-the-plugin):
+ * Suite defaults a team sets once on the plugin (docs/vitest-plugin.md#suite-defaults-on-the-plugin):
  * the run settings that are a project policy rather than a property of one suite, a view of
  * `RunSettings`. The plugin checks them and hands them to test workers through the provided
  * context; `describeDecisions` fills every option the suite leaves unset from them.

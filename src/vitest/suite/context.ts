@@ -64,7 +64,7 @@ declare module 'vitest' {
   }
 }
 
-/** Default significance level of the baseline gate (docs/vitest.md#baselines). */
+/** Default significance level of the baseline gate (docs/baselines.md#baselines). */
 export const DEFAULT_ALPHA = 0.05
 /** Default drop the baseline gate should detect: 10 percentage points of order consistency. */
 export const DEFAULT_DETECTABLE_DROP = 0.1
