@@ -25,6 +25,7 @@ import { BASELINE_TEST_NAME, CALLBACK_TEST_NAME, type DecisionsCallback, DEFAULT
 import { baselineDir, baselineLocation, deferredBaseline, fullRunReason, scorerHandle, scoreSuite } from './score-suite.ts'
 import { VERDICT_ANNOTATION, verdictNote, verdictOutputLine } from './verdict-note.ts'
 import { atCallSite, atUserLine, callSite } from './user-frame.ts'
+import { attachReport } from './report-attachment.ts'
 
 /** Extra time the Vitest hook gets beyond the scoring timeout, so our clearer timeout error fires first. */
 const HOOK_GRACE_MS = 5_000
@@ -107,13 +108,14 @@ class SuiteState {
   }
 
   /** The result, once the verdict went on the first of the suite's tests that runs. */
-  async measured(annotate: (message: string, type?: string) => Promise<unknown>): Promise<EvalResult> {
+  async measured(annotate: TestContext['annotate']): Promise<EvalResult> {
     // Vitest skips a suite's tests when beforeAll fails, so this only guards misuse.
     if (!this.result) throw new Error('the suite was not scored (see the beforeAll error)')
     if (!this.announced) {
       this.announced = true
       const summary = summarise(this.result)
       await annotate(verdictNote(summary).message, VERDICT_ANNOTATION)
+      await attachReport(annotate, this.name, this.result)
       console.log(verdictOutputLine(this.name, summary))
     }
     return this.result
