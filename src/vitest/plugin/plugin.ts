@@ -42,7 +42,7 @@ export interface ScepticPluginOptions extends SuiteDefaults {
   /**
    * Eval file globs, added to the config's `test.include` (or to Vitest's default include
    * when the config sets none), so the project's own tests keep running.
-   * Default `['evals/**\/*.eval.ts']`.
+   * Default `['evals/**\/*.eval.{ts,mts,cts,js,mjs,cjs}']`.
    */
   include?: string[]
   /**
@@ -75,7 +75,8 @@ export interface ScepticPluginOptions extends SuiteDefaults {
 }
 
 /** Default include of the plugin. */
-export const DEFAULT_INCLUDE = ['evals/**/*.eval.ts']
+// Eval files in TypeScript or JavaScript, ESM or CommonJS, as Vitest's own default include allows.
+export const DEFAULT_INCLUDE = ['evals/**/*.eval.{ts,mts,cts,js,mjs,cjs}']
 
 /** Pools in which native inference cannot work (docs/design.md#vitest-mechanics-the-code-relies-on). */
 const VM_POOLS = new Set(['vmThreads', 'vmForks'])
