@@ -175,3 +175,14 @@ export function hasTies(tied: TieCounts | undefined): tied is TieCounts {
 export function tiedDetail(tied: TieCounts): string {
   return `decision${tied.decisions === 1 ? '' : 's'} with no single answer (counted wrong); ${tied.picks} tied pick${tied.picks === 1 ? '' : 's'} (letter split evenly)`
 }
+
+/**
+ * How an ONNX scorer read the letters (`manifest.readout`), in the report's words: the letter
+ * head (the last position's letter rows only) or the full logits, with the reason the scorer
+ * gave for falling back. Undefined when the scorer recorded none (not an ONNX scorer).
+ */
+export function readoutText(readout: unknown): string | undefined {
+  if (typeof readout !== 'string' || readout === '') return undefined
+  if (readout.startsWith('last position')) return `letter head (${readout})`
+  return readout
+}

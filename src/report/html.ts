@@ -10,7 +10,7 @@ import { ECE_MIN_ROWS } from '../core/statistics/calibration.ts'
 import type { DecisionRecord, EvalResultJson } from '../core/result/result.ts'
 import { isFiniteNumber, isObject } from '../core/support/guards.ts'
 import { sortedLetters } from './html-format.ts'
-import { formatInterval, hasTies, tiedDetail } from './format.ts'
+import { formatInterval, hasTies, readoutText, tiedDetail } from './format.ts'
 import { headlineComparison, pairedSection, pairRuns, verdictElement } from './html-paired.ts'
 import { comparisonVerdict, runVerdict, type RunVerdict } from './run-verdict.ts'
 import { robustnessBlock } from './html-robustness.ts'
@@ -122,6 +122,7 @@ function runSection(run: ReportRun, ctx: SectionContext): string {
   const heading = ctx.tag ? `<span class="tag">${ctx.tag}</span> ${escapeXml(ctx.label)}` : escapeXml(ctx.label)
   const meta = [
     `model <b>${escapeXml(String(m.model ?? m.scorer ?? 'unknown'))}</b>`,
+    readoutText(m.readout) ? `readout <b>${escapeXml(readoutText(m.readout)!)}</b>` : '',
     `debias <b>${escapeXml(String(m.debias))}</b>, ${m.orderingsScored} ordering${m.orderingsScored === 1 ? '' : 's'} scored`,
     m.fingerprint ? `data fingerprint <code>${escapeXml(String(m.fingerprint))}</code>` : '',
     m.started ? `started ${escapeXml(String(m.started))}` : '',
@@ -186,7 +187,7 @@ function headlineCards(run: ReportRun): string {
         verdict('accuracy'),
     ),
     card('ece', 'ECE', r.ece === null ? 'n/a' : r.ece.toFixed(3), eceCardNote(r)),
-    card('brier', 'Brier', r.brier === null ? 'n/a' : r.brier.toFixed(3), '<span class="note">0 certain and right, 2 certain and wrong</span>'),
+    card('brier', 'Brier', r.brier === null ? 'n/a' : r.brier.toFixed(3), '<span class="note">lower is better, on a scale from 0 (every answer certain and right) to 2 (every answer certain and wrong)</span>'),
     card(
       'n',
       'decisions',
@@ -211,8 +212,8 @@ function headlineCards(run: ReportRun): string {
   return `<dl class="headline">${cards.join('')}</dl>${stopped}${overall}`
 }
 
-function lettersBlock(run: ReportRun, records: readonly DecisionRecord[] | null, id: string, max: number): string {
-  const r = run.result
+/** The letters-picked histogram of a run: one column per letter, a position-blind reader's share marked. */
+function lettersChart(r: EvalResultJson, records: readonly DecisionRecord[] | null, id: string, max: number | undefined) {
   const letters = sortedLetters(r)
   const expected = expectedLetterShares(letters, records)
   const columns = letters.map((letter) => ({ label: letter, value: own(r.letterDistribution, letter) ?? 0, expected: own(expected, letter) }))
@@ -220,10 +221,23 @@ function lettersBlock(run: ReportRun, records: readonly DecisionRecord[] | null,
   const chart = columnChart(columns, {
     title: 'Letters picked',
     desc: `Share of all per-ordering picks on each letter: ${words}.`,
-    max,
+    ...(max === undefined ? {} : { max }),
     expectedLabel: 'a position-blind reader',
     idPrefix: `${id}-letters`,
   })
+  return { letters, columns, chart }
+}
+
+/** The letters-picked histogram alone, as a standalone SVG file with the page's styles (a Vitest attachment). */
+export function renderLettersSvg(run: ReportRun): string {
+  const records = run.records && run.records.length > 0 ? run.records : null
+  const { chart } = lettersChart(run.result, records, 'run0', undefined)
+  return chart.replace('<svg ', '<svg xmlns="http://www.w3.org/2000/svg" ').replace('</desc>', `</desc><style>${CSS}</style>`)
+}
+
+function lettersBlock(run: ReportRun, records: readonly DecisionRecord[] | null, id: string, max: number): string {
+  const r = run.result
+  const { letters, columns, chart } = lettersChart(r, records, id, max)
   const top = columns.reduce<(typeof columns)[number] | null>((best, c) => (best === null || c.value > best.value ? c : best), null)
   const how = records
     ? 'Dashed marks: what an answerer that ignores position would show, from the records (each ordering spreads 1/k over its k letters).'

@@ -9,7 +9,7 @@ import { escapeControl } from '../core/support/escape.ts'
 import type { EvalResult, EvalResultJson } from '../core/result/result.ts'
 import { stopEarlyLine, stopEarlyOf } from '../core/thresholds/sequential/verdict.ts'
 import { thresholdLabel } from '../core/thresholds/metrics.ts'
-import { detectableChange, formatInterval, hasTies, lettersLine, percent, tiedDetail } from './format.ts'
+import { detectableChange, formatInterval, hasTies, lettersLine, percent, readoutText, tiedDetail } from './format.ts'
 import { runVerdict, type VerdictSeverity } from './run-verdict.ts'
 import { appendAll } from '../core/support/spreadless.ts'
 import { z } from 'zod'
@@ -73,6 +73,7 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
   const lines = [
     verdictLine(result, c),
     `${label('model')}${escapeControl(modelLine(m))}`,
+    ...readoutLines(m.readout),
     `${label('decisions')}${result.n}${sample}${skipped}`,
     ...(stopLine ? [`${label(stop!.stopped ? 'stopped early' : 'stop early')}${stop!.stopped ? c.bold(stopLine) : c.dim(stopLine)}`] : []),
     ...(typeof m.stopEarlyOff === 'string' ? [`${label('stop early')}${c.dim(`off this run: ${escapeControl(m.stopEarlyOff)}`)}`] : []),
@@ -157,6 +158,12 @@ function failureLines(result: EvalResult, c: ReturnType<typeof pc.createColors>)
   if (flagged > 0) lines.push(`${label('flagged')}${c.yellow(String(flagged))}   (${summary(m.flagged)})`)
   if (hasTies(m.tied)) lines.push(`${label('tied')}${c.yellow(String(m.tied.decisions))}   ${c.dim(tiedDetail(m.tied))}`)
   return lines
+}
+
+/** The ONNX readout line: letter head or full logits, and why (none for other scorers). */
+function readoutLines(readout: unknown): string[] {
+  const text = readoutText(readout)
+  return text === undefined ? [] : [`${label('readout')}${escapeControl(text)}`]
 }
 
 /** A custom metric: three decimals, or a percentage-free integer when it is one. */

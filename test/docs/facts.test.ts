@@ -7,7 +7,8 @@ import { ROOT } from '../helpers/run.ts'
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8')
 const pkg = JSON.parse(read('package.json')) as { peerDependencies: Record<string, string>; scripts: Record<string, string> }
-const vitestMd = read('docs/vitest.md')
+// The Vitest pages: writing suites (vitest.md) and the plugin's reference (vitest-plugin.md).
+const vitestMd = read('docs/vitest.md') + read('docs/vitest-plugin.md')
 const gettingStarted = read('docs/getting-started.md')
 
 test('the Vitest range in docs/vitest.md is the peer range', () => {
@@ -28,7 +29,7 @@ test('getting-started counts the example eval files', () => {
 test('the example model size the docs give is its size', () => {
   const bytes = readdirSync(join(ROOT, 'examples/models/tiny')).reduce((sum, f) => (f.endsWith('.onnx') ? sum + statSync(join(ROOT, 'examples/models/tiny', f)).size : sum), 0)
   const stated = /the example model\s+`examples\/models\/tiny` is (\d+) kB/.exec(vitestMd)
-  expect(stated, 'docs/vitest.md names the example model size').not.toBeNull()
+  expect(stated, 'docs/vitest*.md names the example model size').not.toBeNull()
   expect(Number(stated![1])).toBe(Math.round(bytes / 1000))
 })
 

@@ -53,10 +53,10 @@ describe('helpers', () => {
     const plugin = sceptic() as unknown as { config: (c: { test?: { include?: string[]; pool?: string } }) => unknown }
     const unset: { test?: { include?: string[] } } = {}
     plugin.config(unset)
-    expect(unset.test?.include).toEqual([...configDefaults.include, 'evals/**/*.eval.ts'])
+    expect(unset.test?.include).toEqual([...configDefaults.include, 'evals/**/*.eval.{ts,mts,cts,js,mjs,cjs}'])
     const own = { test: { include: ['x/*.ts'] } }
     plugin.config(own)
-    expect(own.test.include).toEqual(['x/*.ts', 'evals/**/*.eval.ts'])
+    expect(own.test.include).toEqual(['x/*.ts', 'evals/**/*.eval.{ts,mts,cts,js,mjs,cjs}'])
     expect(() => plugin.config({ test: { pool: 'vmForks' } })).toThrow(/vm pools run tests in a separate V8 realm/)
   })
 

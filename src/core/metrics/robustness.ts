@@ -2,7 +2,7 @@
  * The order-robustness panel: every published position-bias metric, computed from
  * the per-(decision, ordering) picks an evaluation already has (no extra model calls).
  * Only decisions scored under more than one ordering count; with none, every entry
- * is `null`. See docs/order-robustness.md for each number's question and its paper.
+ * is `null`. See docs/reading-the-report.md#order-robustness for each number's question and its paper.
  */
 import { LETTERS, type Criterion } from '../decisions/schema.ts'
 import { mulberry32 } from '../math/random.ts'

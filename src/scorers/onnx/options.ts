@@ -60,7 +60,7 @@ export interface OnnxScorerOptions extends ChatOptions {
    */
   maxLogitsBytes?: number
   /**
-   * Score shared leading tokens once (docs/onnx.md#prefix-sharing).
+   * Score shared leading tokens once (docs/onnx-prompts.md#prefix-sharing).
    * Adjacent requests with a long common token prefix (a decision's orderings, its
    * epochs, several criteria on one state) run that prefix once and only their
    * suffixes against its key/value cache: `'batched'` (default) runs up to `batchSize`

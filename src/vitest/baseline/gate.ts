@@ -1,5 +1,5 @@
 /**
- * The baseline gate of a `describeDecisions` suite (docs/vitest.md#baselines): when the
+ * The baseline gate of a `describeDecisions` suite (docs/baselines.md#baselines): when the
  * baseline is written, refreshed or compared, and the cases where it must fail because
  * it could not check anything (one ordering scored, a write refused under CI).
  * The write rules follow Vitest's snapshot rules (docs/design.md#vitest-mechanics-the-code-relies-on):

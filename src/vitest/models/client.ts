@@ -1,5 +1,5 @@
 /**
- * One model, loaded once per run (docs/vitest.md#shared-models). The plugin's `models`
+ * One model, loaded once per run (docs/vitest-plugin.md#shared-models). The plugin's `models`
  * option names model directories; a globalSetup in Vitest's main process starts one
  * shared ONNX pool per model and provides its URL; eval files in any worker reach it
  * with {@link sharedModel}. Five eval files on one model mean one copy of the

@@ -9,7 +9,7 @@
  * otherwise replace) followed by each eval glob not already listed.
  *
  * @param user - the config's `test.include`, or `undefined` when it sets none
- * @param evals - the plugin's eval globs (default `['evals/**\/*.eval.ts']`)
+ * @param evals - the plugin's eval globs (default `['evals/**\/*.eval.{ts,mts,cts,js,mjs,cjs}']`)
  * @param vitestDefault - Vitest's default include (`configDefaults.include`)
  */
 export function withEvalInclude(user: readonly string[] | undefined, evals: readonly string[], vitestDefault: readonly string[]): string[] {

@@ -2,7 +2,7 @@
 /**
  * The Vitest plugin (`vitest-sceptic/plugin`): `sceptic({ baseline })` wires the
  * default include, the matchers' setup file, the sceptic reporter and the baseline
- * directory (docs/vitest.md#plugin-options; docs/design.md#vitest-mechanics-the-code-relies-on).
+ * directory (docs/vitest-plugin.md#plugin-options; docs/design.md#vitest-mechanics-the-code-relies-on).
  */
 import { existsSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
@@ -21,7 +21,8 @@ import { withEvalInclude } from './include.ts'
 import { checkSharedModels, checkVitestVersion, installedVitestVersion } from './preflight.ts'
 import { parseProgress } from '../suite/progress.ts'
 import { withRerunTriggers } from './watch.ts'
-import { suiteDefaultsFrom, type SuiteDefaults } from './suite-defaults.ts'
+import type { SuiteDefaults } from '../../run/settings.ts'
+import { suiteDefaultsFrom } from './suite-defaults.ts'
 import { checkBaselineFolder, checkGateSettings } from './gate-settings.ts'
 import { interactiveTerminal } from '../suite/progress.ts'
 import ScepticReporter, { blobRun, type ScepticReporterOptions } from '../reporter/reporter.ts'
@@ -33,7 +34,7 @@ import { keepOrtTelemetryOff } from '../../scorers/onnx/runtime/ort-telemetry.ts
 /**
  * Options of {@link sceptic}. The suite defaults (`debias`, `average`, `prideFraction`,
  * `statistics`, `chunkSize`, `epochs`, `reducer`, `timeout`, `maxFailureRate`, `stopEarly`) apply to
- * every `describeDecisions` suite that leaves them unset (docs/vitest.md#suite-defaults-on-the-plugin).
+ * every `describeDecisions` suite that leaves them unset (docs/vitest-plugin.md#suite-defaults-on-the-plugin).
  */
 export interface ScepticPluginOptions extends SuiteDefaults {
   /**
@@ -44,7 +45,7 @@ export interface ScepticPluginOptions extends SuiteDefaults {
   /**
    * Eval file globs, added to the config's `test.include` (or to Vitest's default include
    * when the config sets none), so the project's own tests keep running.
-   * Default `['evals/**\/*.eval.ts']`.
+   * Default `['evals/**\/*.eval.{ts,mts,cts,js,mjs,cjs}']`.
    */
   include?: string[]
   /**
@@ -79,7 +80,8 @@ export interface ScepticPluginOptions extends SuiteDefaults {
 true satisfies SameKeys<z.input<typeof ScepticPluginOptionsSchema>, ScepticPluginOptions>
 
 /** Default include of the plugin. */
-export const DEFAULT_INCLUDE = ['evals/**/*.eval.ts']
+// Eval files in TypeScript or JavaScript, ESM or CommonJS, as Vitest's own default include allows.
+export const DEFAULT_INCLUDE = ['evals/**/*.eval.{ts,mts,cts,js,mjs,cjs}']
 
 /** Pools in which native inference cannot work (docs/design.md#vitest-mechanics-the-code-relies-on). */
 const VM_POOLS = new Set(['vmThreads', 'vmForks'])

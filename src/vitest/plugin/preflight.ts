@@ -53,7 +53,7 @@ export function checkSharedModels(models: Readonly<Record<string, { model: strin
     createRequire(resolveFrom).resolve('onnxruntime-node')
   } catch {
     throw new ConfigError(
-      'vitest-sceptic: the plugin\'s `models` need onnxruntime-node, which is not installed: add `onnxruntime-node-install=skip` to .npmrc, then `npm i -D onnxruntime-node@1.30`',
+      'vitest-sceptic: the plugin\'s `models` need onnxruntime-node, which is not installed: run `ONNXRUNTIME_NODE_INSTALL=skip npm i -D onnxruntime-node@1.30` (the env var stops its install script downloading CUDA files)',
     )
   }
 }

@@ -1,12 +1,10 @@
 /**
- * Suite defaults a team sets once on the plugin (docs/vitest.md#suite-defaults-on-the-plugin):
+ * Suite defaults a team sets once on the plugin (docs/vitest-plugin.md#suite-defaults-on-the-plugin):
  * the run settings that are a project policy rather than a property of one suite, a view of
  * `RunSettings`. The plugin checks them and hands them to test workers through the provided
  * context; `describeDecisions` fills every option the suite leaves unset from them.
  */
 import { parseSuiteDefaults, SUITE_DEFAULT_KEYS, type SuiteDefaults } from '../../run/settings.ts'
-
-export { SUITE_DEFAULT_KEYS, type SuiteDefaults } from '../../run/settings.ts'
 
 /** Pick the suite defaults out of the plugin's options and check them: a bad one is a `ConfigError` naming the option. */
 export function suiteDefaultsFrom(options: Readonly<Record<string, unknown>>): SuiteDefaults {

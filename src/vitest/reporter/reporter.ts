@@ -1,7 +1,7 @@
 /**
  * The sceptic reporter (`vitest-sceptic/reporter`, default export). After the run it
  * prints the sceptic report for every `describeDecisions` suite, with pass/fail
- * marks beside the thresholds and the baseline verdict (docs/vitest.md#the-reporter).
+ * marks beside the thresholds and the baseline verdict (docs/vitest-plugin.md#the-reporter).
  */
 import { mkdirSync } from 'node:fs'
 import { appendToFileSync, writeFileAtomicSync } from '../../core/support/files.ts'

@@ -7,7 +7,7 @@ import type {} from 'vitest'
 import { inject } from 'vitest'
 import type { CacheOptions } from '../../cache/config.ts'
 import type { Dtype } from '../../scorers/onnx/model/dtype.ts'
-import type { SuiteDefaults } from '../plugin/suite-defaults.ts'
+import type { SuiteDefaults } from '../../run/settings.ts'
 
 /** The value the plugin provides under the `sceptic` key. */
 export interface ScepticContext {
@@ -64,7 +64,7 @@ declare module 'vitest' {
   }
 }
 
-/** Default significance level of the baseline gate (docs/vitest.md#baselines). */
+/** Default significance level of the baseline gate (docs/baselines.md#baselines). */
 export const DEFAULT_ALPHA = 0.05
 /** Default drop the baseline gate should detect: 10 percentage points of order consistency. */
 export const DEFAULT_DETECTABLE_DROP = 0.1

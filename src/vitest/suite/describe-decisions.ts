@@ -26,6 +26,8 @@ import { refuseUnknownOptions } from '../../core/support/options.ts'
 import { refuseUnknownThreshold } from '../../core/thresholds/keys.ts'
 import { baselineDir, baselineLocation, deferredBaseline, fullRunReason, scorerHandle, scoreSuite } from './score-suite.ts'
 import { VERDICT_ANNOTATION, verdictNote, verdictOutputLine } from './verdict-note.ts'
+import { atCallSite, atUserLine, callSite } from './user-frame.ts'
+import { attachReport } from './report-attachment.ts'
 
 /** Extra time the Vitest hook gets beyond the scoring timeout, so our clearer timeout error fires first. */
 const HOOK_GRACE_MS = 5_000
@@ -52,6 +54,16 @@ function hookTimeout(timeout: number): number {
  * which the sceptic reporter (and Vitest's json reporter) read.
  */
 export function describeDecisions(name: string, suiteOptions: DescribeDecisionsOptions, fn?: DecisionsCallback): void {
+  // Every error the suite throws points at this call in the user's file (user-frame.ts).
+  const site = callSite()
+  try {
+    declareSuite(name, suiteOptions, fn, site)
+  } catch (error) {
+    throw atCallSite(error, site)
+  }
+}
+
+function declareSuite(name: string, suiteOptions: DescribeDecisionsOptions, fn: DecisionsCallback | undefined, site: string | undefined): void {
   // The plugin's suite defaults (read at collection time) fill what the suite leaves unset.
   const options = withSuiteDefaults(suiteOptions, scepticContext()?.defaults)
   // A plugin-wide stopEarly does not reach a suite that splits its decisions over shards (the suite's own is refused).
@@ -62,6 +74,7 @@ export function describeDecisions(name: string, suiteOptions: DescribeDecisionsO
   // Under `vitest --shard`, a suite that splits its decisions scores its part and defers its checks.
   const split = options.shard === 'decisions' ? scepticContext()?.shard : undefined
   const suite = new SuiteState(name, options, settings, split, fn)
+  suite.site = site
   ;(options.skip ? describe.skip : describe)(name, () => {
     declareScoring(suite)
     declareThresholdTests(suite)
@@ -77,6 +90,8 @@ class SuiteState {
   /** The checks this suite declares, named as their tests are (complete before beforeAll runs). */
   readonly checks: string[] = []
   readonly thresholds: Thresholds
+  /** The user's `describeDecisions` call, where the suite's errors point. */
+  site: string | undefined
   private announced = false
 
   constructor(
@@ -95,13 +110,14 @@ class SuiteState {
   }
 
   /** The result, once the verdict went on the first of the suite's tests that runs. */
-  async measured(annotate: (message: string, type?: string) => Promise<unknown>): Promise<EvalResult> {
+  async measured(annotate: TestContext['annotate']): Promise<EvalResult> {
     // Vitest skips a suite's tests when beforeAll fails, so this only guards misuse.
     if (!this.result) throw new Error('the suite was not scored (see the beforeAll error)')
     if (!this.announced) {
       this.announced = true
       const summary = summarise(this.result)
       await annotate(verdictNote(summary).message, VERDICT_ANNOTATION)
+      await attachReport(annotate, this.name, this.result)
       console.log(verdictOutputLine(this.name, summary))
     }
     return this.result
@@ -145,7 +161,7 @@ function declareScoring(suite: SuiteState): void {
       }
     } catch (error) {
       meta.error = oneLine(error)
-      throw error
+      throw atCallSite(error, suite.site)
     }
   }, hookTimeout(timeout))
   if (options.closeScorer) {
@@ -164,7 +180,7 @@ function declareThresholdTests(suite: SuiteState): void {
     const threshold = thresholds[key]
     if (threshold === undefined) continue
     if (split) deferredTest(name, thresholdTestName(key, threshold), key, split, { bound: threshold })
-    else test(suite.declare(thresholdTestName(key, threshold)), async ({ task, annotate }) => thresholdTest(suite, key, threshold, customKeys.includes(key), task, annotate))
+    else test(suite.declare(thresholdTestName(key, threshold)), async ({ task, annotate }) => atUserLine(suite.site, () => thresholdTest(suite, key, threshold, customKeys.includes(key), task, annotate)))
   }
 }
 
@@ -202,7 +218,7 @@ function declareBaselineTest(suite: SuiteState): void {
   const gateDir = options.baseline === false ? undefined : baselineDir(options.baseline, scepticContext())
   if (gateDir === undefined) return
   if (split && settings.debias !== 'none') return deferredTest(name, BASELINE_TEST_NAME, 'baseline', split, { baseline: deferredBaseline(name, gateDir, scepticContext(), options) })
-  test(suite.declare(BASELINE_TEST_NAME), async ({ task, annotate }) => {
+  test(suite.declare(BASELINE_TEST_NAME), async ({ task, annotate }) => atUserLine(suite.site, async () => {
     const measured = await suite.measured(annotate)
     const context = scepticContext()
     const { path, file } = baselineLocation(gateDir, name, context)
@@ -223,7 +239,7 @@ function declareBaselineTest(suite: SuiteState): void {
     writeMeta(task.meta, { suite: name, check: 'baseline', result: summarise(measured) })
     await annotate(decided.message, 'sceptic:baseline')
     if (!decided.pass) expect.fail(decided.message)
-  })
+  }))
 }
 
 /** The callback's assertions gate too: not on a silently smaller set (its snapshots are kept). */
@@ -231,14 +247,14 @@ function declareCallbackTest(suite: SuiteState): void {
   const { name, split, fn } = suite
   if (!fn) return
   if (split) return callbackUnderShards(name, CALLBACK_TEST_NAME)
-  test(suite.declare(CALLBACK_TEST_NAME), async (context) => {
+  test(suite.declare(CALLBACK_TEST_NAME), async (context) => atUserLine(suite.site, async () => {
     const measured = await suite.measured(context.annotate)
     writeMeta(context.task.meta, { suite: name, check: 'callback', result: summarise(measured) })
     await keepingSnapshotsOnFailure(() => {
       suite.checkFailureRate()
       return fn(measured, context)
     })
-  })
+  }))
 }
 
 /** Definition-time checks: mistakes a user should see before anything is scored. Returns the run settings. */

@@ -126,7 +126,7 @@ function wrapFailure(name: string, error: unknown): Error {
 
 async function loadData(data: string | readonly unknown[], context: ScepticContext | undefined): Promise<Decision[]> {
   if (typeof data !== 'string') return validateDecisions(data)
-  // Relative to the Vitest root, not the worker's cwd (docs/vitest.md#baselines).
+  // Relative to the Vitest root, not the worker's cwd (docs/baselines.md#baselines).
   const root = context?.root ?? process.cwd()
   return loadDecisions(isAbsolute(data) ? data : resolve(root, data))
 }

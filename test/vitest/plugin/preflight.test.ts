@@ -37,7 +37,7 @@ describe('shared models', () => {
   })
   test('onnxruntime-node not resolvable: say how to install it', () => {
     // Resolved from a directory outside this repository: nothing above it has node_modules/onnxruntime-node.
-    expect(() => checkSharedModels({ m: { model: dir } }, dir, join(dir, 'x.js'))).toThrow(/need onnxruntime-node, which is not installed: add `onnxruntime-node-install=skip` to \.npmrc/)
+    expect(() => checkSharedModels({ m: { model: dir } }, dir, join(dir, 'x.js'))).toThrow(/need onnxruntime-node, which is not installed: run `ONNXRUNTIME_NODE_INSTALL=skip npm i -D onnxruntime-node@1\.30`/)
     expect(() => checkSharedModels({ m: { model: join(ROOT, 'examples/models/tiny') } }, ROOT)).not.toThrow()
   })
 })

@@ -3,7 +3,8 @@
 import { describe, expect, test } from 'vitest'
 import { ConfigError } from '../../../src/core/index.ts'
 import { sceptic } from '../../../src/vitest/plugin/plugin.ts'
-import { SUITE_DEFAULT_KEYS, suiteDefaultsFrom, withSuiteDefaults } from '../../../src/vitest/plugin/suite-defaults.ts'
+import { SUITE_DEFAULT_KEYS } from '../../../src/run/settings.ts'
+import { suiteDefaultsFrom, withSuiteDefaults } from '../../../src/vitest/plugin/suite-defaults.ts'
 import { describeDecisions } from '../../../src/vitest/suite/describe-decisions.ts'
 import { checkGateSettings } from '../../../src/vitest/plugin/gate-settings.ts'
 

@@ -1,5 +1,5 @@
 /**
- * Tokenizing a share of a call, in a worker (docs/onnx.md#tokenization): each text's token
+ * Tokenizing a share of a call, in a worker (docs/onnx-prompts.md#tokenization): each text's token
  * ids and the letter ids read after it, packed for one transfer back to the main thread.
  * Pure given the tokenizer.
  */

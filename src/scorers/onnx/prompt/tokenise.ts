@@ -1,5 +1,5 @@
 /**
- * Tokenizing a call's prompts in the workers (docs/onnx.md#tokenization): identical texts
+ * Tokenizing a call's prompts in the workers (docs/onnx-prompts.md#tokenization): identical texts
  * once (a decision's epochs repeat its orderings), the distinct ones split into one
  * contiguous share per worker, balanced by characters. The main thread only packs texts
  * and unpacks ids.

@@ -1,7 +1,7 @@
 /**
  * tokenizer.json loading (via @huggingface/tokenizers, pure JS, no I/O of its own)
  * and the option-letter token ids. The scorer runs it in its workers, each tokenizing
- * its share of a call (docs/onnx.md#tokenization); `sceptic optimize-model` and the
+ * its share of a call (docs/onnx-prompts.md#tokenization); `sceptic optimize-model` and the
  * tests load it directly.
  */
 import { statSync } from 'node:fs'

@@ -2,7 +2,7 @@
  * One inference worker: owns one ORT session and one tokenizer for its whole life,
  * tokenizes its share of each call and scores batches sent by the pool. Both run here,
  * never on the main thread: `session.run` blocks its thread's event loop for the whole
- * run, and tokenizing long prompts costs a fair share of a run (docs/onnx.md#tokenization).
+ * run, and tokenizing long prompts costs a fair share of a run (docs/onnx-prompts.md#tokenization).
  *
  * Built to dist/onnx/worker.js (workers are not transformed by Vite, so this must be
  * plain built JS at run time).
