@@ -11,6 +11,16 @@ import { ConfigError } from '../../core/support/errors.ts'
 /** The one line a user without node-llama-cpp reads. */
 export const LLAMA_MISSING = 'ggufScorer needs node-llama-cpp: npm i -E node-llama-cpp@3.21.1 (it brings its prebuilt CPU binary; nothing is downloaded or built)'
 
+/** Whether a model path names a GGUF file (a file, or a name ending in `.gguf`) rather than an ONNX model directory. */
+export function isGgufModel(path: string): boolean {
+  if (/\.gguf$/i.test(path)) return true
+  try {
+    return statSync(path).isFile()
+  } catch {
+    return false
+  }
+}
+
 /** A {@link ConfigError} unless `path` is a regular file starting with the GGUF magic. */
 export function checkGgufFile(path: string): void {
   let size: number
