@@ -12,8 +12,9 @@ const entries: Record<string, string> = {
   'cli/main': 'src/cli/main.ts',
   'onnx/index': 'src/scorers/onnx/index.ts',
   'onnx/worker': 'src/scorers/onnx/runtime/worker.ts',
-  'onnx/template-child': 'src/scorers/onnx/prompt/template-child.ts',
+  'onnx/template-child': 'src/scorers/prompt/template-child.ts',
   'onnx/pool-server': 'src/scorers/onnx/runtime/pool-server.ts',
+  'gguf/index': 'src/scorers/gguf/index.ts',
   'http/index': 'src/scorers/http/index.ts',
   'ai/index': 'src/scorers/ai/index.ts',
   'report/index': 'src/report/index.ts',
@@ -39,5 +40,5 @@ export default defineConfig({
   splitting: true,
   // Vitest parses hook sources (`async ({}, suite) =>`), so never minify.
   minify: false,
-  external: ['vitest', 'vite', 'onnxruntime-node', 'ai'],
+  external: ['vitest', 'vite', 'onnxruntime-node', 'ai', 'node-llama-cpp'],
 })

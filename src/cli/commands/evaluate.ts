@@ -20,6 +20,7 @@ import { parseRunSettings, type RunSettings } from '../../run/settings.ts'
 import { modelInputFiles } from '../../scorers/onnx/model/model-dir.ts'
 import { cacheFromFlags, CACHE_FLAGS, integer, parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'
+import { isGgufModel, loadGgufModel } from '../gguf-model.ts'
 import { MODEL_FLAGS, modelOptionsFromFlags, type ModelFlagOptions } from '../model-flags.ts'
 import { planOutputs, writeOutputs } from '../outputs.ts'
 import { cliProgress } from '../progress.ts'
@@ -29,7 +30,7 @@ import { gateExitCode, parseThresholdFlags } from '../thresholds.ts'
 import { UsageError } from '../usage-error.ts'
 
 const USAGE =
-  'evaluate DATA (--model DIR | --scorer MODULE) [--debias MODE] [--pride-fraction F] [--batch-size N] [--workers N] [--dtype NAME] [--chat-template [--system TEXT] [--chat-template-kwargs JSON]] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--no-statistics] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--cache-verify N] [--json-out FILE] [--records-out FILE] [--timeout SECONDS] [--shard i/n] [--threshold KEY=VALUE ...] [--max-failure-rate R] [--stop-early [--alpha A]]'
+  'evaluate DATA (--model DIR|FILE.gguf | --scorer MODULE) [--debias MODE] [--pride-fraction F] [--batch-size N] [--workers N] [--dtype NAME] [--chat-template [--system TEXT] [--chat-template-kwargs JSON]] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--no-statistics] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--cache-verify N] [--json-out FILE] [--records-out FILE] [--timeout SECONDS] [--shard i/n] [--threshold KEY=VALUE ...] [--max-failure-rate R] [--stop-early [--alpha A]]'
 
 /** A scorer the CLI loaded, with what to call when done. */
 interface LoadedScorer {
@@ -43,7 +44,7 @@ interface LoadedScorer {
 
 /** Every option of `sceptic evaluate`: read by the parser, `--help` and "did you mean". */
 const OPTIONS = {
-  model: { type: 'string', value: 'DIR', description: 'score with a local ONNX model directory (needs onnxruntime-node)' },
+  model: { type: 'string', value: 'DIR', description: 'score with a local ONNX model directory (needs onnxruntime-node) or a GGUF file (needs node-llama-cpp)' },
   scorer: { type: 'string', value: 'MODULE', description: 'score with a JS module whose default export is a ScoreFn' },
   debias: { type: 'string', value: 'MODE', default: DEFAULT_DEBIAS, description: `option orderings: ${DEBIAS_MODES.join(', ')}; none cannot measure order consistency` },
   'pride-fraction': { type: 'string', value: 'F', default: String(DEFAULT_PRIDE_FRACTION), description: 'with --debias pride: share of decisions (per option count) scored under every rotation to estimate the slot prior, in (0, 1]' },
@@ -81,7 +82,7 @@ export const evaluateCommand: Command = {
         { flag: '--records-out', path: flags.recordsOut },
         { flag: '--records-out (part file)', path: shard ? partFileOf(flags.recordsOut!) : undefined },
       ],
-      [data, ...(flags.scorer !== undefined ? [flags.scorer] : []), ...(flags.model !== undefined ? modelInputFiles(flags.model) : [])],
+      [data, ...(flags.scorer !== undefined ? [flags.scorer] : []), ...(flags.model !== undefined ? (isGgufModel(flags.model) ? [flags.model] : modelInputFiles(flags.model)) : [])],
     )
     const all = await loadDecisions(data)
     const selected = selectRun(all, settings.debias, shard && { spec: shard, label: '--shard' })
@@ -93,7 +94,7 @@ export const evaluateCommand: Command = {
     const progress = cliProgress(data)
     try {
       const { result, part } = await useScorer(
-        () => (flags.model !== undefined ? loadModel(flags.model, flags.modelOptions) : loadScorerModule(flags.scorer!)),
+        () => (flags.model === undefined ? loadScorerModule(flags.scorer!) : isGgufModel(flags.model) ? loadGgufModel(flags.model, flags.modelOptions) : loadModel(flags.model, flags.modelOptions)),
         (scorer) =>
           runEvaluation(selected, scorer, settings, {
             cache: cacheFromFlags(raw),

@@ -7,7 +7,7 @@ export { ConfigError, ScorerError } from '../../core/support/errors.ts'
 export type { FallibleScoreFn, ScoreContext, ScoreFailure, ScoreFn, ScoreRequest } from '../../core/scorer/contract.ts'
 export type { InputPlan, PastInput } from './model/model-io.ts'
 export type { ReadoutFile } from './readout/readout-file.ts'
-export type { ChatOptions } from './prompt/chat-template.ts'
+export type { ChatOptions } from '../prompt/chat-template.ts'
 export { DTYPES, type Dtype } from './model/dtype.ts'
 export { onnxScorer } from './scorer.ts'
 export type {

@@ -5,7 +5,7 @@
 import type { ConfigError } from '../../core/support/errors.ts'
 import type { FallibleScoreFn, ScoreContext, ScoreFailure, ScoreRequest } from '../../core/scorer/contract.ts'
 import type { CacheIdentity } from '../../core/scorer/contract.ts'
-import type { ChatOptions } from './prompt/chat-template.ts'
+import type { ChatOptions } from '../prompt/chat-template.ts'
 import type { Criterion } from '../../core/decisions/schema.ts'
 import type { Dtype } from './model/dtype.ts'
 import type { InputPlan } from './model/model-io.ts'

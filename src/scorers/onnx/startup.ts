@@ -8,7 +8,7 @@
 import { dirname, join } from 'node:path'
 import pkg from '../../../package.json' with { type: 'json' }
 import { ConfigError } from '../../core/support/errors.ts'
-import { chatRenderer, type ChatOptions, type PromptRenderer } from './prompt/chat-template.ts'
+import { chatRenderer, type ChatOptions, type PromptRenderer } from '../prompt/chat-template.ts'
 import type { ConfigShape } from './model/model-config.ts'
 import type { ModelFiles } from './model/model-dir.ts'
 import type { InputPlan } from './model/model-io.ts'

@@ -1,12 +1,14 @@
 /**
  * The plugin's globalSetup for shared models: runs once in Vitest's main process,
- * starts one ONNX pool per configured model, provides their URLs to every test file,
+ * starts one ONNX pool (or GGUF scorer, for a .gguf file) per configured model, provides their URLs to every test file,
  * and returns a teardown that drains and closes them (a leaked pool would hold
  * Vitest's exit for `teardownTimeout`;
  * docs/design.md#vitest-mechanics-the-code-relies-on).
  */
 import { relative } from 'node:path'
 import type { TestProject } from 'vitest/node'
+import { isGgufModel } from '../../scorers/gguf/model-file.ts'
+import type { OnnxScorer, OnnxScorerOptions } from '../../scorers/onnx/options.ts'
 import type { SharedModelUrls } from '../models/client.ts'
 // Brings in the `sceptic` key of Vitest's ProvidedContext (declared beside the suite's reader).
 import type {} from '../suite/context.ts'
@@ -23,7 +25,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const urls: SharedModelUrls = {}
   try {
     for (const name of names) {
-      const server = await startScorerServer(models[name]!)
+      const server = await startScorerServer(models[name]!, isGgufModel(models[name]!.model) ? await ggufFactory() : undefined)
       servers.push(server)
       // The report shows the model path as the user wrote it (relative to the root), not
       // this machine's absolute path: reports and baselines get compared across machines.
@@ -46,4 +48,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return async () => {
     await Promise.all(servers.map((server) => server.close()))
   }
+}
+
+/** The GGUF scorer as the server's factory: it serves the same calls and lifecycle as an ONNX scorer. */
+async function ggufFactory(): Promise<(options: OnnxScorerOptions) => OnnxScorer> {
+  const { ggufScorer } = await import('../../scorers/gguf/scorer.ts')
+  return (options) => ggufScorer(options as Parameters<typeof ggufScorer>[0]) as unknown as OnnxScorer
 }

@@ -5,6 +5,7 @@
 import { existsSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { relative } from 'node:path'
+import { isGgufModel } from '../../scorers/gguf/model-file.ts'
 import { ConfigError } from '../../core/index.ts'
 
 /** The Vitest versions this package supports: `>=4.1.4 <6` (the peer range). */
@@ -46,9 +47,11 @@ export function checkSharedModels(models: Readonly<Record<string, { model: strin
   for (const [name, { model }] of Object.entries(models)) {
     const shown = relative(root, model) || '.'
     if (!existsSync(model)) throw new ConfigError(`vitest-sceptic: models.${name}: no model directory at ${shown} (relative paths resolve against the Vitest root ${root})`)
-    if (!statSync(model).isDirectory()) throw new ConfigError(`vitest-sceptic: models.${name}: ${shown} is a file; give the model directory (with onnx/ and tokenizer.json)`)
+    // A GGUF file is a model of its own (the GGUF scorer checks it and node-llama-cpp when it starts).
+    if (isGgufModel(model)) continue
+    if (!statSync(model).isDirectory()) throw new ConfigError(`vitest-sceptic: models.${name}: ${shown} is a file; give the model directory (with onnx/ and tokenizer.json), or a .gguf file`)
   }
-  if (Object.keys(models).length === 0) return
+  if (Object.values(models).every(({ model }) => isGgufModel(model))) return
   try {
     createRequire(resolveFrom).resolve('onnxruntime-node')
   } catch {

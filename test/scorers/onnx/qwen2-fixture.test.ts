@@ -14,7 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { LETTERS } from '../../../src/core/decisions/schema.ts'
 import type { ScoreRequest } from '../../../src/core/scorer/contract.ts'
 import { halfToFloat, softmax } from '../../../src/scorers/onnx/readout/readout.ts'
-import { letterContinuation } from '../../../src/scorers/onnx/readout/letter-readout.ts'
+import { letterContinuation } from '../../../src/scorers/prompt/letter-readout.ts'
 import { buildDecoder, buildModelFiles, makeVariant, qwen2Config, TINY_EXAMPLE, writeModelDir, type DecoderOptions } from '../../../scripts/onnx-fixture/index.ts'
 import { maxAbsDiff, sampleRequests, scorerFactory, tempDir } from './helpers.ts'
 

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Tokenizer } from '@huggingface/tokenizers'
 import { ConfigError, ScorerError, firstLineOf } from '../../../core/support/errors.ts'
-import { letterIdsInContext } from '../readout/letter-readout.ts'
+import { letterIdsInContext } from '../../prompt/letter-readout.ts'
 import { parseJsonText } from '../../../core/support/json-text.ts'
 
 /** A loaded tokenizer plus the letter readout ids. */

@@ -15,7 +15,7 @@
  * optimize-model` is loaded as it is.
  */
 import { firstLineOf } from '../../../core/support/errors.ts'
-import type { PromptRenderer } from '../prompt/chat-template.ts'
+import type { PromptRenderer } from '../../prompt/chat-template.ts'
 import { loadOnnxProto } from '../model/graph-io.ts'
 import type { ModelFiles } from '../model/model-dir.ts'
 import type { ReadoutMode } from '../options.ts'

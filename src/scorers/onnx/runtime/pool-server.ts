@@ -56,9 +56,10 @@ const MAX_BODY = 256 * 1024 * 1024
  * Start a pool on `options.model` and serve it. Resolves once the model is loaded,
  * so a bad model directory fails the globalSetup, not every test file.
  */
-export async function startScorerServer(options: ScorerServerOptions): Promise<ScorerServer> {
+export async function startScorerServer(options: ScorerServerOptions, create: (options: OnnxScorerOptions) => OnnxScorer = onnxScorer): Promise<ScorerServer> {
   const { host = '127.0.0.1', port = 0, ...scorerOptions } = options
-  const scorer = onnxScorer(scorerOptions)
+  // `create`: another local scorer with the same lifecycle (the plugin serves GGUF models this way).
+  const scorer = create(scorerOptions)
   await scorer.ready().catch(async (error: unknown) => {
     await scorer.close()
     throw error

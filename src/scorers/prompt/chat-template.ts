@@ -1,15 +1,16 @@
 /**
- * Chat templates (docs/onnx.md, "Chat templates"): the model's own `chat_template` from
- * `tokenizer_config.json`, or one of the user's, rendered with `@huggingface/jinja`
+ * Chat templates (docs/onnx.md, "Chat templates"), for the local-model scorers (ONNX, GGUF):
+ * the model's own `chat_template` (from `tokenizer_config.json`, or a GGUF file's
+ * `tokenizer.chat_template`), or one of the user's, rendered with `@huggingface/jinja`
  * (the renderer transformers.js uses) exactly as transformers.js' `apply_chat_template`
  * renders it: `messages`, `add_generation_prompt: true`, the special tokens of the
  * config (`bos_token`, `eos_token`, …) and the user's keyword arguments.
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import type { Criterion } from '../../../core/decisions/schema.ts'
-import { ConfigError, firstLineOf } from '../../../core/support/errors.ts'
-import { resolveWorkerFile } from '../runtime/pool.ts'
+import type { Criterion } from '../../core/decisions/schema.ts'
+import { ConfigError, firstLineOf } from '../../core/support/errors.ts'
+import { resolveWorkerFile } from '../onnx/runtime/pool.ts'
 import type { TemplateMessage, TemplateReply, TemplateWorkerInit } from './template-protocol.ts'
 
 /** The chat options of the ONNX scorer (and the CLI's `--chat-template`, `--system`, `--chat-template-kwargs`). */
@@ -78,19 +79,20 @@ export async function chatRenderer(
   config: Readonly<Record<string, unknown>>,
   configPath: string,
   limits: RenderLimits = RENDER_LIMITS,
+  scorer = 'onnxScorer',
 ): Promise<PromptRenderer | undefined> {
   const { chatTemplate, system, chatTemplateKwargs } = options
   if (chatTemplate === undefined || chatTemplate === false) {
     if (system !== undefined || chatTemplateKwargs !== undefined)
-      throw new ConfigError('onnxScorer: `system` and `chatTemplateKwargs` apply only with `chatTemplate` (CLI --chat-template)')
+      throw new ConfigError(`${scorer}: \`system\` and \`chatTemplateKwargs\` apply only with \`chatTemplate\` (CLI --chat-template)`)
     return undefined
   }
   if (typeof chatTemplate !== 'boolean' && typeof chatTemplate !== 'string')
-    throw new ConfigError(`onnxScorer: \`chatTemplate\` must be true or a Jinja template string, got ${typeof chatTemplate}`)
-  if (system !== undefined && typeof system !== 'string') throw new ConfigError(`onnxScorer: \`system\` must be a string, got ${typeof system}`)
-  const kwargs = checkKwargs(chatTemplateKwargs)
+    throw new ConfigError(`${scorer}: \`chatTemplate\` must be true or a Jinja template string, got ${typeof chatTemplate}`)
+  if (system !== undefined && typeof system !== 'string') throw new ConfigError(`${scorer}: \`system\` must be a string, got ${typeof system}`)
+  const kwargs = checkKwargs(chatTemplateKwargs, scorer)
   const source = chatTemplate === true ? modelTemplate(config, configPath) : chatTemplate
-  const where = chatTemplate === true ? `${configPath}: its chat_template` : 'onnxScorer: `chatTemplate`'
+  const where = chatTemplate === true ? `${configPath}: its chat_template` : `${scorer}: \`chatTemplate\``
   const specials: Record<string, string> = {}
   for (const key of SPECIAL_TOKENS) {
     const token = specialToken(config[key])
@@ -222,14 +224,14 @@ function modelTemplate(config: Readonly<Record<string, unknown>>, configPath: st
   throw new ConfigError(`${configPath}: no chat_template, so chatTemplate: true (--chat-template) has nothing to render; pass a template string or drop the option`)
 }
 
-function checkKwargs(kwargs: unknown): Record<string, unknown> {
+function checkKwargs(kwargs: unknown, scorer: string): Record<string, unknown> {
   if (kwargs === undefined) return {}
   if (kwargs === null || typeof kwargs !== 'object' || Array.isArray(kwargs))
-    throw new ConfigError('onnxScorer: `chatTemplateKwargs` must be an object, e.g. { "enable_thinking": false }')
+    throw new ConfigError(`${scorer}: \`chatTemplateKwargs\` must be an object, e.g. { "enable_thinking": false }`)
   const out: Record<string, unknown> = {}
   for (const key of Object.keys(kwargs)) {
     if (RESERVED.has(key) || key === '__proto__' || key === 'constructor' || key === 'prototype')
-      throw new ConfigError(`onnxScorer: \`chatTemplateKwargs\` may not set "${key}"`)
+      throw new ConfigError(`${scorer}: \`chatTemplateKwargs\` may not set "${key}"`)
     Object.defineProperty(out, key, { value: (kwargs as Record<string, unknown>)[key], enumerable: true })
   }
   return out

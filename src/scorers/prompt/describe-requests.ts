@@ -1,5 +1,5 @@
 /** Naming the requests of a failed job in an error message. Pure. */
-import type { ScoreRequest } from '../../../core/scorer/contract.ts'
+import type { ScoreRequest } from '../../core/scorer/contract.ts'
 
 /** "request #3 (criterion "queue", state "Customer says…"), …": enough to find the decisions in the data. */
 export function describeRequests(requests: readonly ScoreRequest[], rows: readonly number[]): string {

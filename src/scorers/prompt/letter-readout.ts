@@ -7,8 +7,8 @@
  * whitespace (a chat template's assistant header ends in a newline). Pure: the
  * encoder is passed in.
  */
-import { ConfigError } from '../../../core/support/errors.ts'
-import { LETTERS } from '../../../core/decisions/schema.ts'
+import { ConfigError } from '../../core/support/errors.ts'
+import { LETTERS } from '../../core/decisions/schema.ts'
 
 /** What follows `prompt` when the model answers with `letter`. */
 export function letterContinuation(prompt: string, letter: string): string {

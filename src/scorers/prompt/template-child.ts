@@ -9,7 +9,7 @@
  */
 import { Worker } from 'node:worker_threads'
 import { Template } from '@huggingface/jinja'
-import { firstLineOf } from '../../../core/support/errors.ts'
+import { firstLineOf } from '../../core/support/errors.ts'
 import type { TemplateMessage, TemplateReply, TemplateWorkerInit } from './template-protocol.ts'
 
 let init: TemplateWorkerInit | undefined

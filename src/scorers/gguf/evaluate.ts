@@ -1,0 +1,84 @@
+/**
+ * Evaluating a call's prompts on the context's sequences. Requests are grouped by their
+ * shared token prefix (a decision's orderings share its evidence), each group runs on one
+ * sequence: the sequence keeps whatever leading tokens it already holds that the group's
+ * prefix starts with, evaluates the rest of the prefix once, then for each request erases
+ * back to the prefix and evaluates only that request's own tokens, reading the letters'
+ * probabilities at its last position. The sequences take groups from one queue, and
+ * node-llama-cpp evaluates what they submit together in one batch.
+ */
+import { commonPrefix, groupByPrefix } from '../onnx/runtime/prefix.ts'
+import type { LlamaSequence } from './startup.ts'
+
+/** What a call evaluates. */
+export interface EvaluationInput {
+  /** Token ids per request (only runnable requests are listed in `rows`). */
+  readonly ids: readonly Int32Array[]
+  /** Letter ids per request. */
+  readonly letters: readonly Int32Array[]
+  /** Requests to evaluate. */
+  readonly rows: readonly number[]
+}
+
+/** Letter probabilities by request, and the tokens llama.cpp evaluated. */
+export interface Evaluated {
+  readonly probabilities: Map<number, number[]>
+  readonly tokensEvaluated: number
+}
+
+/**
+ * Evaluate `rows` on `sequences`. `cancel.cancelled` stops taking new groups (a group
+ * in flight finishes). Probabilities are the model's softmax over its whole vocabulary,
+ * read at the letters' ids.
+ */
+export async function evaluateRows(sequences: readonly LlamaSequence[], input: EvaluationInput, cancel: { cancelled: boolean }): Promise<Evaluated> {
+  const { ids, letters, rows } = input
+  // Groups over the runnable rows; a lone request is a group with no shared prefix.
+  const plan = groupByPrefix(rows.map((r) => ids[r]!), 2)
+  const groups = [...plan.groups.map((g) => ({ rows: g.rows.map((i) => rows[i]!), prefixLength: g.prefixLength })), ...plan.singles.map((i) => ({ rows: [rows[i]!], prefixLength: ids[rows[i]!]!.length - 1 }))]
+  const probabilities = new Map<number, number[]>()
+  let tokensEvaluated = 0
+  let next = 0
+  const worker = async (sequence: LlamaSequence): Promise<void> => {
+    while (next < groups.length && !cancel.cancelled) {
+      const group = groups[next++]!
+      const prefix = ids[group.rows[0]!]!.subarray(0, group.prefixLength)
+      // Keep what the sequence holds of this prefix (the same few-shot header, the same evidence): erase the rest.
+      const held = sequence.contextTokens
+      const keep = commonPrefix(held as unknown as ArrayLike<number>, prefix)
+      if (keep < sequence.nextTokenIndex) await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }])
+      if (keep < prefix.length) {
+        await sequence.controlledEvaluate(Array.from(prefix.subarray(keep)) as never[])
+        tokensEvaluated += prefix.length - keep
+      }
+      for (const r of group.rows) {
+        if (sequence.nextTokenIndex > prefix.length) await sequence.eraseContextTokenRanges([{ start: prefix.length, end: sequence.nextTokenIndex }])
+        const suffix = Array.from(ids[r]!.subarray(prefix.length))
+        const last = suffix.pop()!
+        const result = await sequence.controlledEvaluate([...suffix, [last, { generateNext: { probabilities: true } }]] as never[])
+        tokensEvaluated += suffix.length + 1
+        const next = (result.at(-1) as { next?: { probabilities?: Map<number, number> } } | undefined)?.next?.probabilities
+        probabilities.set(
+          r,
+          Array.from(letters[r]!, (id) => next?.get(id) ?? 0),
+        )
+      }
+    }
+  }
+  await Promise.all(sequences.map(worker))
+  return { probabilities, tokensEvaluated }
+}
+
+/** The fewest tokens that give every request's last-position probabilities: each distinct prefix once (the nodes of their trie). */
+export function minimumTokens(ids: readonly Int32Array[], rows: readonly number[]): number {
+  const sorted = rows.map((r) => ids[r]!).sort(compareIds)
+  let total = 0
+  sorted.forEach((row, i) => (total += row.length - (i === 0 ? 0 : commonPrefix(sorted[i - 1]!, row))))
+  return total
+}
+
+function compareIds(a: Int32Array, b: Int32Array): number {
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!
+  return a.length - b.length
+}

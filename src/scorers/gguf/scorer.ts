@@ -1,0 +1,171 @@
+/**
+ * `vitest-sceptic/gguf`: score decisions with a GGUF model in-process, through
+ * node-llama-cpp (llama.cpp on the CPU). The pipeline is the ONNX scorer's: prompt texts
+ * (the template, the chat template), tokens and the letters read in context, too-long
+ * prompts set aside, then evaluation with shared prefixes (evaluate.ts) and the letter
+ * probabilities put back in request order.
+ *
+ * node-llama-cpp is an optional peer dependency, imported on the first call; importing
+ * this module does not load it.
+ */
+import { ConfigError, ScorerError } from '../../core/support/errors.ts'
+import type { CacheIdentity, ScoreContext, ScoreFailure, ScoreRequest } from '../../core/scorer/contract.ts'
+import { tooLongFailures } from '../onnx/prompt/context-length.ts'
+import { promptTexts } from '../prompt/chat-template.ts'
+import { evaluateRows, minimumTokens } from './evaluate.ts'
+import { assertLlamaInstalled, checkGgufFile, llamaBuild } from './model-file.ts'
+import { parseOptions, resolveSettings, type GgufScorerOptions, type GgufScorerSettings, type GgufScorerStats } from './options.ts'
+import { startScorer, type Started } from './startup.ts'
+
+/** What a GGUF scorer returns for one request: the letter probabilities, or a `too_long` failure. */
+export type GgufOutcome = number[] | ScoreFailure
+
+/** What {@link GgufScorer.ready} resolves to. */
+export interface GgufModelInfo {
+  /** The file's `general.architecture`. */
+  readonly architecture: string
+  /** The model's trained context, in tokens. */
+  readonly trainContext: number
+  /** Its vocabulary size. */
+  readonly vocab: number
+}
+
+/** A GGUF scorer: a fallible score function with a lifecycle. */
+export interface GgufScorer {
+  (requests: readonly ScoreRequest[], context?: ScoreContext): Promise<GgufOutcome[]>
+  /** Load node-llama-cpp, the model and its context (done on the first call anyway). Rejects with a one-line {@link ConfigError} for a file it cannot use. */
+  ready(): Promise<GgufModelInfo>
+  /** Let a call in flight finish, then free the model. Idempotent; later calls reject. */
+  close(): Promise<void>
+  /** One line for the report and the manifest, e.g. `gguf models/tiny.gguf (4 sequences × 2 threads, KV cache F32)`. */
+  readonly description: string
+  readonly settings: GgufScorerSettings
+  /** Token counts since creation: evaluated against the minimum. */
+  readonly stats: GgufScorerStats
+  /** The GGUF file's bytes, the llama.cpp build and the settings that change the numbers; `undefined` with a custom `template`. */
+  readonly cacheIdentity: CacheIdentity | undefined
+  /** What the run's manifest records of this scorer. */
+  manifestEntries(): { llamaCpp: string; nodeLlamaCpp: string; kvCacheType: string; flashAttention: boolean; tokensEvaluated: number; minimumTokens: number }
+}
+
+/**
+ * Create a GGUF scorer. Cheap and synchronous: it checks the options (a misspelt key is a
+ * {@link ConfigError} naming it), that the model is a GGUF file and that node-llama-cpp is
+ * installed (one line saying what to install otherwise), and loads nothing until the first
+ * call or {@link GgufScorer.ready}.
+ */
+export function ggufScorer(options: GgufScorerOptions): GgufScorer {
+  const checked = parseOptions(options)
+  const settings = resolveSettings(checked) as { -readonly [K in keyof GgufScorerSettings]: GgufScorerSettings[K] }
+  checkGgufFile(settings.modelPath)
+  const build = llamaBuild(assertLlamaInstalled())
+  const template = checked.template
+  const stats: GgufScorerStats = { requests: 0, promptTokens: 0, tokensEvaluated: 0, minimumTokens: 0 }
+  let startup: Promise<Started> | undefined
+  let dispose: (() => Promise<void>) | undefined
+  let closed = false
+  let inFlight: Promise<unknown> = Promise.resolve()
+  const ready = () =>
+    (startup ??= startScorer(settings, { chat: checked, onDispose: (d) => (dispose = d) }).then(
+      (started) => {
+        settings.contextLength ??= Math.min(started.trainContext, 4096)
+        return started
+      },
+      async (error: unknown) => {
+        await dispose?.()
+        throw error
+      },
+    ))
+
+  const run = async (requests: readonly ScoreRequest[], signal: AbortSignal | undefined): Promise<GgufOutcome[]> => {
+    const started = await ready()
+    signal?.throwIfAborted()
+    if (requests.length === 0) return []
+    const texts = await promptTexts(requests, template, started.render, signal)
+    // A chat template's text spells out its special tokens: no BOS on top.
+    const plain = !started.render
+    const ids = texts.map((text) => started.encode(text, plain))
+    const empty = ids.findIndex((row) => row.length === 0)
+    if (empty >= 0) throw new ScorerError(`request #${empty} encodes to no tokens; nothing to score`)
+    const letters = texts.map((text, r) => started.letterIds(text, requests[r]!.criterion.options.length, plain))
+    const results = tooLongFailures(ids, settings.contextLength) as GgufOutcome[]
+    const rows = requests.map((_, r) => r).filter((r) => results[r] === undefined)
+    const cancel = { cancelled: false }
+    const onAbort = () => (cancel.cancelled = true)
+    signal?.addEventListener('abort', onAbort, { once: true })
+    try {
+      const { probabilities, tokensEvaluated } = await evaluateRows(started.sequences, { ids, letters, rows }, cancel)
+      signal?.throwIfAborted()
+      for (const r of rows) results[r] = probabilities.get(r)!
+      stats.requests += rows.length
+      for (const r of rows) stats.promptTokens += ids[r]!.length
+      stats.tokensEvaluated += tokensEvaluated
+      stats.minimumTokens += minimumTokens(ids, rows)
+      return results
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
+    }
+  }
+
+  // Calls run one after another: the sequences hold one call's prefixes at a time.
+  const score = (requests: readonly ScoreRequest[], context?: ScoreContext): Promise<GgufOutcome[]> => {
+    if (closed) return Promise.reject(new ScorerError('the GGUF scorer is closed; create a new one to score again'))
+    const call = inFlight.then(() => run(requests, context?.signal))
+    inFlight = call.catch(() => undefined)
+    return call
+  }
+
+  const close = async (): Promise<void> => {
+    if (closed) return
+    closed = true
+    await inFlight
+    if (startup) await startup.catch(() => undefined)
+    await dispose?.()
+    dispose = undefined
+  }
+
+  const identity: CacheIdentity | undefined = template
+    ? undefined
+    : {
+        kind: 'gguf',
+        label: settings.modelPath,
+        files: { model: settings.modelPath },
+        settings: identitySettings(checked, build),
+      }
+  const chat = checked.chatTemplate === undefined || checked.chatTemplate === false ? '' : checked.chatTemplate === true ? "the model's chat template; " : 'a custom chat template; '
+  const description = `gguf ${checked.model} (${chat}${settings.sequences} sequence${settings.sequences === 1 ? '' : 's'} × ${settings.threads} thread${settings.threads === 1 ? '' : 's'}, KV cache ${settings.kvCacheType}${settings.flashAttention ? ', flash attention' : ''})`
+  return Object.defineProperties(score as GgufScorer, {
+    ready: { value: () => ready().then(({ architecture, trainContext, vocab }) => ({ architecture, trainContext, vocab })) },
+    close: { value: close },
+    description: { value: description, enumerable: true },
+    settings: { value: settings, enumerable: true },
+    stats: { value: stats, enumerable: true },
+    cacheIdentity: { value: identity },
+    manifestEntries: {
+      value: () => ({
+        llamaCpp: build.llamaCpp,
+        nodeLlamaCpp: build.nodeLlamaCpp,
+        kvCacheType: settings.kvCacheType,
+        flashAttention: settings.flashAttention,
+        tokensEvaluated: stats.tokensEvaluated,
+        minimumTokens: stats.minimumTokens,
+      }),
+    },
+  })
+}
+
+/**
+ * The settings part of the cache key: the llama.cpp build, the KV cache type and flash
+ * attention (each moves the probabilities), the context length (too_long failures) and the
+ * chat options when a template is on. Threads, sequences and batch size are left out: they
+ * change only float rounding.
+ */
+function identitySettings(options: GgufScorerOptions, build: { nodeLlamaCpp: string; llamaCpp: string }): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...build, kvCacheType: options.kvCacheType ?? 'F32', flashAttention: options.flashAttention ?? false }
+  if (options.contextLength !== undefined) out.contextLength = options.contextLength
+  if (options.chatTemplate === undefined || options.chatTemplate === false) return out
+  out.chatTemplate = options.chatTemplate
+  if (options.system !== undefined) out.system = options.system
+  if (options.chatTemplateKwargs !== undefined) out.chatTemplateKwargs = options.chatTemplateKwargs
+  return out
+}

@@ -1,0 +1,163 @@
+/**
+ * Starting the GGUF scorer: node-llama-cpp's CPU binary (never a download, a build or a
+ * GPU probe; llama.cpp's log kept off stderr), the model, its tokenizer and chat template
+ * (both read from the file), a check that the option letters can be read after a prompt,
+ * and one context with a sequence per decision evaluated side by side.
+ */
+import { statSync } from 'node:fs'
+import { ConfigError, firstLineOf } from '../../core/support/errors.ts'
+import { chatRenderer, type ChatOptions, type PromptRenderer } from '../prompt/chat-template.ts'
+import { letterIdsInContext } from '../prompt/letter-readout.ts'
+import { LLAMA_MISSING } from './model-file.ts'
+import type { GgufScorerSettings } from './options.ts'
+
+type NodeLlamaCpp = typeof import('node-llama-cpp')
+type Llama = Awaited<ReturnType<NodeLlamaCpp['getLlama']>>
+type LlamaModel = Awaited<ReturnType<Llama['loadModel']>>
+/** A node-llama-cpp context. */
+export type LlamaContext = Awaited<ReturnType<LlamaModel['createContext']>>
+/** One of its sequences. */
+export type LlamaSequence = ReturnType<LlamaContext['getSequence']>
+
+/** A started scorer: what every call needs. */
+export interface Started {
+  readonly model: LlamaModel
+  readonly context: LlamaContext
+  readonly sequences: readonly LlamaSequence[]
+  /** Token ids of a prompt: BOS as the file asks for plain prompts (`plain`), the special tokens a text spells out always. */
+  readonly encode: (text: string, plain: boolean) => Int32Array
+  /** Letter ids A.. for `count` options after `prompt`, read in context (cached per prompt ending). */
+  readonly letterIds: (prompt: string, count: number, plain: boolean) => Int32Array
+  readonly render: PromptRenderer | undefined
+  /** The model's trained context, in tokens. */
+  readonly trainContext: number
+  /** The model's vocabulary size. */
+  readonly vocab: number
+  /** The file's `general.architecture`. */
+  readonly architecture: string
+}
+
+// One llama.cpp binding per process and thread count: loading it is the slow part of startup.
+const bindings = new Map<number, Promise<Llama>>()
+
+/** The node-llama-cpp module, or a {@link ConfigError} with the one line saying what to install. */
+async function nodeLlamaCpp(): Promise<NodeLlamaCpp> {
+  try {
+    return await import('node-llama-cpp')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') throw new ConfigError(LLAMA_MISSING)
+    throw new ConfigError(`node-llama-cpp failed to load: ${firstLineOf(error)}`)
+  }
+}
+
+function binding(llamaCpp: NodeLlamaCpp, threads: number): Promise<Llama> {
+  let pending = bindings.get(threads)
+  if (!pending) {
+    pending = llamaCpp
+      .getLlama({
+        gpu: false,
+        build: 'never',
+        usePrebuiltBinaries: true,
+        skipDownload: true,
+        progressLogs: false,
+        maxThreads: threads,
+        logLevel: llamaCpp.LlamaLogLevel.error,
+        // llama.cpp's own lines (llama_model_load: …) never reach stderr: a bad file is one line, ours.
+        logger: () => {},
+      })
+      .catch((error: unknown) => {
+        bindings.delete(threads)
+        throw new ConfigError(`node-llama-cpp has no usable prebuilt CPU binary here (nothing is downloaded or built): ${firstLineOf(error)}`)
+      })
+    bindings.set(threads, pending)
+  }
+  return pending
+}
+
+/** What {@link startScorer} needs besides the settings. */
+export interface StartInputs {
+  readonly chat: ChatOptions
+  /** Called with the context once it exists, so `close()` can dispose of it. */
+  readonly onDispose: (dispose: () => Promise<void>) => void
+}
+
+/** Load the model and make its context. Rejects with a one-line {@link ConfigError} for a file llama.cpp cannot use. */
+export async function startScorer(settings: GgufScorerSettings, { chat, onDispose }: StartInputs): Promise<Started> {
+  const path = settings.modelPath
+  const llamaCpp = await nodeLlamaCpp()
+  const llama = await binding(llamaCpp, settings.threads)
+  const architecture = await readArchitecture(llamaCpp, path)
+  let model: LlamaModel
+  try {
+    model = await llama.loadModel({ modelPath: path, gpuLayers: 0, useMlock: false })
+  } catch (error) {
+    throw new ConfigError(`${path}: llama.cpp cannot load it (architecture "${architecture}", ${statSync(path).size} bytes: truncated, or an architecture llama.cpp does not know): ${firstLineOf(error)}`)
+  }
+  const dispose = [() => model.dispose()]
+  onDispose(async () => {
+    for (const step of dispose.reverse()) await step()
+  })
+  const metadata = model.fileInfo.metadata as { tokenizer?: { chat_template?: unknown; ggml?: { add_bos_token?: unknown } } }
+  const addBos = metadata.tokenizer?.ggml?.add_bos_token === true && model.tokens.bos !== null
+  const vocab = vocabSize(model)
+  const encode = (text: string, plain: boolean): Int32Array => {
+    const ids = model.tokenize(text, true) as number[]
+    return Int32Array.from(plain && addBos && ids[0] !== model.tokens.bos ? [model.tokens.bos as number, ...ids] : ids)
+  }
+  const decode = (id: number): string => model.detokenize([id as never], true)
+  const cache = new Map<string, Int32Array>()
+  const letterIds = (prompt: string, count: number, plain: boolean): Int32Array => {
+    const key = `${plain ? 1 : 0}|${count}|${prompt.slice(-64)}`
+    let ids = cache.get(key)
+    if (!ids) {
+      ids = letterIdsInContext((text) => encode(text, plain), decode, prompt, count, path)
+      for (const id of ids) if (id >= vocab) throw new ConfigError(`${path}: letter token id ${id} is outside the model's ${vocab} logits`)
+      cache.set(key, ids)
+    }
+    return ids
+  }
+  // The letters of a plain prompt, checked now: a vocabulary without them fails at startup, in one line.
+  letterIds('Question: which one?\nAnswer:', 2, true)
+  const specials: Record<string, unknown> = {}
+  if (model.tokens.bosString) specials.bos_token = model.tokens.bosString
+  if (model.tokens.eosString) specials.eos_token = model.tokens.eosString
+  const template = metadata.tokenizer?.chat_template
+  const render = await chatRenderer(chat, { ...specials, ...(typeof template === 'string' ? { chat_template: template } : {}) }, `${path} (tokenizer.chat_template)`, undefined, 'ggufScorer')
+  dispose.push(async () => render?.close())
+  const trainContext = model.trainContextSize
+  const perSequence = settings.contextLength ?? Math.min(trainContext, 4096)
+  let context: LlamaContext
+  try {
+    context = await model.createContext({
+      sequences: settings.sequences,
+      contextSize: perSequence,
+      batchSize: Math.min(settings.batchSize, perSequence),
+      threads: settings.threads,
+      flashAttention: settings.flashAttention,
+      experimentalKvCacheKeyType: settings.kvCacheType,
+      experimentalKvCacheValueType: settings.kvCacheType,
+    })
+  } catch (error) {
+    throw new ConfigError(`${path}: llama.cpp cannot make a context of ${settings.sequences} × ${perSequence} tokens: ${firstLineOf(error)} (lower contextLength or sequences)`)
+  }
+  dispose.push(() => context.dispose())
+  const sequences = Array.from({ length: settings.sequences }, () => context.getSequence())
+  return { model, context, sequences, encode, letterIds, render, trainContext, vocab, architecture }
+}
+
+/** Rows of the token embedding: the ids the model has logits for. */
+function vocabSize(model: LlamaModel): number {
+  const tokens = (model.fileInfo.metadata as unknown as { tokenizer?: { ggml?: { tokens?: readonly unknown[] } } }).tokenizer?.ggml?.tokens
+  return Array.isArray(tokens) ? tokens.length : Number.MAX_SAFE_INTEGER
+}
+
+/** The file's `general.architecture`, or a {@link ConfigError} when its header cannot be read. */
+async function readArchitecture(llamaCpp: NodeLlamaCpp, path: string): Promise<string> {
+  try {
+    const info = await llamaCpp.readGgufFileInfo(path, { readTensorInfo: false, logWarnings: false, sourceType: 'filesystem', ignoreKeys: ['tokenizer.ggml.tokens', 'tokenizer.ggml.merges', 'tokenizer.ggml.token_type', 'tokenizer.ggml.scores'] })
+    return String((info.metadata as { general?: { architecture?: unknown } }).general?.architecture ?? 'none')
+  } catch (error) {
+    throw new ConfigError(`${path}: not a readable GGUF file: ${firstLineOf(error)}`)
+  }
+}

@@ -1,0 +1,33 @@
+// The plugin's `models: { tiny: 'x.gguf' }`: a GGUF file is served from Vitest's main process
+// like an ONNX model directory, and two eval files in two forks score through it with
+// `sharedModel('tiny')`; a bad GGUF file fails the run with one line naming it.
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, describe, expect, test } from 'vitest'
+import { FIXTURES, useDistSnapshot, vitest as spawnVitest } from '../helpers/vitest.ts'
+import { temp, writeTwins } from '../scorers/gguf/helpers.ts'
+
+const dist = useDistSnapshot()
+const vitest = (args: string[], env: Record<string, string>) => spawnVitest(args, { SCEPTIC_E2E_DIST: dist(), ...env }, 170_000)
+afterAll(() => temp.removeAll())
+
+describe('shared GGUF model (plugin `models`)', () => {
+  test('two eval files in two forks score through the GGUF file', async () => {
+    const { dir, gguf } = writeTwins(undefined, ['Q8_0'])
+    const { code, output } = await vitest(['run', '--root', join(FIXTURES, 'shared-gguf')], { SCEPTIC_FIXTURE_OUT: dir, SCEPTIC_GGUF_MODEL: gguf.Q8_0! })
+    expect(code, output).toBe(0)
+    const who = readFileSync(join(dir, 'who.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    expect(who.map((w) => w.file).sort()).toEqual([1, 2])
+    expect(who.every((w) => w.n === 8 && /^gguf .*tiny-Q8_0\.gguf \(\d+ sequences × \d+ threads?, KV cache F32\)$/.test(w.model))).toBe(true)
+    expect(output).not.toMatch(/llama_model_load/)
+  }, 180_000)
+
+  test('a file that is not GGUF fails the run, named in one line', async () => {
+    const dir = temp.make()
+    const model = join(dir, 'broken.gguf')
+    writeFileSync(model, 'not a model\n'.repeat(10))
+    const { code, output } = await vitest(['run', '--root', join(FIXTURES, 'shared-gguf')], { SCEPTIC_FIXTURE_OUT: dir, SCEPTIC_GGUF_MODEL: model })
+    expect(code).not.toBe(0)
+    expect(output).toContain(`${model}: not a GGUF file`)
+  }, 180_000)
+})
