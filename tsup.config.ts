@@ -22,23 +22,46 @@ const entries: Record<string, string> = {
   'vitest/plugin': 'src/vitest/plugin/plugin.ts',
   'vitest/setup': 'src/vitest/setup.ts',
   'vitest/models-setup': 'src/vitest/plugin/models-setup.ts',
+  'jest/index': 'src/jest/index.ts',
+  'jest/reporter': 'src/jest/reporter.ts',
 }
 
-// ESM only: `vitest` has no usable CommonJS entry, so a CJS build of the Vitest
-// layer would throw on require(). CommonJS consumers (a `vitest.config.ts` in a
-// project without `"type": "module"`, which Vite bundles to CommonJS) still load it:
-// package.json exports each entry under `default`, and Node ≥ 20.19 require()s ESM.
-export default defineConfig({
-  entry: Object.fromEntries(Object.entries(entries).filter(([, source]) => existsSync(source))),
-  format: ['esm'],
+// The Jest face also as CommonJS, behind the `require` condition: Jest's default mode
+// require()s it, and Node before 24.9 cannot require() an ES module from Jest's runtime.
+const jestEntries = Object.fromEntries(Object.entries(entries).filter(([name]) => name.startsWith('jest/')))
+
+const shared = {
   target: 'node20',
-  platform: 'node',
-  // `@internal` members (test hooks such as the ONNX scorer's `faults` and `pool`) stay out of the published types.
-  dts: { compilerOptions: { stripInternal: true } },
-  clean: true,
+  platform: 'node' as const,
   sourcemap: true,
-  splitting: true,
   // Vitest parses hook sources (`async ({}, suite) =>`), so never minify.
   minify: false,
   external: ['vitest', 'vite', 'onnxruntime-node', 'ai', 'node-llama-cpp'],
-})
+}
+
+export default defineConfig([
+  // ESM only: `vitest` has no usable CommonJS entry, so a CJS build of the Vitest
+  // layer would throw on require(). CommonJS consumers (a `vitest.config.ts` in a
+  // project without `"type": "module"`, which Vite bundles to CommonJS) still load it:
+  // package.json exports each entry under `default`, and Node ≥ 20.19 require()s ESM.
+  {
+    ...shared,
+    entry: Object.fromEntries(Object.entries(entries).filter(([, source]) => existsSync(source))),
+    format: ['esm'],
+    // `@internal` members (test hooks such as the ONNX scorer's `faults` and `pool`) stay out of the published types.
+    dts: { compilerOptions: { stripInternal: true } },
+    clean: true,
+    splitting: true,
+  },
+  // The Jest entries again as whole CommonJS files (`.cjs`, behind `require`). Types come from
+  // the ESM build; the clean is the first build's.
+  {
+    ...shared,
+    entry: jestEntries,
+    format: ['cjs'],
+    outExtension: () => ({ js: '.cjs' }),
+    dts: false,
+    clean: false,
+    splitting: false,
+  },
+])

@@ -300,6 +300,8 @@ function scratchProject(): string {
   // The AI SDK, for the decision-model pages (`ai/test`'s mock decision model runs offline).
   link(join(REPO, 'node_modules/ai'), 'node_modules/ai')
   link(join(REPO, 'node_modules/@ai-sdk'), 'node_modules/@ai-sdk')
+  // Babel's presets, for the Jest page's TypeScript transform (Jest itself runs from the repository).
+  link(join(REPO, 'node_modules/@babel'), 'node_modules/@babel')
   link(join(REPO, 'examples'), 'examples')
   for (const path of ['models/tiny', 'models/my-export', 'models/qwen2.5-0.5b', 'out']) link(join(REPO, 'examples/models/tiny'), path)
   mkdirSync(join(dir, 'data'))
@@ -421,6 +423,15 @@ async function runPage(page: string): Promise<PageOutcome> {
           const args = rest.map((a) => a.replace(/^--merge-reports=(?!\/)/, `--merge-reports=${dir}/`))
           const r = await vitest([...args, '--root', dir], command.env, VITEST_TIMEOUT)
           ;({ code, output } = r)
+        } else if (tool === 'jest') {
+          const r = await run(process.execPath, [join(REPO, 'node_modules/jest/bin/jest.js'), '--ci=false', ...rest], { cwd: dir, env: { ...commandEnv, NO_COLOR: '1' }, timeoutMs: VITEST_TIMEOUT })
+          ;({ code, stdout } = r)
+          output = r.stdout + r.stderr
+          // A Jest run expected to fail must fail by its tests (and print the report), not by a config or import error.
+          if (block.exit !== 0 && code === block.exit && !(/Tests:\s+\d+ failed/.test(output) && output.includes('SCEPTIC REPORT'))) {
+            failures.push(`${at(block)}: \`${command.text}\` was expected to fail by its tests:\n${tail(output)}`)
+            return
+          }
         } else if (tool === 'node') {
           const r = await run(process.execPath, rest, { cwd: dir, env: commandEnv, timeoutMs: NODE_TIMEOUT })
           ;({ code, stdout } = r)
@@ -494,9 +505,11 @@ async function runPage(page: string): Promise<PageOutcome> {
       await flushGroup()
       await runShell(block)
     } else if (block.kind === 'code') {
-      const name = /^\/\/\s*([\w./-]+\.(?:ts|mts|js|mjs))\s*$/.exec(block.body.split('\n')[0]!)?.[1]
+      const name = /^\/\/\s*([\w./-]+\.(?:ts|mts|js|mjs|cjs))\s*$/.exec(block.body.split('\n')[0]!)?.[1]
       const isConfig = name ? /(^|\/)vitest\.config\.[mc]?[jt]s$/.test(name) : /\bdefineConfig\(/.test(block.body)
-      const isEval = !isConfig && /\bdescribeDecisions\(/.test(block.body.replace(/(^|\s)\/\/.*$/gm, ''))
+      // A Jest eval file (it imports vitest-sceptic/jest) is written and run by the page's `npx jest`.
+      const isJest = /['"]vitest-sceptic\/jest['"]/.test(block.body)
+      const isEval = !isConfig && !isJest && /\bdescribeDecisions\(/.test(block.body.replace(/(^|\s)\/\/.*$/gm, ''))
       if (isConfig) {
         await flushNode()
         await flushGroup()

@@ -64,10 +64,7 @@ declare module 'vitest' {
   }
 }
 
-/** Default significance level of the baseline gate (docs/baselines.md#baselines). */
-export const DEFAULT_ALPHA = 0.05
-/** Default drop the baseline gate should detect: 10 percentage points of order consistency. */
-export const DEFAULT_DETECTABLE_DROP = 0.1
+export { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP } from '../baseline/run-gate.ts'
 
 /** The provided context, or `undefined` when the plugin is not in use. */
 export function scepticContext(): ScepticContext | undefined {

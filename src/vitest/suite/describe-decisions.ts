@@ -3,27 +3,24 @@
  * baseline and callback tests, and scores once in `beforeAll` (score-suite.ts).
  */
 import { afterAll, beforeAll, describe, expect, test, type TestContext } from 'vitest'
-import { DESCRIBE_DECISIONS_RENAMES, refuseRenamedOptions } from '../../core/evaluate/renamed-options.ts'
-import { ConfigError, type EvalResult } from '../../core/index.ts'
+import type { EvalResult } from '../../core/index.ts'
 import type { ShardSpec } from '../../core/shards/spec.ts'
 import { MAX_TIMER_MS } from '../../core/support/abort.ts'
-import { isBuiltinThreshold, THRESHOLD_METRICS } from '../../core/thresholds/metrics.ts'
-import { assertThreshold, formatThreshold, thresholdTestName } from '../../core/thresholds/verdict.ts'
+import { isBuiltinThreshold } from '../../core/thresholds/metrics.ts'
+import { formatThreshold, thresholdTestName } from '../../core/thresholds/verdict.ts'
 import { decideRun, gateCheck, type BaselineMeasure, type RunGate } from '../../run/gate.ts'
-import { parseRunSettings, type RunSettings } from '../../run/settings.ts'
+import type { RunSettings } from '../../run/settings.ts'
 import { formatValue, summarise } from '../assertions/format.ts'
 import { scepticMatchers } from '../assertions/matchers.ts'
 import type { BaselineOutcome } from '../baseline/file.ts'
 import { oneOrderingOutcome, runBaselineGate, underCI, updateMode } from '../baseline/gate.ts'
 import { META_RECORDS_LIMIT, type ScepticSuiteMeta, THRESHOLD_KEYS, type Thresholds, writeMeta } from '../meta.ts'
-import { checkGateSettings } from '../plugin/gate-settings.ts'
 import { withSuiteDefaults } from '../plugin/suite-defaults.ts'
+import { checkOptions } from './check-options.ts'
 import { callbackUnderShards, checkDeclared, deferredTest } from '../shards/part.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, scepticContext } from './context.ts'
 import { keepingSnapshotsOnFailure } from './keep-snapshots.ts'
-import { BASELINE_TEST_NAME, CALLBACK_TEST_NAME, type DecisionsCallback, DEFAULT_SCORING_TIMEOUT_MS, DescribeDecisionsOptionsSchema, type DescribeDecisionsOptions, type ScorerHandle } from './options.ts'
-import { refuseUnknownOptions } from '../../core/support/options.ts'
-import { refuseUnknownThreshold } from '../../core/thresholds/keys.ts'
+import { BASELINE_TEST_NAME, CALLBACK_TEST_NAME, type DecisionsCallback, DEFAULT_SCORING_TIMEOUT_MS, type DescribeDecisionsOptions, type ScorerHandle } from './options.ts'
 import { baselineDir, baselineLocation, deferredBaseline, fullRunReason, scorerHandle, scoreSuite } from './score-suite.ts'
 import { VERDICT_ANNOTATION, verdictNote, verdictOutputLine } from './verdict-note.ts'
 import { atCallSite, atUserLine, callSite } from './user-frame.ts'
@@ -151,7 +148,7 @@ function declareScoring(suite: SuiteState): void {
     try {
       if (split) checkDeclared(name, task.file?.filepath)
       const context = scepticContext()
-      const full = settings.stopEarly ? fullRunReason(name, options, suite.fn !== undefined, context) : undefined
+      const full = settings.stopEarly ? fullRunReason(name, options, suite.fn !== undefined, context, updateMode(context?.update)) : undefined
       const { result, part } = await scoreSuite(name, options, settings, context, split, full)
       if (meta.shard) meta.shard.part = part
       if (result) {
@@ -255,43 +252,6 @@ function declareCallbackTest(suite: SuiteState): void {
       return fn(measured, context)
     })
   }))
-}
-
-/** Definition-time checks: mistakes a user should see before anything is scored. Returns the run settings. */
-function checkOptions(name: string, options: DescribeDecisionsOptions): RunSettings {
-  const where = `describeDecisions("${name}"): `
-  if (typeof name !== 'string' || name.trim() === '') throw new ConfigError('describeDecisions needs a suite name')
-  if (options !== null && typeof options === 'object') {
-    refuseRenamedOptions(`describeDecisions("${name}")`, options, DESCRIBE_DECISIONS_RENAMES)
-    refuseUnknownOptions(DescribeDecisionsOptionsSchema, options, `describeDecisions("${name}") options`)
-  }
-  if (!options || (typeof options.data !== 'string' && !Array.isArray(options.data))) throw new ConfigError(`${where}\`data\` must be a JSONL path or an array of decisions`)
-  const scorer = options.scorer
-  if (typeof scorer !== 'function' && typeof (scorer as ScorerHandle | undefined)?.score !== 'function')
-    throw new ConfigError(`${where}\`scorer\` must be a ScoreFn or an object with a \`score\` function`)
-  const settings = parseRunSettings(options as unknown as Readonly<Record<string, unknown>>, { where })
-  checkThresholdOptions(where, options, settings)
-  if (options.shard !== undefined && options.shard !== 'decisions') throw new ConfigError(`${where}shard must be 'decisions' or unset, got ${JSON.stringify(options.shard)}`)
-  if (options.shard === 'decisions' && options.metrics !== undefined)
-    throw new ConfigError(`${where}shard: 'decisions' cannot be combined with custom \`metrics\` (functions cannot travel to the merged run)`)
-  if (options.shard === 'decisions' && settings.debias === 'pride')
-    throw new ConfigError(`${where}shard: 'decisions' cannot be used with debias "pride" (its prior is estimated from a sample of the whole set); use "cyclic"`)
-  if (options.shard === 'decisions' && settings.stopEarly)
-    throw new ConfigError(`${where}shard: 'decisions' cannot be combined with stopEarly (a shard that stops on its own part would not merge into the full set's verdict); use one or the other`)
-  checkGateSettings(`describeDecisions("${name}")`, options)
-  return settings
-}
-
-/** Each threshold names a built-in metric within its range or one of the suite's `metrics`. */
-function checkThresholdOptions(where: string, options: DescribeDecisionsOptions, settings: RunSettings): void {
-  for (const [key, threshold] of Object.entries(options.thresholds ?? {})) {
-    const custom = options.metrics !== undefined && Object.hasOwn(options.metrics, key)
-    const builtin = THRESHOLD_METRICS.get(key)
-    refuseUnknownThreshold(where, key, Object.keys(options.metrics ?? {}))
-    assertThreshold(where.slice(0, -2), key, threshold, custom ? undefined : builtin!.range)
-    if (builtin?.needsOrderings && settings.debias === 'none')
-      throw new ConfigError(`${where}a ${key} threshold needs more than one ordering, but debias is "none"; use "cyclic"`)
-  }
 }
 
 function oneLine(error: unknown): string {

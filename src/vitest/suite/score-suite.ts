@@ -12,9 +12,9 @@ import type { ShardSpec } from '../../core/shards/spec.ts'
 import { runEvaluation, selectRun, type RunOutcome, type RunScorer, type RunSelection } from '../../run/run.ts'
 import type { RunSettings } from '../../run/settings.ts'
 import { baselinePath } from '../baseline/file.ts'
-import { updateMode } from '../baseline/gate.ts'
+import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP } from '../baseline/run-gate.ts'
 import type { Thresholds } from '../meta.ts'
-import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, type ScepticContext } from './context.ts'
+import type { ScepticContext } from './context.ts'
 import { DEFAULT_SCORING_TIMEOUT_MS, type DescribeDecisionsOptions, type ScorerHandle } from './options.ts'
 import { progressEmitter } from './progress.ts'
 
@@ -80,10 +80,9 @@ function scoringTimeout(name: string, timeout: number, scored: number, total: nu
 
 /**
  * Why a suite with `stopEarly` must score every decision this run, or undefined when it
- * may stop: a partial run must never write a baseline or a snapshot.
+ * may stop: a partial run must never write a baseline or a snapshot. `mode`: the runner's snapshot update mode.
  */
-export function fullRunReason(name: string, options: DescribeDecisionsOptions, hasCallback: boolean, context: ScepticContext | undefined): string | undefined {
-  const mode = updateMode(context?.update)
+export function fullRunReason(name: string, options: DescribeDecisionsOptions, hasCallback: boolean, context: ScepticContext | undefined, mode: 'all' | 'new' | 'none'): string | undefined {
   if (mode === 'all') return 'every decision scored: vitest -u writes baselines and snapshots, which must come from the whole set'
   const dir = options.baseline === false ? undefined : baselineDir(options.baseline, context)
   // A run stops only when every declared check is decided; the baseline gate's paired test is decided on the whole set.

@@ -1,0 +1,84 @@
+/**
+ * The sceptic reporter for Jest (`reporters: ['default', 'vitest-sceptic/jest/reporter']`):
+ * after the run it prints the sceptic report of every `describeDecisions` suite, with the
+ * marks of the Vitest reporter, and on GitHub Actions appends the job summary. Suite meta
+ * comes from the workers through the run folder (channel.ts); each suite's tests as Jest
+ * ended them come from the run's results, so a suite is never shown as passed when one of
+ * its tests failed or did not run.
+ */
+import { relative } from 'node:path'
+import { appendToFileSync } from '../core/support/files.ts'
+import { openRunDir, readSuiteEntries } from './channel.ts'
+import { colorEnabled, githubSummary, renderReports, withDeclaredChecks, type SuiteReport, type SuiteTest } from './decide.ts'
+
+/** Options of the Jest reporter (the second element of its `reporters` entry). */
+export interface ScepticJestReporterOptions {
+  /** Colour the report. Default: on for a terminal, off for a pipe or under `NO_COLOR`. */
+  color?: boolean
+  /** On GitHub Actions, append a Markdown table per suite to the job summary (`GITHUB_STEP_SUMMARY`). Default `true`. */
+  githubSummary?: boolean
+}
+
+/** The parts of Jest's global config this reads. */
+interface JestGlobalConfig {
+  rootDir: string
+  json?: boolean
+}
+
+/** The parts of Jest's aggregated results this reads. */
+interface JestResults {
+  testResults: ReadonlyArray<{
+    testFilePath: string
+    testResults: ReadonlyArray<{ ancestorTitles: readonly string[]; title: string; status: string }>
+  }>
+}
+
+export default class ScepticJestReporter {
+  private readonly dir: string
+  private readonly root: string
+  private readonly json: boolean
+
+  constructor(globalConfig: JestGlobalConfig, private readonly options: ScepticJestReporterOptions = {}) {
+    this.root = globalConfig.rootDir
+    this.json = globalConfig.json === true
+    // Jest builds its reporters before it starts a worker, so the workers inherit the folder's name.
+    this.dir = openRunDir()
+  }
+
+  onRunComplete(_contexts: unknown, results: JestResults): void {
+    const reports = collectReports(readSuiteEntries(this.dir), results, this.root)
+    if (reports.length === 0) return
+    // `jest --json` owns stdout; then the report goes to stderr, as Jest's own output does.
+    const stream = this.json ? process.stderr : process.stdout
+    stream.write(renderReports(reports, this.options.color ?? colorEnabled(stream)) + '\n')
+    this.writeJobSummary(reports)
+  }
+
+  getLastError(): Error | undefined {
+    return undefined
+  }
+
+  private writeJobSummary(reports: readonly SuiteReport[]): void {
+    const file = process.env.GITHUB_STEP_SUMMARY
+    if (process.env.GITHUB_ACTIONS !== 'true' || this.options.githubSummary === false || !file) return
+    const suites = reports.map(({ file: path, meta, tests }) => ({ ...meta, file: path, ...(tests ? { tests } : {}), thresholds: meta.thresholds as Readonly<Record<string, number | undefined>> }))
+    try {
+      appendToFileSync(file, githubSummary(suites) + '\n')
+    } catch (error) {
+      process.stderr.write(`vitest-sceptic: cannot write the job summary to ${file}: ${(error as Error).message}\n`)
+    }
+  }
+}
+
+/** Jest's test statuses in the words the report reads (Vitest's). */
+const STATES: Readonly<Record<string, string>> = { passed: 'passed', failed: 'failed', pending: 'skipped', skipped: 'skipped', todo: 'skipped', disabled: 'skipped', focused: 'passed' }
+
+/** One report entry per suite entry, with its tests as Jest ended them. */
+function collectReports(entries: ReturnType<typeof readSuiteEntries>, results: JestResults, root: string): SuiteReport[] {
+  return entries.map(({ file, meta }) => {
+    const tests: SuiteTest[] = (results.testResults.find((r) => r.testFilePath === file)?.testResults ?? [])
+      .filter((t) => t.ancestorTitles.length === 1 && t.ancestorTitles[0] === meta.suite)
+      .map((t) => ({ name: t.title, state: STATES[t.status] ?? t.status }))
+    return { file: relative(root, file) || file, meta, tests: withDeclaredChecks(tests, meta.checks) }
+  })
+}
