@@ -42,7 +42,7 @@ export function mcnemarBettingEValue(worse: number, better: number, scale: numbe
   const logWeights = STAKES.map((l) => -(l * l) / (2 * scale * scale))
   const logTotal = Math.log(logWeights.reduce((sum, w) => sum + Math.exp(w), 0))
   const terms = STAKES.map((l, j) => logWeights[j]! - logTotal + (worse > 0 ? worse * Math.log1p(l) : 0) + (better > 0 ? better * Math.log1p(-l) : 0))
-  const max = Math.max(...terms)
+  const max = terms.reduce((a, b) => (b > a ? b : a), -Infinity)
   return Math.exp(max + Math.log(terms.reduce((sum, t) => sum + Math.exp(t - max), 0)))
 }
 
