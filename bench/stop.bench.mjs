@@ -1,12 +1,18 @@
 #!/usr/bin/env node
 // Stopping-early benchmark (npm run bench:stop): seeded simulations of the looks a run with
-// stopEarly makes (the built SequentialMonitor, a look every batch), per metric and scenario.
+// stopEarly makes (the built SequentialMonitor, a look every batch), per metric and scenario,
+// side by side: the Beta(½, ½) mixture with a look every fiftieth (earlier versions) and the
+// betting confidence sequences with a look every hundredth (this version).
 // At the boundary (true rate = the bound) the share of runs that pass early must stay ≤ alpha;
-// on a clear regression (15 points below) and a clear pass (15 points above) it reports the
-// mean share of decisions scored before the stop (goals: ≤ 40% and ≤ 50%).
+// on a regression (15 points below) and a clear pass (15 points above) it reports the mean
+// share of decisions scored before the stop, next to two oracles that know the true effect:
+// the fixed-sample one-sided test at the same α with 80% power, and the sequential
+// probability ratio test of the true rate against the bound (Wald 1945), which no
+// anytime-valid method that does not know the effect can beat on average.
+// Then the sequential McNemar gate: discordant pairs needed, old and new e-values.
 import { parseArgs } from 'node:util'
 import { DEFAULT_STOP_ALPHA, lookStops, SequentialMonitor } from '../dist/core/index.js'
-import { wilsonInterval } from '../dist/stats/index.js'
+import { DEFAULT_PRIOR, mcnemarBettingEValue, mcnemarEValue, wilsonInterval } from '../dist/stats/index.js'
 import { gateBoundary } from './stop/gate-boundary.mjs'
 
 /** mulberry32, as the package's seeded PRNG. */
@@ -25,7 +31,8 @@ const { values: args } = parseArgs({ options: { runs: { type: 'string', default:
 const RUNS = Number(args.runs)
 const N = Number(args.decisions)
 const ALPHA = Number(args.alpha)
-const BATCH = Math.min(64, Math.max(8, Math.ceil(N / 50))) // the evaluator's default batch
+const OLD_BATCH = Math.min(64, Math.max(8, Math.ceil(N / 50))) // earlier default: a fiftieth
+const NEW_BATCH = Math.min(64, Math.max(8, Math.ceil(N / 100))) // this version's default: a hundredth
 const CLASSES = [
   { gold: 'a', share: 0.4, offset: 0.1 },
   { gold: 'b', share: 0.3, offset: -0.1 },
@@ -36,7 +43,7 @@ const CLASSES = [
 /** A decision's observation for a metric at true rate `rate`. */
 function draw(metric, rate, random) {
   if (metric === 'balancedAccuracy') {
-    // Unequal classes, unequal recalls, their mean exactly `rate`.
+    // Unequal classes, unequal recalls, their mean exactly `rate`; each decision's class at random (a shuffled set).
     let u = random()
     const cls = CLASSES.find((c) => (u -= c.share) < 0) ?? CLASSES[CLASSES.length - 1]
     return { criterion: 'k', gold: cls.gold, hit: random() < rate + cls.offset, consistent: true, circular: null }
@@ -45,18 +52,19 @@ function draw(metric, rate, random) {
   return { criterion: 'k', gold: 'a', hit: metric === 'accuracy' ? success : true, consistent: metric === 'orderConsistency' ? success : true, circular: null }
 }
 
-function simulate(metric, bound, rate, seed) {
-  const labelled = metric === 'balancedAccuracy' ? CLASSES.map((c) => ({ criterion: 'k', gold: c.gold })) : [{ criterion: 'k', gold: 'a' }]
+function simulate(metric, bound, rate, seed, { prior, batch }) {
+  // The labelled set's classes in their shares (the monitor reads the class proportions from it).
+  const labelled = metric === 'balancedAccuracy' ? CLASSES.flatMap((c) => Array.from({ length: Math.round(c.share * 100) }, () => ({ criterion: 'k', gold: c.gold }))) : [{ criterion: 'k', gold: 'a' }]
   let passes = 0
   let fails = 0
   let scored = 0
   for (let run = 0; run < RUNS; run++) {
     const random = mulberry32(seed * 100_003 + run)
-    const monitor = new SequentialMonitor({ [metric]: bound }, ALPHA, labelled)
+    const monitor = new SequentialMonitor({ [metric]: bound }, ALPHA, labelled, prior)
     let n = 0
     let verdict = 'undecided'
     while (n < N) {
-      for (let i = 0; i < BATCH && n < N; i++, n++) monitor.observe(draw(metric, rate, random))
+      for (let i = 0; i < batch && n < N; i++, n++) monitor.observe(draw(metric, rate, random))
       const look = monitor.look()
       verdict = look.verdicts[metric]
       if (lookStops(look)) break
@@ -68,48 +76,149 @@ function simulate(metric, bound, rate, seed) {
   return { pass: passes / RUNS, fail: fails / RUNS, scored: scored / RUNS }
 }
 
+// z quantiles for the oracle (one-sided α, power 80%).
+function zQuantile(p) {
+  // Acklam's rational approximation, ample for a sample-size oracle.
+  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239]
+  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155211918]
+  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783]
+  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416]
+  const q = p < 0.5 ? Math.sqrt(-2 * Math.log(p)) : Math.sqrt(-2 * Math.log(1 - p))
+  if (p < 0.02425 || p > 1 - 0.02425) {
+    const x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
+    return p < 0.5 ? x : -x
+  }
+  const r = (p - 0.5) * (p - 0.5)
+  return ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * (p - 0.5)) / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
+}
+
+/** The standard deviation of one decision's contribution to the metric's estimate at true mean `rate`. */
+function sd(metric, rate) {
+  if (metric !== 'balancedAccuracy') return Math.sqrt(rate * (1 - rate))
+  // Balanced accuracy's estimate: Σ_k recall_k / K with n·share_k decisions per class.
+  const K = CLASSES.length
+  return Math.sqrt(CLASSES.reduce((sum, c) => sum + ((rate + c.offset) * (1 - rate - c.offset)) / (K * K * c.share), 0))
+}
+
+/** The fixed-sample oracle: decisions a one-sided z-test at α with 80% power needs for the true effect, as a share of N. */
+function fixedOracle(metric, bound, rate) {
+  const n = ((zQuantile(1 - ALPHA) * sd(metric, bound) + zQuantile(0.8) * sd(metric, rate)) / (bound - rate)) ** 2
+  return Math.min(1, Math.ceil(n) / N)
+}
+
+/** Wald's SPRT of the true rate against the bound at 1/α, read at the new batch's looks: the anytime-valid floor. */
+function sprtOracle(bound, rate, seed) {
+  let scored = 0
+  for (let run = 0; run < RUNS; run++) {
+    const random = mulberry32(seed * 7_919 + run)
+    let log = 0
+    let n = 0
+    while (n < N) {
+      for (let i = 0; i < NEW_BATCH && n < N; i++, n++) log += random() < rate ? Math.log(rate / bound) : Math.log((1 - rate) / (1 - bound))
+      if (log >= Math.log(1 / ALPHA)) break
+    }
+    scored += n / N
+  }
+  return scored / RUNS
+}
+
 const METRICS = [
   ['accuracy', 0.7],
-  ['balancedAccuracy', 0.7],
   ['orderConsistency', 0.8],
+  ['balancedAccuracy', 0.7],
 ]
+const OLD = { prior: DEFAULT_PRIOR, batch: OLD_BATCH }
+const NEW = { prior: undefined, batch: NEW_BATCH }
 const t0 = performance.now()
 const sigma = Math.sqrt((ALPHA * (1 - ALPHA)) / RUNS)
 const pct = (x) => `${(x * 100).toFixed(1)}%`
-console.log(`stopEarly bench: ${RUNS} seeded runs per cell, ${N} decisions, a look every ${BATCH}, α = ${ALPHA} (3σ = ${pct(3 * sigma)})`)
+console.log(`stopEarly bench: ${RUNS} seeded runs per cell, ${N} decisions, α = ${ALPHA} (3σ = ${pct(3 * sigma)})`)
+console.log(`old: Beta(½, ½) mixture, two-sided, a look every ${OLD_BATCH}; new: betting confidence sequences, one-sided ends, a look every ${NEW_BATCH}`)
 console.log('')
-console.log('| metric | bound | false pass at the boundary | regression −15: fail / scored | clear pass +15: pass / scored |')
-console.log('| --- | --- | --- | --- | --- |')
+console.log('| metric | bound | false pass at the boundary old / new | −15: share scored old / new | oracle fixed / SPRT | +15: share scored old / new | oracle fixed / SPRT |')
+console.log('| --- | --- | --- | --- | --- | --- | --- |')
 let ok = true
+const goals = { accuracy: 0.09, orderConsistency: 0.075, balancedAccuracy: 0.12 }
+const misses = []
 METRICS.forEach(([metric, bound], m) => {
-  const boundary = simulate(metric, bound, bound, 3 * m + 1)
-  const regression = simulate(metric, bound, bound - 0.15, 3 * m + 2)
-  const clear = simulate(metric, bound, Math.min(1, bound + 0.15), 3 * m + 3)
-  ok &&= boundary.pass <= ALPHA + 3 * sigma
+  const cells = {}
+  for (const [name, how] of [['old', OLD], ['new', NEW]]) {
+    cells[name] = {
+      boundary: simulate(metric, bound, bound, 3 * m + 1, how),
+      regression: simulate(metric, bound, bound - 0.15, 3 * m + 2, how),
+      clear: simulate(metric, bound, Math.min(1, bound + 0.15), 3 * m + 3, how),
+    }
+  }
+  for (const name of ['old', 'new']) ok &&= cells[name].boundary.pass <= ALPHA + 3 * sigma
+  const oracle = (rate) => `${pct(fixedOracle(metric, bound, rate))} / ${metric === 'balancedAccuracy' ? '–' : pct(sprtOracle(bound, rate, 11 * m + Math.round(rate * 100)))}`
+  const { old, new: now } = cells
+  const both = (a, b) => `${pct(a.scored)} / ${pct(b.scored)}${a.fail + a.pass < 0.999 || b.fail + b.pass < 0.999 ? ` (decided ${pct(a.fail + a.pass)} / ${pct(b.fail + b.pass)})` : ''}`
   console.log(
-    `| ${metric} | ${bound} | ${pct(boundary.pass)} (scored ${pct(boundary.scored)}) | ${pct(regression.fail)} / ${pct(regression.scored)} | ${pct(clear.pass)} / ${pct(clear.scored)} |`,
+    `| ${metric} | ${bound} | ${pct(old.boundary.pass)} / ${pct(now.boundary.pass)} | ${both(old.regression, now.regression)} | ${oracle(bound - 0.15)} | ${both(old.clear, now.clear)} | ${oracle(Math.min(1, bound + 0.15))} |`,
   )
+  const fixed = fixedOracle(metric, bound, bound - 0.15)
+  if (now.regression.scored > goals[metric]) misses.push(`${metric} −15 scored ${pct(now.regression.scored)} > goal ${pct(goals[metric])}`)
+  if (now.regression.scored > 1.6 * fixed) misses.push(`${metric} −15 scored ${pct(now.regression.scored)} > 1.6 × its fixed-sample oracle (${pct(1.6 * fixed)})`)
 })
-// What peeking costs: a fixed-sample 95% Wilson interval read after every batch, stopping at the first pass.
+
+// What peeking costs: a fixed-sample 95% Wilson interval read after every look, stopping at the first pass.
 let peeked = 0
 for (let run = 0; run < RUNS; run++) {
   const random = mulberry32(999_331 + run)
   let hits = 0
   for (let n = 1; n <= N; n++) {
     if (random() < 0.7) hits++
-    if (n % BATCH === 0 && wilsonInterval(hits, n, 0.95).lower >= 0.7) {
+    if (n % OLD_BATCH === 0 && wilsonInterval(hits, n, 0.95).lower >= 0.7) {
       peeked++
       break
     }
   }
 }
 console.log('')
-console.log(`peeking instead: a fixed-sample 95% Wilson interval read after every batch passes ${pct(peeked / RUNS)} of accuracy runs at the boundary (one look at the end: ≤ 2.5%)`)
+console.log(`peeking instead: a fixed-sample 95% Wilson interval read after every ${OLD_BATCH} passes ${pct(peeked / RUNS)} of accuracy runs at the boundary (one look at the end: ≤ 2.5%)`)
+
+// The sequential McNemar gate: discordant pairs until "regressed" (e ≥ 1/α), and the type-I error under H0 (θ = ½).
+console.log('')
+console.log(`sequential McNemar (discordant pairs seen one by one, up to ${N}): mean pairs to "regressed" / share of runs that got there`)
+console.log('')
+console.log('| chance a discordant pair went the bad way | uniform mixture over stakes (= Beta mixture, the default) | half-normal mixture over stakes (scale 0.5) |')
+console.log('| --- | --- | --- |')
+for (const theta of [0.5, 0.65, 0.75, 0.9, 1]) {
+  const row = [mcnemarEValue, mcnemarBettingEValue].map((eValue, v) => {
+    let pairs = 0
+    let crossed = 0
+    for (let run = 0; run < RUNS; run++) {
+      const random = mulberry32(31 * run + v * 0 + Math.round(theta * 1000))
+      let worse = 0
+      let better = 0
+      for (let i = 1; i <= N; i++) {
+        if (random() < theta) worse++
+        else better++
+        if (eValue(worse, better) >= 1 / ALPHA) {
+          crossed++
+          pairs += i
+          break
+        }
+      }
+    }
+    if (theta === 0.5) ok &&= crossed / RUNS <= ALPHA + 3 * sigma
+    return theta === 0.5 ? `type-I ${pct(crossed / RUNS)}` : `${(pairs / Math.max(1, crossed)).toFixed(1)} / ${pct(crossed / RUNS)}`
+  })
+  console.log(`| ${theta === 0.5 ? '½ (H0)' : theta} | ${row[0]} | ${row[1]} |`)
+}
+console.log(`one-way flips to "regressed": uniform ${firstCross(mcnemarEValue)}, half-normal ${firstCross(mcnemarBettingEValue)}`)
+
+function firstCross(eValue) {
+  for (let w = 1; w < 100; w++) if (eValue(w, 0) >= 1 / ALPHA) return w
+  return '> 99'
+}
+
 console.log('')
 // Thresholds and the baseline gate together (bench/stop/gate-boundary.mjs).
-const whole = gateBoundary({ runs: RUNS, decisions: N, alpha: ALPHA, batch: BATCH, mulberry32 })
+const whole = gateBoundary({ runs: RUNS, decisions: N, alpha: ALPHA, batch: NEW_BATCH, mulberry32 })
 console.log(whole.lines.join('\n'))
 ok &&= whole.ok
 console.log('')
-console.log(`${ok ? 'ok' : 'FAILED'}: every false-pass rate ${ok ? '≤' : 'not ≤'} α + 3σ = ${pct(ALPHA + 3 * sigma)}; ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+if (misses.length > 0) console.log(`goals not met: ${misses.join('; ')}`)
+console.log(`${ok ? 'ok' : 'FAILED'}: every false-pass and type-I rate ${ok ? '≤' : 'not ≤'} α + 3σ = ${pct(ALPHA + 3 * sigma)}; ${((performance.now() - t0) / 1000).toFixed(1)} s`)
 if (!ok) process.exitCode = 1

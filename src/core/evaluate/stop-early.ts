@@ -56,7 +56,11 @@ export class EarlyStop {
       const circular = orderings.length > 1 ? aggregate.picks[r]!.every((id) => id === outcomes.gold[i]) : null
       this.monitor.observe({ criterion: row.criterion.key, gold: row.answer_id, hit: outcomes.hits[i]!, consistent: orderings.length > 1 ? isConsistent(aggregate.picks[r]!) : null, circular })
     })
-    if (this.processed.size < this.settings.minDecisions) return false
+    // Before minDecisions no verdict is read, but the bets for the next batch still follow the data.
+    if (this.processed.size < this.settings.minDecisions) {
+      this.monitor.bet()
+      return false
+    }
     this.last = this.monitor.look()
     this.stoppedEarly = lookStops(this.last) && this.processed.size < this.plan.rows.length
     return this.stoppedEarly

@@ -4,12 +4,14 @@ import { mulberry32 } from '../../../src/core/math/random.ts'
 import { logFactorial } from '../../../src/core/math/binomial.ts'
 import {
   bernoulliConfidenceSequence,
+  betaMixtureConfidenceSequence,
+  DEFAULT_PRIOR,
   logBeta,
   logMixtureMartingale,
   meanRateConfidenceSequence,
 } from '../../../src/core/math/confidence-sequence.ts'
 import { lnGamma as logGamma } from '../../../src/core/math/gamma.ts'
-import { mcnemarEValue, mcnemarRegressed } from '../../../src/core/math/sequential-mcnemar.ts'
+import { mcnemarBetaMixtureEValue, mcnemarEValue, mcnemarRegressed } from '../../../src/core/math/sequential-mcnemar.ts'
 import { boundsVerdict, lookStops, SequentialMonitor } from '../../../src/core/thresholds/sequential/monitor.ts'
 
 describe('logGamma', () => {
@@ -21,12 +23,13 @@ describe('logGamma', () => {
   })
 })
 
-describe('bernoulliConfidenceSequence (beta mixture, Ville)', () => {
+describe('betaMixtureConfidenceSequence (beta mixture, Ville)', () => {
   it('a boundary case by hand: 10 of 10 under Beta(½, ½)', () => {
     // M_10(p) = B(10.5, 0.5) / B(0.5, 0.5) / p^10; the lower bound solves M = 1/α.
     const alpha = 0.05
     const closed = Math.exp((logBeta(10.5, 0.5) - logBeta(0.5, 0.5) - Math.log(1 / alpha)) / 10)
-    const { lower, upper } = bernoulliConfidenceSequence(10, 10, alpha)
+    const { lower, upper } = betaMixtureConfidenceSequence(10, 10, alpha)
+    expect(bernoulliConfidenceSequence(10, 10, alpha, DEFAULT_PRIOR)).toEqual({ lower, upper })
     expect(lower).toBeCloseTo(closed, 12)
     expect(upper).toBe(1)
     expect(logMixtureMartingale(10, 10, lower)).toBeCloseTo(Math.log(20), 9)
@@ -37,7 +40,7 @@ describe('bernoulliConfidenceSequence (beta mixture, Ville)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 5000 }), fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 1e-6, max: 0.5, noNaN: true }), (n, share, alpha) => {
         const s = Math.round(share * n)
-        const { lower, upper } = bernoulliConfidenceSequence(s, n, alpha)
+        const { lower, upper } = betaMixtureConfidenceSequence(s, n, alpha)
         expect(lower).toBeGreaterThanOrEqual(0)
         expect(upper).toBeLessThanOrEqual(1)
         expect(lower).toBeLessThanOrEqual(s / n + 1e-12)
@@ -93,7 +96,7 @@ describe('meanRateConfidenceSequence (joint over classes)', () => {
       fc.property(fc.integer({ min: 0, max: 3000 }), fc.double({ min: 0, max: 1, noNaN: true }), (n, share) => {
         const s = Math.round(share * n)
         const joint = meanRateConfidenceSequence([{ successes: s, n }], 0.05)
-        const single = bernoulliConfidenceSequence(s, n, 0.05)
+        const single = betaMixtureConfidenceSequence(s, n, 0.05)
         expect(joint.lower).toBeCloseTo(single.lower, 7)
         expect(joint.upper).toBeCloseTo(single.upper, 7)
       }),
@@ -107,7 +110,7 @@ describe('meanRateConfidenceSequence (joint over classes)', () => {
     const observed = (0.8 + 0.5 + 0.9) / 3
     expect(lower).toBeLessThan(observed)
     expect(upper).toBeGreaterThan(observed)
-    const union = classes.map(({ successes, n }) => bernoulliConfidenceSequence(successes, n, 0.05 / 3))
+    const union = classes.map(({ successes, n }) => betaMixtureConfidenceSequence(successes, n, 0.05 / 3))
     expect(lower).toBeGreaterThan(union.reduce((a, b) => a + b.lower, 0) / 3)
     expect(upper).toBeLessThan(union.reduce((a, b) => a + b.upper, 0) / 3)
   })
@@ -140,11 +143,12 @@ describe('meanRateConfidenceSequence (joint over classes)', () => {
 })
 
 describe('mcnemarEValue (sequential McNemar on the discordant pairs)', () => {
-  it('has the closed form by hand: 5, 6 and 7 one-way flips', () => {
+  it('the Beta mixture has the closed form by hand: 5, 6 and 7 one-way flips', () => {
     // E = 2^(n+1) · B(w+1, b+1) · P(Bin(n+1, ½) ≤ w): with b = 0, 2^(w+1)/(w+1) · (1 − 2^-(w+1)).
-    expect(mcnemarEValue(5, 0)).toBeCloseTo((64 / 6) * (63 / 64), 12) // 10.5
-    expect(mcnemarEValue(6, 0)).toBeCloseTo((128 / 7) * (127 / 128), 12) // 18.14
-    expect(mcnemarEValue(7, 0)).toBeCloseTo((256 / 8) * (255 / 256), 12) // 31.9
+    expect(mcnemarBetaMixtureEValue(5, 0)).toBeCloseTo((64 / 6) * (63 / 64), 12) // 10.5
+    expect(mcnemarBetaMixtureEValue(6, 0)).toBeCloseTo((128 / 7) * (127 / 128), 12) // 18.14
+    expect(mcnemarBetaMixtureEValue(7, 0)).toBeCloseTo((256 / 8) * (255 / 256), 12) // 31.9
+    expect(mcnemarEValue(7, 3)).toBe(mcnemarBetaMixtureEValue(7, 3))
     expect(mcnemarRegressed(6, 0, 0.05)).toBe(false)
     expect(mcnemarRegressed(7, 0, 0.05)).toBe(true)
     expect(mcnemarEValue(0, 0)).toBe(1)
@@ -186,7 +190,8 @@ describe('boundsVerdict and the monitor', () => {
 
   it('balanced accuracy is bounded jointly over the classes; a class never seen may be anywhere', () => {
     const labelled = [...Array(10)].flatMap((_, i) => [{ criterion: 'c', gold: 'x' }, { criterion: 'c', gold: i < 5 ? 'y' : 'z' }])
-    const monitor = new SequentialMonitor({ balancedAccuracy: 0.5, accuracy: 0.5 }, 0.06, labelled)
+    // With a BetaPrior the monitor gives the beta-mixture bounds of earlier versions.
+    const monitor = new SequentialMonitor({ balancedAccuracy: 0.5, accuracy: 0.5 }, 0.06, labelled, DEFAULT_PRIOR)
     for (let i = 0; i < 40; i++) monitor.observe({ criterion: 'c', gold: 'x', hit: true, consistent: true, circular: null })
     for (let i = 0; i < 20; i++) monitor.observe({ criterion: 'c', gold: 'y', hit: i < 10, consistent: true, circular: null })
     const look = monitor.look()
@@ -196,14 +201,14 @@ describe('boundsVerdict and the monitor', () => {
     const seen = meanRateConfidenceSequence([{ successes: 40, n: 40 }, { successes: 10, n: 20 }], 0.06)
     expect(joint.lower).toBeCloseTo((2 * seen.lower) / 3, 9)
     expect(joint.upper).toBeCloseTo((2 * seen.upper + 1) / 3, 9)
-    expect(look.bounds.accuracy).toEqual(bernoulliConfidenceSequence(50, 60, 0.06))
+    expect(look.bounds.accuracy).toEqual(bernoulliConfidenceSequence(50, 60, 0.06, DEFAULT_PRIOR))
     expect(look.verdicts).toEqual({ balancedAccuracy: 'undecided', accuracy: 'pass' })
     expect(lookStops(look)).toBe(false)
   })
 
   it('the worst criterion: the least of per-criterion joint bounds at α / criteria', () => {
     const labelled = ['p', 'q'].flatMap((criterion) => ['a', 'b'].map((gold) => ({ criterion, gold })))
-    const monitor = new SequentialMonitor({ perCriterion: 0.6 }, 0.05, labelled)
+    const monitor = new SequentialMonitor({ perCriterion: 0.6 }, 0.05, labelled, DEFAULT_PRIOR)
     const counts = { p: { a: [45, 50], b: [40, 50] }, q: { a: [30, 50], b: [35, 50] } } as const
     for (const [criterion, byGold] of Object.entries(counts))
       for (const [gold, [hits, n]] of Object.entries(byGold))

@@ -14,7 +14,7 @@ export const MAX_DEFAULT_BATCH = 64
 export interface StopEarlyOptions {
   /** Level of the anytime-valid bounds, in (0, 1): a wrong verdict at any stop has chance at most `alpha` per threshold. Default 0.05. */
   alpha?: number
-  /** Decisions scored between two looks. Default: a fiftieth of the labelled decisions, between 8 and 64. */
+  /** Decisions scored between two looks. Default: a hundredth of the labelled decisions, between 8 and 64. */
   batch?: number
   /** No verdict before this many decisions are scored. Default 0 (the bounds are valid from the first look). */
   minDecisions?: number
@@ -30,7 +30,8 @@ export interface StopEarlySettings {
 /** Apply the defaults to `stopEarly` (checked with the other settings) for a run of `total` labelled decisions. */
 export function resolveStopEarly(option: true | StopEarlyOptions, total: number): StopEarlySettings {
   const given: StopEarlyOptions = option === true ? {} : option
-  const { alpha = DEFAULT_STOP_ALPHA, batch = Math.min(MAX_DEFAULT_BATCH, Math.max(8, Math.ceil(total / 50))), minDecisions = 0 } = given
+  // A look costs nothing in level (the bounds are anytime-valid), so looks are frequent: a stop overshoots by half a batch on average.
+  const { alpha = DEFAULT_STOP_ALPHA, batch = Math.min(MAX_DEFAULT_BATCH, Math.max(8, Math.ceil(total / 100))), minDecisions = 0 } = given
   return { alpha, batch, minDecisions }
 }
 
