@@ -25,6 +25,9 @@ import { minimumDetectableDifference, MinimumDetectableDifferenceOptionsSchema }
 import { render, RenderOptionsSchema } from '../../src/report/terminal.ts'
 import { renderComparison, RenderComparisonOptionsSchema } from '../../src/report/terminal-comparison.ts'
 import { renderHtmlReport, HtmlReportOptionsSchema } from '../../src/report/html.ts'
+import { ggufScorer } from '../../src/scorers/gguf/scorer.ts'
+import { GgufScorerOptionsSchema } from '../../src/scorers/gguf/options.ts'
+import { checkOptions as checkJestSuiteOptions } from '../../src/jest/decide.ts'
 
 /** One options object a user writes. */
 export interface OptionFace {
@@ -65,4 +68,7 @@ export const OPTION_FACES: readonly OptionFace[] = [
   { face: 'renderComparison', schema: RenderComparisonOptionsSchema, name: 'RenderComparisonOptionsSchema', call: (o) => renderComparison({} as never, o as never) },
   { face: 'renderHtmlReport', schema: HtmlReportOptionsSchema, name: 'HtmlReportOptionsSchema', call: (o) => renderHtmlReport([] as never, o as never) },
   { face: 'toMatchLetterDistribution()', schema: LetterDistributionOptionsSchema, name: 'LetterDistributionOptionsSchema', call: matcher('toMatchLetterDistribution') },
+  { face: 'ggufScorer', schema: GgufScorerOptionsSchema, name: 'GgufScorerOptionsSchema', call: (o) => ggufScorer(o as never) },
+  // The Jest face's describeDecisions checks its options with the Vitest face's schema, in the same function.
+  { face: 'describeDecisions("s")', schema: DescribeDecisionsOptionsSchema, name: 'DescribeDecisionsOptionsSchema', call: (o) => checkJestSuiteOptions('s', o as never), renamed: ['scorerName'] },
 ]

@@ -8,6 +8,7 @@ import { resolve } from 'node:path'
 import { z } from 'zod'
 import type { Criterion } from '../../core/decisions/schema.ts'
 import { ConfigError } from '../../core/support/errors.ts'
+import { refuseUnknownOptions } from '../../core/support/options.ts'
 import type { ChatOptions } from '../prompt/chat-template.ts'
 
 /** KV cache element types the scorer offers (llama.cpp's names). */
@@ -17,7 +18,7 @@ export type KvCacheType = (typeof KV_CACHE_TYPES)[number]
 
 const positive = z.number().int().positive()
 // Strict: an unknown key (a misspelling, an ONNX-only option) is refused, never ignored.
-const schema = z.strictObject({
+export const GgufScorerOptionsSchema = z.strictObject({
   model: z.string().min(1),
   chatTemplate: z.union([z.boolean(), z.string()]).optional(),
   system: z.string().optional(),
@@ -88,10 +89,11 @@ export interface GgufScorerStats {
 /** `options` checked: a {@link ConfigError} naming the first key that is unknown or of the wrong type. */
 export function parseOptions(options: unknown): GgufScorerOptions {
   if (options === null || typeof options !== 'object') throw new ConfigError('ggufScorer: pass an options object, e.g. ggufScorer({ model: "models/tiny.gguf" })')
-  const parsed = schema.safeParse(options)
+  // The one rule for unknown keys (the nearest valid key named), then the values.
+  refuseUnknownOptions(GgufScorerOptionsSchema, options, 'ggufScorer')
+  const parsed = GgufScorerOptionsSchema.safeParse(options)
   if (parsed.success) return parsed.data as GgufScorerOptions
   const issue = parsed.error.issues[0]!
-  if (issue.code === 'unrecognized_keys') throw new ConfigError(`ggufScorer: unknown option \`${issue.keys[0]}\` (options: ${Object.keys(schema.shape).join(', ')})`)
   const key = issue.path.join('.') || 'options'
   if (key === 'model') throw new ConfigError('ggufScorer: `model` (the path of a .gguf file) is required')
   throw new ConfigError(`ggufScorer: \`${key}\`: ${issue.message}`)
