@@ -132,10 +132,15 @@ function editDistance(a: string, b: string): number {
   return d[a.length]![b.length]!
 }
 
+/** A flag's text as a number: NaN for an empty or blank one (`Number("")` is 0, which would pass any range check). */
+export function flagNumber(value: string): number {
+  return value.trim() === '' ? Number.NaN : Number(value)
+}
+
 /** An integer option in [`min`, `max`], or a UsageError naming it (and the bound it broke). */
 export function integer(value: string | undefined, name: string, min = 0, max?: number): number | undefined {
   if (value === undefined) return undefined
-  const n = Number(value)
+  const n = flagNumber(value)
   if (!Number.isInteger(n) || n < min || (max !== undefined && n > max))
     throw new UsageError(`--${name} must be an integer ≥ ${min}${max === undefined ? '' : ` and ≤ ${max}`}, got "${value}"`)
   return n
