@@ -3,12 +3,12 @@
  * process, so concurrent workers never share a file; one fsynced write per batch, so a
  * SIGKILL loses at most the batch being written.
  */
-import { close as closeFd, existsSync, truncateSync, fdatasync, mkdirSync, readFileSync, write } from 'node:fs'
+import { close as closeFd, existsSync, truncateSync, fdatasync, mkdirSync, readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { join } from 'node:path'
 import { compact } from './admin.ts'
 import { claimCacheDir } from './marker.ts'
-import { createWithHead, writeFileAtomic } from './files.ts'
+import { createWithHead, writeFileAtomic, writeFully } from './files.ts'
 import type { ScorerInfo } from './scorer-info.ts'
 import { listSegments, newSegmentName, scorersDir, segmentsDir, segmentWriterMayRun } from './layout.ts'
 import { decodeSegment, encodeHeader, encodeRecord, HEADER_BYTES, usableVector, type CacheEntry, type DecodedSegment } from './segment.ts'
@@ -26,7 +26,6 @@ export interface CacheStoreOptions {
   readonly onWarning?: (message: string) => void
 }
 
-const writeAsync = promisify(write)
 const fdatasyncAsync = promisify(fdatasync)
 const closeAsync = promisify(closeFd)
 
@@ -126,7 +125,7 @@ export class CacheStore {
       if (this.mode !== 'read-write') return
       try {
         const fd = this.segment()
-        await writeAsync(fd, bytes, 0, bytes.length, null)
+        await writeFully(fd, bytes, segmentsDir(this.dir))
         await fdatasyncAsync(fd)
       } catch (error) {
         this.disableWrites(error)

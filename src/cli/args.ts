@@ -121,10 +121,15 @@ export function closest(given: string, known: readonly string[]): string | undef
   return bestDistance <= Math.max(2, Math.floor(given.length / 3)) ? best : undefined
 }
 
+/** A flag's text as a number: NaN for an empty or blank one (`Number("")` is 0, which would pass any range check). */
+export function flagNumber(value: string): number {
+  return value.trim() === '' ? Number.NaN : Number(value)
+}
+
 /** An integer option in [`min`, `max`], or a UsageError naming it (and the bound it broke). */
 export function integer(value: string | undefined, name: string, min = 0, max?: number): number | undefined {
   if (value === undefined) return undefined
-  const n = Number(value)
+  const n = flagNumber(value)
   if (!Number.isInteger(n) || n < min || (max !== undefined && n > max))
     throw new UsageError(`--${name} must be an integer ≥ ${min}${max === undefined ? '' : ` and ≤ ${max}`}, got "${value}"`)
   return n

@@ -1,5 +1,4 @@
 /** `sceptic compare A B`: the paired comparison of two runs. */
-import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { compareResults, type Comparable } from '../../core/compare/compare.ts'
 import { renderComparison } from '../../report/terminal-comparison.ts'
@@ -7,7 +6,7 @@ import { decisionId } from '../../core/decisions/id.ts'
 import { isLabelled } from '../../core/decisions/schema.ts'
 import { loadDecisions } from '../../core/decisions/load.ts'
 import { dict } from '../../core/support/dict.ts'
-import { DataError } from '../../core/support/errors.ts'
+import { readTextBounded } from '../../core/support/read-bounded.ts'
 import { MAX_RESAMPLES } from '../../core/math/bootstrap.ts'
 import { parseComparable, parseRecordsJsonl, parseResultJson } from '../../core/result/files.ts'
 import { checkRecordsMatch } from '../../core/compare/records-match.ts'
@@ -93,12 +92,8 @@ function hasRecords(text: string): boolean {
   }
 }
 
-async function readText(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8')
-  } catch (error) {
-    throw new DataError(`cannot read result file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { file: path })
-  }
+function readText(path: string): Promise<string> {
+  return readTextBounded(path, { cannotRead: (code) => `cannot read result file: ${code}` })
 }
 
 /** Record id → group_id, by the evaluator's id rule ({@link decisionId}). */

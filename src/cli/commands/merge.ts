@@ -1,6 +1,6 @@
 /** `sceptic merge`: the parts of a sharded run, replayed into one result (docs/scaling-out.md). */
-import { readFile } from 'node:fs/promises'
 import { DataError } from '../../core/support/errors.ts'
+import { readTextBounded } from '../../core/support/read-bounded.ts'
 import { colorEnabled, render } from '../../report/terminal.ts'
 import { recordsToJsonl, resultToJson } from '../../core/result/result.ts'
 import { parsePartFile, reassemble } from '../../core/shards/part-file.ts'
@@ -67,11 +67,6 @@ export const mergeCommand: Command = {
   },
 }
 
-async function readText(file: string, missing: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8')
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    throw new DataError(code === 'ENOENT' ? missing : `cannot read it (${code ?? (error as Error).message})`, { file })
-  }
+function readText(file: string, missing: string): Promise<string> {
+  return readTextBounded(file, { missing })
 }

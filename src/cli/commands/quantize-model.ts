@@ -1,6 +1,6 @@
 /** `sceptic quantize-model`: batch-invariant quantization of an ONNX model directory (MatMulNBits or MatMulInteger). */
 import { DEBIAS_MODES, type DebiasMode } from '../../core/requests/orderings.ts'
-import { parse, type OptionTable } from '../args.ts'
+import { flagNumber, parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'
 import { planModelDirs, writingModelOut } from '../model-out.ts'
 import { UsageError } from '../usage-error.ts'
@@ -31,19 +31,19 @@ export const quantizeModelCommand: Command = {
   summary: 'Quantize an ONNX model directory\'s weights to 4 or 8 bits (MatMulNBits or MatMulInteger, batch-invariant; embeddings and the LM head stay float32).',
   async run(argv) {
     const { values, positionals } = parse(argv, OPTIONS, USAGE)
-    const bits = values.bits === undefined ? 4 : Number(values.bits)
+    const bits = values.bits === undefined ? 4 : flagNumber(String(values.bits))
     if (bits !== 4 && bits !== 8) throw new UsageError(`--bits must be 4 or 8, got "${String(values.bits)}"`)
-    const level = values['accuracy-level'] === undefined ? 4 : Number(values['accuracy-level'])
+    const level = values['accuracy-level'] === undefined ? 4 : flagNumber(String(values['accuracy-level']))
     if (level !== 0 && level !== 4) throw new UsageError(`--accuracy-level must be 4 (int8 activations per row and block, default) or 0 (float32 activations), got "${String(values['accuracy-level'])}"`)
     const format = values.format ?? 'nbits'
     if (format !== 'nbits' && format !== 'int8') throw new UsageError(`--format must be nbits (MatMulNBits, default) or int8 (MatMulInteger), got "${String(values.format)}"`)
     const calibration = values.calibration as string | undefined
-    const minAgreement = values['min-agreement'] === undefined ? 0.98 : Number(values['min-agreement'])
+    const minAgreement = values['min-agreement'] === undefined ? 0.98 : flagNumber(String(values['min-agreement']))
     if (!(minAgreement >= 0 && minAgreement <= 1)) throw new UsageError(`--min-agreement must be a number in [0, 1], got "${String(values['min-agreement'])}"`)
-    const minPicks = values['min-pick-agreement'] === undefined ? undefined : Number(values['min-pick-agreement'])
+    const minPicks = values['min-pick-agreement'] === undefined ? undefined : flagNumber(String(values['min-pick-agreement']))
     if (minPicks !== undefined && !(minPicks >= 0 && minPicks <= 1)) throw new UsageError(`--min-pick-agreement must be a number in [0, 1], got "${String(values['min-pick-agreement'])}"`)
     if (calibration === undefined && (values.force || values['max-float'] !== undefined || minPicks !== undefined)) throw new UsageError('--max-float, --min-pick-agreement and --force apply only with --calibration DATA.jsonl')
-    const maxFloat = values['max-float'] === undefined ? undefined : Number(values['max-float'])
+    const maxFloat = values['max-float'] === undefined ? undefined : flagNumber(String(values['max-float']))
     if (maxFloat !== undefined && !(Number.isInteger(maxFloat) && maxFloat >= 0)) throw new UsageError(`--max-float must be an integer ≥ 0, got "${String(values['max-float'])}"`)
     if (values.debias !== undefined && !(DEBIAS_MODES as readonly string[]).includes(values.debias as string))
       throw new UsageError(`--debias must be one of ${DEBIAS_MODES.join(', ')}, got "${String(values.debias)}"`)

@@ -1,7 +1,6 @@
 /** `sceptic report`: the HTML report of one or two runs. */
-import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
-import { DataError } from '../../core/support/errors.ts'
+import { readTextBounded } from '../../core/support/read-bounded.ts'
 import type { DecisionRecord } from '../../core/result/result.ts'
 import { parseRecordsJsonl, parseResultJson, renderHtmlReport, type ReportRun } from '../../report/html.ts'
 import { checkRecordsMatch } from '../../core/compare/records-match.ts'
@@ -77,11 +76,6 @@ export const reportCommand: Command = {
   },
 }
 
-async function readText(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8')
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    throw new DataError(code === 'ENOENT' ? 'no such file' : `cannot read it (${code ?? (error as Error).message})`, { file })
-  }
+function readText(file: string): Promise<string> {
+  return readTextBounded(file, { missing: 'no such file' })
 }

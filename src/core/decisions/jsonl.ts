@@ -3,11 +3,16 @@
  * invalid byte is a {@link DataError} naming the line, never a silent U+FFFD), a
  * UTF-8 BOM and CRLF endings are accepted, and a file above
  * {@link STREAM_THRESHOLD_BYTES} is read as a stream, since one string that large
- * is past what V8 can hold.
+ * is past what V8 can hold. Anything but a regular file (a FIFO, `/dev/zero`) is always
+ * streamed, and a line longer than {@link MAX_LINE_BYTES} is a DataError naming it: no
+ * input grows the process without bound.
  */
 import { createReadStream } from 'node:fs'
 import { readFile, stat } from 'node:fs/promises'
 import { DataError } from '../support/errors.ts'
+import { MAX_LINE_BYTES, mib } from '../support/read-bounded.ts'
+
+export { MAX_LINE_BYTES } from '../support/read-bounded.ts'
 
 /** Files larger than this (512 MiB) are read as a stream of chunks instead of one buffer. */
 export const STREAM_THRESHOLD_BYTES = 512 * 1024 * 1024
@@ -18,6 +23,8 @@ export interface JsonlReadOptions {
   streamAbove?: number
   /** Chunk size of the stream in bytes. Default 1 MiB. */
   chunkBytes?: number
+  /** The longest line accepted, in bytes. Default {@link MAX_LINE_BYTES}. */
+  maxLineBytes?: number
 }
 
 /** One line of a JSONL file: its 1-based number and its text (no line ending, no BOM). */
@@ -34,11 +41,14 @@ const LF = 0x0a
  * (missing file, a folder) are a DataError naming the file and the errno code.
  */
 export async function* readJsonlLines(path: string, options: JsonlReadOptions = {}): AsyncGenerator<JsonlLine> {
-  const { streamAbove = STREAM_THRESHOLD_BYTES, chunkBytes = 1024 * 1024 } = options
+  const { streamAbove = STREAM_THRESHOLD_BYTES, chunkBytes = 1024 * 1024, maxLineBytes = MAX_LINE_BYTES } = options
   const chunks = await openChunks(path, streamAbove, chunkBytes)
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
   let line = 0
   let carry: Buffer[] = []
+  let carried = 0
+  const tooLong = () =>
+    new DataError(`is longer than ${mib(maxLineBytes)}, the longest line a decision file may hold (is this a decision file?)`, { file: path, line: line + 1 })
   const emit = (bytes: Buffer): JsonlLine => {
     line++
     let text: string
@@ -56,11 +66,17 @@ export async function* readJsonlLines(path: string, options: JsonlReadOptions = 
       let start = 0
       for (let end = chunk.indexOf(LF); end !== -1; end = chunk.indexOf(LF, start)) {
         const piece = chunk.subarray(start, end)
+        if (carried + piece.length > maxLineBytes) throw tooLong()
         yield emit(carry.length > 0 ? Buffer.concat([...carry, piece]) : piece)
         carry = []
+        carried = 0
         start = end + 1
       }
-      if (start < chunk.length) carry.push(chunk.subarray(start))
+      if (start < chunk.length) {
+        carried += chunk.length - start
+        if (carried > maxLineBytes) throw tooLong()
+        carry.push(chunk.subarray(start))
+      }
     }
   } catch (error) {
     if (error instanceof DataError) throw error
@@ -72,8 +88,9 @@ export async function* readJsonlLines(path: string, options: JsonlReadOptions = 
 /** The file as one chunk (small files) or a stream of chunks (large ones). */
 async function openChunks(path: string, streamAbove: number, chunkBytes: number): Promise<AsyncIterable<Buffer> | Iterable<Buffer>> {
   try {
-    const { size } = await stat(path)
-    if (size > streamAbove) return createReadStream(path, { highWaterMark: chunkBytes })
+    const found = await stat(path)
+    // A FIFO or device says size 0 and may never end: streamed, so the line cap holds.
+    if (found.size > streamAbove || (!found.isFile() && !found.isDirectory())) return createReadStream(path, { highWaterMark: chunkBytes })
     return [await readFile(path)]
   } catch (error) {
     throw readError(path, error)

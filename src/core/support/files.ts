@@ -6,7 +6,6 @@
  */
 import { randomBytes } from 'node:crypto'
 import {
-  appendFileSync,
   closeSync,
   fsyncSync,
   openSync,
@@ -14,11 +13,11 @@ import {
   rmdirSync,
   rmSync,
   statSync,
-  writeFileSync,
+  write,
   writeSync,
   type Stats,
 } from 'node:fs'
-import { rename, stat, unlink, writeFile } from 'node:fs/promises'
+import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { ConfigError } from './errors.ts'
 
@@ -94,14 +93,97 @@ function hiddenTempName(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`)
 }
 
-/** Write `data` to a new file `temp` (never an existing one), fsynced when asked. */
-function writeNewSync(temp: string, data: string | Uint8Array, fsync: boolean): void {
-  const fd = openSync(temp, 'wx')
+/** A write that stopped short: the disk filled (or the device took no more) before every byte was written. */
+export class ShortWriteError extends Error {
+  readonly code = 'ENOSPC'
+  constructor(path: string, written: number, total: number) {
+    super(`${path}: wrote ${written} of ${total} bytes (no space left on the device?)`)
+  }
+}
+
+const bytesOf = (data: string | Uint8Array): Uint8Array => (typeof data === 'string' ? Buffer.from(data, 'utf8') : data)
+
+/**
+ * Write every byte of `data` at the file's position, however many calls it takes. The one
+ * write loop of src/: a call that makes no progress (a full disk after a short write) is a
+ * {@link ShortWriteError}, so no caller ever takes a truncated file for a written one.
+ */
+export function writeFullySync(fd: number, data: string | Uint8Array, path: string): void {
+  const bytes = bytesOf(data)
+  let done = 0
+  while (done < bytes.length) {
+    const wrote = writeSync(fd, bytes, done, bytes.length - done)
+    if (!(wrote > 0)) throw new ShortWriteError(path, done, bytes.length)
+    done += wrote
+  }
+}
+
+/** One write(2) at the file's position: the bytes it took. */
+const writeAsync = (fd: number, bytes: Uint8Array, offset: number, length: number): Promise<number> =>
+  new Promise((resolve, reject) => write(fd, bytes, offset, length, null, (error, written) => (error ? reject(error) : resolve(written))))
+
+/** {@link writeFullySync} for a file descriptor, asynchronous (appends at the file's position). */
+export async function writeFully(fd: number, data: string | Uint8Array, path: string): Promise<void> {
+  const bytes = bytesOf(data)
+  let done = 0
+  while (done < bytes.length) {
+    const wrote = await writeAsync(fd, bytes, done, bytes.length - done)
+    if (!(wrote > 0)) throw new ShortWriteError(path, done, bytes.length)
+    done += wrote
+  }
+}
+
+/** {@link writeFullySync} for an open file handle. */
+async function writeHandleFully(handle: FileHandle, data: string | Uint8Array, path: string): Promise<void> {
+  const bytes = bytesOf(data)
+  let done = 0
+  while (done < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, null)
+    if (!(bytesWritten > 0)) throw new ShortWriteError(path, done, bytes.length)
+    done += bytesWritten
+  }
+}
+
+/** Write `data` to `path` opened with `flag` (`wx`: a new file only; `w`: a device in place), every byte, fsynced when asked. */
+function writeWholeSync(path: string, data: string | Uint8Array, flag: 'wx' | 'w', fsync: boolean): void {
+  const fd = openSync(path, flag)
   try {
-    writeSync(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data)
+    writeFullySync(fd, data, path)
     if (fsync) fsyncSync(fd)
   } finally {
     closeSync(fd)
+  }
+}
+
+/**
+ * Write `data` to a new file `path` (never an existing one: EEXIST), every byte, without
+ * fsync (a lock, or a file inside a folder this process is still building). A failed
+ * write removes the file it created: nothing half-written is left under the name.
+ */
+export function writeNewFileSync(path: string, data: string | Uint8Array): void {
+  const fd = openSync(path, 'wx')
+  try {
+    writeFullySync(fd, data, path)
+  } catch (error) {
+    closeSync(fd)
+    removeFileSync(path)
+    throw error
+  }
+  closeSync(fd)
+}
+
+/** Write `data` to `temp`, a new file (never an existing one), fsynced when asked. */
+function writeNewSync(temp: string, data: string | Uint8Array, fsync: boolean): void {
+  writeWholeSync(temp, data, 'wx', fsync)
+}
+
+/** {@link writeWholeSync}, asynchronous, without fsync. */
+async function writeWhole(path: string, data: string | Uint8Array, flag: 'wx' | 'w'): Promise<void> {
+  const handle = await open(path, flag)
+  try {
+    await writeHandleFully(handle, data, path)
+  } finally {
+    await handle.close()
   }
 }
 
@@ -111,13 +193,13 @@ function writeNewSync(temp: string, data: string | Uint8Array, fsync: boolean): 
  * block device is a {@link NotAFileError}, and nothing is written.
  */
 export function writeFileAtomicSync(path: string, data: string | Uint8Array, options: { fsync?: boolean } = {}): void {
-  if (writeMode(path) === 'in-place') return writeFileSync(path, data)
+  if (writeMode(path) === 'in-place') return writeWholeSync(path, data, 'w', false)
   const temp = tempName(path)
   try {
     writeNewSync(temp, data, options.fsync ?? true)
     // Checked again just before the rename: the target may have changed since.
     if (writeMode(path) === 'in-place') {
-      writeFileSync(path, data)
+      writeWholeSync(path, data, 'w', false)
       removeFileSync(temp)
       return
     }
@@ -149,7 +231,7 @@ export function createWithHead(path: string, head: Uint8Array): number {
   const temp = tempName(path)
   const fd = openSync(temp, 'wx')
   try {
-    writeSync(fd, head)
+    writeFullySync(fd, head, temp)
     fsyncSync(fd)
     renameSync(temp, path)
     return fd
@@ -176,12 +258,12 @@ export interface StagedFile {
  */
 export async function stageFile(path: string, content: string | Uint8Array): Promise<StagedFile> {
   if (writeMode(path) === 'in-place') {
-    await writeFile(path, content)
+    await writeWhole(path, content, 'w')
     return { inPlace: true, commit: async () => {}, discard: async () => {} }
   }
   const temp = hiddenTempName(path)
   try {
-    await writeFile(temp, content, { flag: 'wx' })
+    await writeWhole(temp, content, 'wx')
   } catch (error) {
     await unlink(temp).catch(() => {})
     throw error
@@ -201,7 +283,12 @@ export async function stageFile(path: string, content: string | Uint8Array): Pro
 /** Append `text` to `path` (created when missing); refuses a target that is not a regular file or character device. */
 export function appendToFileSync(path: string, text: string): void {
   writeMode(path)
-  appendFileSync(path, text)
+  const fd = openSync(path, 'a')
+  try {
+    writeFullySync(fd, text, path)
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /** Remove the file `path`; nothing there is fine. */

@@ -6,7 +6,8 @@
  * `no_distribution`) the probabilities.
  */
 import { experimental_decide, Experimental_DecisionRefusalError, RetryError, type Experimental_DecisionModel } from 'ai'
-import { deadline } from '../../core/support/abort.ts'
+import { deadline, fanOut, raceAbort } from '../../core/support/abort.ts'
+import { createHash } from 'node:crypto'
 import type { CacheIdentity } from '../../core/scorer/contract.ts'
 import { ConfigError } from '../../core/support/errors.ts'
 import { NO_DISTRIBUTION } from '../../core/metrics/no-distribution.ts'
@@ -18,7 +19,8 @@ import { classifyDecideError } from './failures.ts'
 import { orderedCriteria, sentKeys, type SentKeys } from './option-keys.ts'
 import { DecisionModelScorerOptionsSchema, MAX_QUESTIONS_PER_CALL, type DecisionModelScorerOptions } from './options.ts'
 import { refuseUnknownOptions } from '../../core/support/options.ts'
-import { collectSecrets } from './secrets.ts'
+import { collectSecrets, modelEndpoint } from './secrets.ts'
+import { redactUrl } from '../http/redact-url.ts'
 
 
 /** A decision model instance (a string id is refused: its provider and model could not be told apart for the cache). */
@@ -85,7 +87,8 @@ export function decisionModelScorer(model: DecisionModelInstance, options: Decis
     counts.calls++
     counts.questions += group.length
     try {
-      const result = await experimental_decide({
+      // A model that ignores its abort signal still loses the race: the time limit ends the call.
+      const result = await raceAbort(experimental_decide({
         model,
         state: requests[group[0]!]!.state,
         questions,
@@ -93,7 +96,7 @@ export function decisionModelScorer(model: DecisionModelInstance, options: Decis
         abortSignal: limit.signal,
         ...(options.headers ? { headers: options.headers } : {}),
         ...(options.providerOptions ? { providerOptions: options.providerOptions } : {}),
-      })
+      }), limit.signal)
       const { inputTokens, outputTokens } = result.usage ?? {}
       if (inputTokens === undefined && outputTokens === undefined) counts.usageUnknown++
       counts.inputTokens += inputTokens ?? 0
@@ -128,11 +131,17 @@ export function decisionModelScorer(model: DecisionModelInstance, options: Decis
     const scrub = await (scrubber ??= collectSecrets(model, options.headers, options.secrets ?? []).then(secretScrubber))
     const groups = batch === 'state' ? groupByState(requests) : requests.map((_, i) => [i])
     const out: ScoreOutcome[] = new Array(requests.length)
-    await mapConcurrent(groups, concurrency, async (group) => {
-      signal?.throwIfAborted()
-      const answers = await ask(requests, prepared, group, scrub, signal)
-      group.forEach((i, k) => (out[i] = answers[k]!))
-    })
+    // One listener on the run's signal, whatever the concurrency (Node warns past 10 on one signal).
+    const shared = signal ? fanOut(signal) : undefined
+    try {
+      await mapConcurrent(groups, concurrency, async (group) => {
+        shared?.signal.throwIfAborted()
+        const answers = await ask(requests, prepared, group, scrub, shared?.signal)
+        group.forEach((i, k) => (out[i] = answers[k]!))
+      })
+    } finally {
+      shared?.release()
+    }
     for (const outcome of out)
       if ('failure' in outcome) counts.failures[(outcome as ScoreFailure).failure] = (counts.failures[(outcome as ScoreFailure).failure] ?? 0) + 1
     return out
@@ -141,16 +150,42 @@ export function decisionModelScorer(model: DecisionModelInstance, options: Decis
   const snapshot = (): DecideCounts => ({ ...counts, failures: { ...counts.failures } })
   return Object.assign(score, {
     description: options.description ?? `decide ${provider} ${modelId}`,
-    cacheIdentity: {
-      kind: 'decide',
-      label: `${provider} ${modelId}`,
-      // A provider may change the model behind an id: hits are re-checked live.
-      remote: true,
-      settings: { provider, modelId, batch: counts.batch, providerOptions: options.providerOptions ?? null },
-    },
+    cacheIdentity: decideIdentity(model, provider, modelId, counts.batch, options),
     stats: snapshot,
     manifestEntries: () => ({ decide: snapshot() }),
   })
+}
+
+/** The cache identity of a decision scorer: everything that decides the answer. */
+function decideIdentity(model: unknown, provider: string, modelId: string, batch: 'state' | 'off', options: DecisionModelScorerOptions): CacheIdentity {
+  return {
+    kind: 'decide',
+    label: `${provider} ${modelId}`,
+    // A provider may change the model behind an id: hits are re-checked live.
+    remote: true,
+    // The endpoint (its query digested: it may hold a key) and the headers sent (digested) decide the answer too.
+    settings: {
+      provider,
+      modelId,
+      batch,
+      providerOptions: options.providerOptions ?? null,
+      endpoint: endpointId(model),
+      headers: options.headers ? digest(JSON.stringify(Object.entries(options.headers).sort())) : null,
+    },
+  }
+}
+
+/** A short digest of a setting that may carry a secret: what the cache key needs, nothing readable. */
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 32)
+}
+
+/** The model's endpoint without its credentials, plus a digest of its query (which may select an API version or hold a key); null when the provider hides it. */
+function endpointId(model: unknown): string | null {
+  const href = modelEndpoint(model)
+  if (href === undefined) return null
+  const query = /\?[^#]*/.exec(href)?.[0] ?? ''
+  return `${redactUrl(href)}${query ? ` query:${digest(query)}` : ''}`
 }
 
 interface Prepared {

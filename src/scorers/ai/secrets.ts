@@ -19,8 +19,48 @@ export async function collectSecrets(model: unknown, headers: Readonly<Record<st
   }
   for (const value of Object.values(headers ?? {})) add(value)
   for (const value of Object.values(await modelHeaders(model))) add(value)
+  for (const part of urlSecrets(modelEndpoint(model))) out.add(part)
   for (const [name, value] of Object.entries(process.env)) if (SECRET_ENV.test(name)) add(value)
   return [...out]
+}
+
+/**
+ * The endpoint a provider model calls, when it exposes one (AI SDK providers keep
+ * `config.baseURL`, or `config.url()` that builds each request's URL); undefined otherwise.
+ */
+export function modelEndpoint(model: unknown): string | undefined {
+  try {
+    const config = (model as { config?: { baseURL?: unknown; url?: unknown } } | undefined)?.config
+    if (typeof config?.baseURL === 'string') return config.baseURL
+    if (typeof config?.url === 'function') {
+      const url = (config.url as (o: { path: string; modelId: string }) => unknown)({ path: '', modelId: String((model as { modelId?: unknown }).modelId ?? '') })
+      if (typeof url === 'string') return url
+    }
+  } catch {
+    // A provider that builds URLs lazily: no endpoint known here.
+  }
+  return undefined
+}
+
+/** The credentials a URL carries: its user name, password and query values (`?key=…`), decoded. */
+function urlSecrets(href: string | undefined): string[] {
+  if (href === undefined) return []
+  try {
+    const url = new URL(href)
+    const out = [url.username, url.password, ...url.searchParams.values()].filter((value) => value !== '')
+    return [...out, ...out.map(decoded)]
+  } catch {
+    return []
+  }
+}
+
+/** A percent-encoded value decoded, or as it is when it does not decode. */
+function decoded(value: string): string {
+  try {
+    return decodeURIComponent(value)
+  } catch {
+    return value
+  }
 }
 
 /** The model's configured request headers, or none when it keeps them elsewhere (or reading them fails). */

@@ -3,14 +3,21 @@
  * second: cutting first could leave a prefix of a key that no longer matches it. A
  * server that echoes only part of a key (some proxies shorten it) is covered too:
  * after the cut, any run of {@link MIN_FRAGMENT} or more characters that also occurs
- * in a secret is redacted.
+ * in a secret is redacted (a masked echo such as `sk-ab...xyz9` keeps no part of the key).
+ * Credentials written into any URL (`https://user:pass@host`) are stripped whatever they are.
  */
 
 /** What replaces a secret. */
 export const REDACTED = '[redacted]'
 
 /** Shortest piece of a secret that is redacted on its own, in characters. */
-export const MIN_FRAGMENT = 6
+export const MIN_FRAGMENT = 4
+
+/** Shortest secret scrubbed at all: a shorter one would blank out ordinary words. */
+export const MIN_SECRET = 6
+
+/** The user:password part of any URL in a text. */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@"'<>]+@/gi
 
 /** `Bearer <token>` anywhere (any case), whatever the token. */
 const BEARER = /\bBearer\s+[^\s"',;]+/gi
@@ -28,14 +35,14 @@ export interface Scrubber {
 
 /**
  * A {@link Scrubber} for these secrets (missing ones and ones shorter than
- * {@link MIN_FRAGMENT} characters are ignored: they would blank out ordinary words).
+ * {@link MIN_SECRET} characters are ignored: they would blank out ordinary words).
  */
 export function secretScrubber(secrets: readonly (string | undefined)[]): Scrubber {
-  const words = secrets.filter((secret): secret is string => typeof secret === 'string' && secret.length >= MIN_FRAGMENT).sort((a, b) => b.length - a.length)
+  const words = secrets.filter((secret): secret is string => typeof secret === 'string' && secret.length >= MIN_SECRET).sort((a, b) => b.length - a.length)
   const whole = (text: string): string => {
     let out = text
     for (const secret of words) out = out.split(secret).join(REDACTED)
-    return out.replace(BEARER, `Bearer ${REDACTED}`)
+    return out.replace(BEARER, `Bearer ${REDACTED}`).replace(URL_CREDENTIALS, `$1${REDACTED}@`)
   }
   const fragments = (text: string): string => {
     if (words.length === 0) return text

@@ -17,12 +17,12 @@
  * and while one is written, its lock and partial folder.
  */
 import { createHash } from 'node:crypto'
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, utimesSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { cpus } from 'node:os'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import { ConfigError, firstLineOf } from '../../../core/support/errors.ts'
-import { CACHEDIR_SIGNATURE, CACHEDIR_TAG, moveOwnFolderSync, removeFileSync, removeOwnTreeSync } from '../../../core/support/files.ts'
+import { CACHEDIR_SIGNATURE, CACHEDIR_TAG, moveOwnFolderSync, removeFileSync, removeOwnTreeSync, writeFileAtomicSync, writeNewFileSync } from '../../../core/support/files.ts'
 import { hostTag, writerMayRun } from '../../../core/support/process-identity.ts'
 import { externalDataOf } from '../model/model-dir.ts'
 import { declaredExternalData } from '../model/external-locations.ts'
@@ -110,7 +110,7 @@ export function planPrepack(dir: string, source: PrepackSource, cpuOnly: boolean
     commit(saved, readout) {
       try {
         if (!saved || !existsSync(join(partial, 'model.onnx'))) return `not written: onnxruntime could not save the packed weights`
-        writeFileSync(join(partial, ENTRY_FILE), JSON.stringify({ model: shownPath, sizes: entrySizes(partial), readout, created: new Date().toISOString() }))
+        writeNewFileSync(join(partial, ENTRY_FILE), JSON.stringify({ model: shownPath, sizes: entrySizes(partial), readout, created: new Date().toISOString() }))
         // An entry under this key that failed its size check: ours (a key-named folder of a claimed cache).
         removeOwnTreeSync(entry)
         moveOwnFolderSync(partial, entry)
@@ -145,7 +145,7 @@ function claimFolder(root: string): string {
     if (!ours && readdirSync(root).length > 0)
       throw new ConfigError(`onnxScorer: prepackCache ${root} is not empty and not a prepack cache (no ${MARKER} of its own); give a new or empty folder`)
   } else mkdirSync(root, { recursive: true })
-  if (!existsSync(join(root, MARKER))) writeFileSync(join(root, MARKER), MARKER_TEXT)
+  if (!existsSync(join(root, MARKER))) writeFileAtomicSync(join(root, MARKER), MARKER_TEXT, { fsync: false })
   return root
 }
 
@@ -181,7 +181,7 @@ function sweepDead(root: string): void {
 function takeLock(lock: string): boolean {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      writeFileSync(lock, `${hostTag()} ${process.pid}\n`, { flag: 'wx' })
+      writeNewFileSync(lock, `${hostTag()} ${process.pid}\n`)
       return true
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
