@@ -7,9 +7,10 @@
  * and removes the folder after the run. Without the reporter nothing is written.
  */
 import { createHash } from 'node:crypto'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { writeFileAtomicSync } from '../core/support/files.ts'
 import type { ScepticSuiteMeta } from './decide.ts'
 
 /** The environment variable naming the run folder. */
@@ -36,7 +37,8 @@ export function writeSuiteEntry(entry: SuiteEntry): void {
   if (!dir || !dir.startsWith(join(tmpdir(), PREFIX))) return
   const name = createHash('sha256').update(`${entry.file}\0${entry.meta.suite}`).digest('hex').slice(0, 24)
   try {
-    writeFileSync(join(dir, `${name}.json`), JSON.stringify(entry))
+    // Whole or not at all (the checked write loop), so the reporter never reads half an entry.
+    writeFileAtomicSync(join(dir, `${name}.json`), JSON.stringify(entry), { fsync: false })
   } catch {
     // The folder is gone (the run ended under us); the report lacks this suite, the tests still gate.
   }

@@ -184,5 +184,7 @@ export function tiedDetail(tied: TieCounts): string {
 export function readoutText(readout: unknown): string | undefined {
   if (typeof readout !== 'string' || readout === '') return undefined
   if (readout.startsWith('last position')) return `letter head (${readout})`
+  // A run whose every answer came from the score cache never loaded the model.
+  if (readout === 'not started') return 'not started: every answer came from the score cache'
   return readout
 }

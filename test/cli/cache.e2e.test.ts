@@ -89,8 +89,9 @@ describe('sceptic evaluate with the score cache', () => {
     expect(cold.stdout).toMatch(/^cache\s+0 hits, 168 scored$/m)
     const warm = await sceptic(onnx, { env: { ...rw, SCEPTIC_CACHE_DIR: cache } })
     expect(warm.stdout).toMatch(/^cache\s+168 hits, 0 scored$/m)
-    // The report without the cache line is the same report.
-    const strip = (text: string) => text.replace(/^cache .*\n/m, '')
+    // The report without the cache line is the same report; the readout line says the model never loaded.
+    expect(warm.stdout).toMatch(/^readout\s+not started: every answer came from the score cache$/m)
+    const strip = (text: string) => text.replace(/^cache .*\n/m, '').replace(/^readout .*\n/m, '')
     expect(strip(warm.stdout)).toBe(strip(cold.stdout))
     const user = await sceptic(['evaluate', data, '--scorer', SCORER, '--debias', 'none', '--cache', cache], { env: { ...rw, SCEPTIC_TEST_MS_PER_REQUEST: '0' } })
     expect(user.code).toBe(0)

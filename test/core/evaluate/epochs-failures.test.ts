@@ -138,8 +138,8 @@ describe('failures are counted, never dropped', () => {
     expect(result.failed).toBe(2)
     expect(result.n + result.failed + result.manifest.unlabelledSkipped).toBe(data.length)
     expect(result.failures).toEqual([
-      { id: 't1', criterion: 'c', reason: 'timeout', message: 'took too long' },
-      { id: 't2', criterion: 'c', reason: 'timeout', message: 'took too long' },
+      { id: 't1', criterion: 'c', gold: 'o0', reason: 'timeout', message: 'took too long' },
+      { id: 't2', criterion: 'c', gold: 'o0', reason: 'timeout', message: 'took too long' },
     ])
     expect(result.manifest).toMatchObject({ decisions: 8, failed: 2, failedByReason: { timeout: 2 } })
     expect(result.records.map((r) => r.id)).toEqual(['d0', 'd1', 'd2', 'd3', 'd4', 'd5'])
