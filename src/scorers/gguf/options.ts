@@ -90,7 +90,7 @@ export interface GgufScorerStats {
 export function parseOptions(options: unknown): GgufScorerOptions {
   if (options === null || typeof options !== 'object') throw new ConfigError('ggufScorer: pass an options object, e.g. ggufScorer({ model: "models/tiny.gguf" })')
   // The one rule for unknown keys (the nearest valid key named), then the values.
-  refuseUnknownOptions(GgufScorerOptionsSchema, options, 'ggufScorer')
+  refuseUnknownOptions(GgufScorerOptionsSchema, options, 'ggufScorer options')
   const parsed = GgufScorerOptionsSchema.safeParse(options)
   if (parsed.success) return parsed.data as GgufScorerOptions
   const issue = parsed.error.issues[0]!
