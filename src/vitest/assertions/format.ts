@@ -31,9 +31,11 @@ export function formatLetters(distribution: Readonly<Record<string, number>> | u
  * in the unit the report shows that metric in (`✓ ≥ 70.0%`, `✗ ≤ 35.0 pp`). A check the gate
  * found not measured reads `✗ ≥ 0.90 not measured`, never as a value below its bound.
  */
-export function thresholdMark(passed: boolean, threshold: Threshold, key?: string, notMeasured = false): string {
+export function thresholdMark(passed: boolean, threshold: Threshold, key?: string, notMeasured = false, byValue = true): string {
   const bound = key === undefined ? formatBound : (n: number) => metricValue(key, n)
   if (notMeasured) return `✗ ${formatThreshold(threshold, bound)} not measured`
+  // Failed by another rule of the gate (the failure rate, an early stop's bound), not by its value: the test failed.
+  if (!passed && !byValue) return `✗ ${formatThreshold(threshold, bound)} test failed`
   if (typeof threshold === 'number') return passed ? `✓ ≥ ${bound(threshold)}` : `✗ < ${bound(threshold)}`
   return `${passed ? '✓' : '✗'} ${formatThreshold(threshold, bound)}`
 }

@@ -193,15 +193,17 @@ export function renderSuite({ file, meta, tests }: SuiteReport, color: boolean):
   const gate = suiteGate(githubSuite({ file, meta }))
   const passed = (key: string) => gateCheck(gate, key)?.verdict === 'pass'
   const unmeasured = (key: string) => gateCheck(gate, key)?.notMeasured === true
+  // A failed check is failed by its value when the gate says on which side of the bound it lies.
+  const byValue = (key: string) => gateCheck(gate, key)?.outside !== undefined
   const marks: Record<string, string> = {}
   for (const [key, threshold] of Object.entries(t))
     if (threshold !== undefined && key !== 'perCriterion' && THRESHOLD_METRICS.has(key))
-      marks[key] = asTestEnded(thresholdMark(passed(key), threshold, key, unmeasured(key)), tests, thresholdTestName(key, threshold))
+      marks[key] = asTestEnded(thresholdMark(passed(key), threshold, key, unmeasured(key), byValue(key)), tests, thresholdTestName(key, threshold))
   // render() reads metrics and manifest only; meta carries no per-decision records.
   const lines = [heading, render({ ...result, records: [] } as EvalResult, { color, marks })]
   if (t.perCriterion !== undefined) {
     const worst = worstCriterion(result.perCriterion)
-    const mark = asTestEnded(thresholdMark(passed('perCriterion'), t.perCriterion, undefined, unmeasured('perCriterion')), tests, thresholdTestName('perCriterion', t.perCriterion))
+    const mark = asTestEnded(thresholdMark(passed('perCriterion'), t.perCriterion, undefined, unmeasured('perCriterion'), byValue('perCriterion')), tests, thresholdTestName('perCriterion', t.perCriterion))
     const paint = mark.startsWith('✗') ? c.red : mark.startsWith('⚠') ? c.yellow : c.green
     lines.push(`${'every criterion'.padEnd(19)}${paint(mark)}${worst ? c.dim(`   worst "${worst[0]}" ${formatValue(worst[1])}`) : ''}`)
   }
