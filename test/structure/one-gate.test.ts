@@ -24,7 +24,7 @@ const MAY_DECIDE = [
 ]
 
 /** Where `decideRun` may be called: the faces that render it. */
-const RENDER_THE_GATE = ['run/gate.ts', 'cli/thresholds.ts', 'vitest/suite/describe-decisions.ts', 'vitest/shards/merge.ts', 'report/github.ts']
+const RENDER_THE_GATE = ['run/gate.ts', 'cli/thresholds.ts', 'vitest/suite/describe-decisions.ts', 'vitest/shards/merge.ts', 'report/github.ts', 'jest/decide.ts']
 
 const allowed = (file: string, list: readonly string[]) => list.some((entry) => (entry.endsWith('/') ? file.startsWith(entry) : file === entry))
 

@@ -1,5 +1,5 @@
 /**
- * The baseline gate as any test runner runs it (docs/vitest.md#baselines): write, refresh or
+ * The baseline gate as any test runner runs it (docs/baselines.md#baselines): write, refresh or
  * compare, and fail closed when nothing could be compared. No runner import: the Vitest face
  * (gate.ts) and the Jest face both call it with their runner's update mode.
  */
@@ -7,7 +7,7 @@ import type { EvalResult } from '../../core/index.ts'
 import { baselineFromResult, readBaseline, writeBaseline, type BaselineGateOptions, type BaselineOutcome } from './file.ts'
 import { decideBaseline } from './decision.ts'
 
-/** Default significance level of the baseline gate (docs/vitest.md#baselines). */
+/** Default significance level of the baseline gate (docs/baselines.md#baselines). */
 export const DEFAULT_ALPHA = 0.05
 /** Default drop the baseline gate should detect: 10 percentage points of order consistency. */
 export const DEFAULT_DETECTABLE_DROP = 0.1
