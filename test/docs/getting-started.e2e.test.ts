@@ -42,7 +42,8 @@ test('every file the section writes out, then its commands, give the documented 
     writeFileSync(join(app, path), block.body)
     files.push(path)
   }
-  expect(files.sort()).toEqual(['data/eval.jsonl', 'evals/triage.eval.ts', 'scorers/my-model.mjs', 'vitest.config.ts'])
+  // Step 4's always-first scorer too; its eval file (an `exit=1` block) is the docs test's to run.
+  expect(files.sort()).toEqual(['data/eval.jsonl', 'evals/triage.eval.ts', 'scorers/always-first.mjs', 'scorers/my-model.mjs', 'vitest.config.ts'])
 
   const commands = blocks.filter((b) => b.lang === 'sh').flatMap((b) => b.body.trim().split('\n')).filter((line) => line.startsWith('npx '))
   expect(commands).toEqual(['npx sceptic evaluate data/eval.jsonl --scorer scorers/my-model.mjs', 'npx vitest run evals/'])
