@@ -11,9 +11,11 @@ import { ConfigError } from '../../core/support/errors.ts'
 /** The one line a user without node-llama-cpp reads. */
 export const LLAMA_MISSING = 'ggufScorer needs node-llama-cpp: npm i -E node-llama-cpp@3.21.1 (it brings its prebuilt CPU binary; nothing is downloaded or built)'
 
-/** Whether a model path names a GGUF file (a file, or a name ending in `.gguf`) rather than an ONNX model directory. */
+/** Whether a model path names a GGUF file (a file other than `*.onnx`, or a name ending in `.gguf`) rather than an ONNX model directory. */
 export function isGgufModel(path: string): boolean {
   if (/\.gguf$/i.test(path)) return true
+  // An ONNX graph's own file is the ONNX mistake "a file, not the model's directory", said by the ONNX checks.
+  if (/\.onnx$/i.test(path)) return false
   try {
     return statSync(path).isFile()
   } catch {
