@@ -7,10 +7,10 @@
  * and removes the folder after the run. Without the reporter nothing is written.
  */
 import { createHash } from 'node:crypto'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { writeFileAtomicSync } from '../core/support/files.ts'
+import { removeOwnTreeSync, writeFileAtomicSync } from '../core/support/files.ts'
 import type { ScepticSuiteMeta } from './decide.ts'
 
 /** The environment variable naming the run folder. */
@@ -50,7 +50,7 @@ export function readSuiteEntries(dir: string): SuiteEntry[] {
   try {
     for (const name of readdirSync(dir).sort()) if (/^[0-9a-f]{24}\.json$/.test(name)) entries.push(JSON.parse(readFileSync(join(dir, name), 'utf8')) as SuiteEntry)
   } finally {
-    rmSync(dir, { recursive: true, force: true })
+    removeOwnTreeSync(dir)
     if (process.env[RUN_DIR_ENV] === dir) delete process.env[RUN_DIR_ENV]
   }
   return entries.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.index - b.index))
