@@ -19,7 +19,7 @@ describe('sceptic evaluate --model FILE.gguf', () => {
     const run = await sceptic(['evaluate', DATA, '--model', gguf.Q8_0!, '--debias', 'cyclic', '--no-cache', '--json-out', json])
     expect(run.stderr).not.toMatch(/Error|llama_/)
     expect(run.code).toBe(0)
-    expect(run.stdout).toMatch(/^model {14}gguf .*tiny-Q8_0\.gguf \(\d+ sequences × \d+ threads?, KV cache F32\)/m)
+    expect(run.stdout).toMatch(/^model {14}gguf .*tiny-Q8_0\.gguf \(\d+ sequences? × \d+ threads?, KV cache F32\)/m)
     expect(run.stdout).toMatch(/balanced accuracy/i)
     const { manifest } = JSON.parse(readFileSync(json, 'utf8'))
     expect(manifest).toMatchObject({ format: 'gguf', kvCacheType: 'F32', flashAttention: false, nodeLlamaCpp: '3.21.1' })

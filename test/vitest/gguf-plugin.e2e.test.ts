@@ -18,7 +18,7 @@ describe('shared GGUF model (plugin `models`)', () => {
     expect(code, output).toBe(0)
     const who = readFileSync(join(dir, 'who.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
     expect(who.map((w) => w.file).sort()).toEqual([1, 2])
-    expect(who.every((w) => w.n === 8 && /^gguf .*tiny-Q8_0\.gguf \(\d+ sequences × \d+ threads?, KV cache F32\)$/.test(w.model))).toBe(true)
+    expect(who.every((w) => w.n === 8 && /^gguf .*tiny-Q8_0\.gguf \(\d+ sequences? × \d+ threads?, KV cache F32\)$/.test(w.model))).toBe(true)
     expect(output).not.toMatch(/llama_model_load/)
   }, 180_000)
 
