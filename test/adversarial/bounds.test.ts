@@ -267,6 +267,28 @@ describe('runaway chat templates (untrusted tokenizer_config.json)', () => {
     }
   }, 20_000)
 
+  it('a renderer slow to start (a busy machine) is not a looping template: the deadline counts from its start', async () => {
+    // Regression: CI under load took over 1 s to fork the renderer, and a 1 s budget that
+    // counted the fork failed a template that renders in milliseconds. Here the renderer's
+    // start is held 1.5 s (a preload through NODE_OPTIONS, which the fork inherits).
+    const dir = temp()
+    const slow = join(dir, 'slow-start.cjs')
+    writeFileSync(slow, 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500)\n')
+    const render = (await chatRenderer({ chatTemplate: onInvoice('') }, {}, 'cfg.json', small))!
+    const before = process.env.NODE_OPTIONS
+    process.env.NODE_OPTIONS = `${before ?? ''} --require ${JSON.stringify(slow)}`
+    try {
+      const pending = render(['plain ticket'])
+      process.env.NODE_OPTIONS = before
+      if (before === undefined) delete process.env.NODE_OPTIONS
+      expect(await pending).toEqual(['user: plain ticket\nassistant:'])
+    } finally {
+      if (before === undefined) delete process.env.NODE_OPTIONS
+      else process.env.NODE_OPTIONS = before
+      await render.close()
+    }
+  }, 20_000)
+
   it('the run signal stops a looping render at once', async () => {
     const render = (await chatRenderer({ chatTemplate: onInvoice(LOOP) }, {}, 'cfg.json', { ...small, baseMs: 60_000 }))!
     try {

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import type { Criterion } from '../../core/decisions/schema.ts'
 import { ConfigError, firstLineOf } from '../../core/support/errors.ts'
 import { resolveWorkerFile } from '../onnx/runtime/pool.ts'
-import type { TemplateMessage, TemplateReply, TemplateWorkerInit } from './template-protocol.ts'
+import type { TemplateMessage, TemplateReady, TemplateReply, TemplateWorkerInit } from './template-protocol.ts'
 
 /** The chat options of the ONNX scorer (and the CLI's `--chat-template`, `--system`, `--chat-template-kwargs`). */
 export interface ChatOptions {
@@ -47,6 +47,9 @@ export interface RenderLimits {
 
 /** Rendering a prompt takes well under a millisecond: these catch only a runaway template. */
 export const RENDER_LIMITS: RenderLimits = { baseMs: 30_000, perPromptMs: 10, memoryMb: 256 }
+
+/** How long a renderer process may take to start (a fork and an import; no template code runs). */
+const STARTUP_MS = 60_000
 
 /**
  * The text the model reads for each request: the request's prompt (or `template`'s),
@@ -129,6 +132,8 @@ function killAtExit(child: ChildProcess): void {
 function templateProcess(init: TemplateWorkerInit, where: string, limits: RenderLimits): PromptRenderer {
   let child: ChildProcess | undefined
   let calls = 0
+  // Processes that said they are ready: a render's deadline starts then, so a slow fork on a busy machine is not a looping template.
+  const ready = new WeakSet<ChildProcess>()
   const stop = async (): Promise<void> => {
     const running = child
     child = undefined
@@ -147,6 +152,9 @@ function templateProcess(init: TemplateWorkerInit, where: string, limits: Render
     started.on('error', () => {}) // reported through 'exit' to the call in flight
     // This process exiting takes its renderer along (a looping template would not notice).
     killAtExit(started)
+    started.on('message', (message: TemplateReply | TemplateReady) => {
+      if ('kind' in message) ready.add(started)
+    })
     started.send({ kind: 'init', init } satisfies TemplateMessage)
     idle(started)
     return started
@@ -163,6 +171,7 @@ function templateProcess(init: TemplateWorkerInit, where: string, limits: Render
     const id = ++calls
     const ms = limits.baseMs + limits.perPromptMs * texts.length
     return new Promise<string[]>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined
       const done = (finish: () => void, kill: boolean) => {
         clearTimeout(timer)
         signal?.removeEventListener('abort', onAbort)
@@ -171,7 +180,8 @@ function templateProcess(init: TemplateWorkerInit, where: string, limits: Render
         if (kill && child === proc) void stop()
         finish()
       }
-      const onMessage = (reply: TemplateReply) => {
+      const onMessage = (reply: TemplateReply | TemplateReady) => {
+        if ('kind' in reply) return arm()
         if (reply.id !== id) return
         if ('rendered' in reply) done(() => resolve(reply.rendered), false)
         else done(() => reject(new ConfigError(`${where} ${reply.stage === 'compile' ? 'does not compile' : 'fails to render'}: ${reply.error}`)), false)
@@ -186,10 +196,15 @@ function templateProcess(init: TemplateWorkerInit, where: string, limits: Render
       }
       const onAbort = () => done(() => reject(signal!.reason), true)
       // A template that loops (on every input, or only on some) is stopped here, never left running.
-      const timer = setTimeout(
-        () => done(() => reject(new ConfigError(`${where} did not finish rendering ${texts.length} prompt(s) within ${ms / 1000} s: a template that loops without end?`)), true),
-        ms,
-      )
+      const arm = (): void => {
+        clearTimeout(timer)
+        timer = setTimeout(
+          () => done(() => reject(new ConfigError(`${where} did not finish rendering ${texts.length} prompt(s) within ${ms / 1000} s: a template that loops without end?`)), true),
+          ms,
+        )
+      }
+      if (ready.has(proc)) arm()
+      else timer = setTimeout(() => done(() => reject(new ConfigError(`${where}: its renderer process did not start within ${STARTUP_MS / 1000} s`)), true), STARTUP_MS)
       signal?.addEventListener('abort', onAbort, { once: true })
       proc.on('message', onMessage).on('exit', onExit)
       busy(proc)

@@ -10,7 +10,7 @@
 import { Worker } from 'node:worker_threads'
 import { Template } from '@huggingface/jinja'
 import { firstLineOf } from '../../core/support/errors.ts'
-import type { TemplateMessage, TemplateReply, TemplateWorkerInit } from './template-protocol.ts'
+import type { TemplateMessage, TemplateReady, TemplateReply, TemplateWorkerInit } from './template-protocol.ts'
 
 let init: TemplateWorkerInit | undefined
 let template: Template | undefined
@@ -50,6 +50,8 @@ new Worker(
   "const { workerData: parent } = require('node:worker_threads'); setInterval(() => { try { process.kill(parent, 0) } catch { process.kill(process.pid, 'SIGKILL') } }, 500)",
   { eval: true, workerData: process.ppid },
 ).unref()
+
+process.send!({ kind: 'ready' } satisfies TemplateReady)
 
 function compile(source: string): Template {
   try {

@@ -18,6 +18,11 @@ export interface TemplateRequest {
 /** What the renderer process receives: its template once, then requests. */
 export type TemplateMessage = { readonly kind: 'init'; readonly init: TemplateWorkerInit } | TemplateRequest
 
+/** Sent once, when the process can take requests: a render's deadline counts from here, not from the fork. */
+export interface TemplateReady {
+  readonly kind: 'ready'
+}
+
 /** Every text rendered, or the first failure and whether the template did not compile or did not render. */
 export type TemplateReply =
   | { readonly id: number; readonly rendered: string[] }
