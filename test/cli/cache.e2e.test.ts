@@ -108,7 +108,7 @@ describe('sceptic evaluate with the score cache', () => {
     const all = await sceptic(['cache', 'clear', cache])
     expect(all.stdout).toBe(`removed 868 entries from ${cache}\n`)
     expect((await sceptic(['cache', 'stats', cache])).stdout).toMatch(/^entries\s+0$/m)
-  })
+  }, 180_000) // nine CLI runs, three of them loading the ONNX model: past 60 s on a busy 2-core machine
 
   it('foreign, truncated and newer-version cache files are one line each on stderr, ignored, and the run is right', async () => {
     const cache = join(dir, 'bad-cache')
