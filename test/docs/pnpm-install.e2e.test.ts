@@ -1,10 +1,12 @@
 // The Installing section of docs/getting-started.md, tried with pnpm from the registry: the packed
 // package, vitest and onnxruntime-node added to a fresh project. Without a decision on
 // onnxruntime-node's install script pnpm refuses the install (ERR_PNPM_IGNORED_BUILDS); with
-// `allowBuilds: { onnxruntime-node: false }` it installs, and an ONNX suite runs on the CPU build.
+// `allowBuilds: { onnxruntime-node: false }` it installs without one warning, and an ONNX suite
+// runs on the CPU build.
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { pnpmWarnings } from '../helpers/install-warnings.ts'
 import { ROOT, run } from '../helpers/run.ts'
 import { useTempDir } from '../helpers/temp.ts'
 
@@ -41,16 +43,38 @@ function project(name: string, workspace?: string): string {
 const add = (root: string) => npx(['add', '-D', tarball, `vitest@${VITEST}`, `onnxruntime-node@${ORT}`, '--store-dir', join(dir, 'store')], root)
 
 describe(`installing with ${PNPM}`, () => {
+  it('finds pnpm\'s warnings (and npx\'s) and nothing else', () => {
+    const seen = [
+      // pnpm 12, seen installing vitest 5 on Node 20:
+      '[WARN] Unsupported engine for vitest@5.1.2: wanted: {"node":"^22.12.0 || ^24.0.0 || >=26.0.0"} (current: {"node":"20.20.2"})',
+      ' WARN  deprecated glob@7.2.3: Glob versions prior to v9 are no longer supported',
+      '\x1b[33m WARN\x1b[39m  Issues with peer dependencies found',
+      'packages/app                             |  WARN  Unsupported engine',
+      'npm warn exec The following package was not found and will be installed: pnpm@12.23.0',
+      'Progress: resolved 65, reused 0, downloaded 71, added 65, done',
+      'Warnings: none',
+      '+ vitest 4.1.12 (5.1.2 is available)',
+    ].join('\n')
+    expect(pnpmWarnings(seen)).toEqual([
+      '[WARN] Unsupported engine for vitest@5.1.2: wanted: {"node":"^22.12.0 || ^24.0.0 || >=26.0.0"} (current: {"node":"20.20.2"})',
+      ' WARN  deprecated glob@7.2.3: Glob versions prior to v9 are no longer supported',
+      ' WARN  Issues with peer dependencies found',
+      'packages/app                             |  WARN  Unsupported engine',
+      'npm warn exec The following package was not found and will be installed: pnpm@12.23.0',
+    ])
+  })
+
   it('without a decision on onnxruntime-node\'s install script, pnpm refuses the install', async () => {
     const { code, stdout, stderr } = await add(project('undecided'))
     expect(code).not.toBe(0)
     expect(stdout + stderr).toMatch(/ERR_PNPM_IGNORED_BUILDS[\s\S]*onnxruntime-node/)
   }, 250_000)
 
-  it('with allowBuilds: { onnxruntime-node: false } it installs, and an ONNX suite runs on the CPU build', async () => {
+  it('with allowBuilds: { onnxruntime-node: false } it installs without a warning, and an ONNX suite runs on the CPU build', async () => {
     const root = project('decided', 'allowBuilds:\n  onnxruntime-node: false\n')
     const installed = await add(root)
     expect(installed.code, installed.stdout + installed.stderr).toBe(0)
+    expect(pnpmWarnings(installed.stdout + installed.stderr)).toEqual([])
     cpSync(join(ROOT, 'examples/models/tiny'), join(root, 'models/tiny'), { recursive: true })
     mkdirSync(join(root, 'evals'))
     writeFileSync(join(root, 'tickets.jsonl'), readFileSync(join(ROOT, 'examples/data/tickets.jsonl'), 'utf8').split('\n').slice(0, 12).join('\n'))
