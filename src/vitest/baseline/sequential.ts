@@ -2,9 +2,9 @@
  * The baseline gate of a run that stopped early: the looks' sequential McNemar e-processes on
  * the decisions scored (anytime-valid, so valid at the stop), instead of the fixed-sample
  * exact test, whose level holds only for a sample fixed in advance. `pass` only when the
- * drop the gate must catch is ruled out; no regression detected yet is no verdict.
+ * drop the gate must catch (half the detectable drop, for room) is ruled out; no regression detected yet is no verdict.
  */
-import { pairedVerdict } from '../../core/thresholds/sequential/paired.ts'
+import { pairedVerdict, passMargin } from '../../core/thresholds/sequential/paired.ts'
 import type { StopEarlyResult } from '../../core/result/stop-early.ts'
 import { compareWithBaseline, pairDecisions, pairedOutcome, type BaselineFile, type BaselineGateOptions, type BaselineOutcome } from './file.ts'
 import { percent } from '../assertions/format.ts'
@@ -19,7 +19,7 @@ export function compareSequentially(baseline: BaselineFile, current: BaselineFil
   const { verdict, eValue: e, strictEValue: strictE, notWorseEValue, strictNotWorseEValue } = pairedVerdict(pairs, gate.alpha, gate.detectableDrop)
   const limit = 1 / gate.alpha
   const fmt = (value: number) => (value >= 100 ? value.toExponential(2) : value.toFixed(2))
-  const drop = percent(gate.detectableDrop)
+  const drop = percent(passMargin(gate.detectableDrop))
   const message =
     `stopped early after ${stop.scored} of ${stop.total} decisions: on the ${paired} scored decisions paired with the baseline, ` +
     // Both rates over the same decisions: the scored ones paired with the baseline (never the baseline's full-set rate).
