@@ -8,7 +8,7 @@ import { evaluateWithScorer, type DecisionRecord } from '../../../src/core/index
 import { mcnemarNotWorseEValue } from '../../../src/core/math/sequential-mcnemar.ts'
 import { mulberry32 } from '../../../src/core/math/random.ts'
 import { pairedVerdict, type BaselineLooks, type PairFlags } from '../../../src/core/thresholds/sequential/paired.ts'
-import { stopEarlyLine } from '../../../src/core/thresholds/sequential/verdict.ts'
+import { stopEarlyLine, stopEarlySentence } from '../../../src/core/thresholds/sequential/verdict.ts'
 import { decideRun, gateCheck } from '../../../src/run/gate.ts'
 import type { BaselineFile } from '../../../src/vitest/baseline/file.ts'
 import { compareSequentially } from '../../../src/vitest/baseline/sequential.ts'
@@ -167,6 +167,15 @@ describe('the gate on a stopped run’s baseline line', () => {
     expect(run(open)).toMatchObject({ verdict: 'fail', notMeasured: true })
     const regressed = compareSequentially(file(1000), file(100, new Set([0, 1, 2, 3, 4, 5, 6, 7])), gate, stop)
     expect(run(regressed)).toMatchObject({ verdict: 'fail', notMeasured: false })
+  })
+})
+
+describe('the sentences of a run the baseline gate stopped', () => {
+  it('a threshold left open names the baseline gate as what failed', () => {
+    const stop = { alpha: 0.05, scored: 90, total: 1000, stopped: true, verdicts: { accuracy: 'undecided' as const }, bounds: { accuracy: { lower: 0.6, upper: 0.9 } }, baseline: 'fail' as const }
+    expect(stopEarlySentence(stop, 'accuracy', 0.7)).toBe('not decided: the run stopped after 90 of 1000 decisions when the baseline gate failed; score every decision (without stopEarly) to measure it')
+    const line = stopEarlyLine({ manifest: { thresholds: {} }, stopEarly: { ...stop, verdicts: {}, bounds: {} } } as never)
+    expect(line).toBe('decided after 90 of 1000 decisions, anytime-valid at α = 0.05: baseline gate: regressed')
   })
 })
 
