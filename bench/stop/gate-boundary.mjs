@@ -11,7 +11,7 @@
 // A false pass is a run the gate passes although a check fails in truth: the threshold's true rate
 // at its bound (decided as a pass only by the anytime-valid bounds; a run that scored everything
 // is a point estimate, the fixed-sample rule), or the baseline regressed by the detectable drop
-// (10 points) or, as in the case, 8. Circular accuracy moves with order consistency here.
+// (10 points) or 8 points. Circular accuracy moves with order consistency here.
 import { parseArgs } from 'node:util'
 import { lookStops, SequentialMonitor } from '../../dist/core/index.js'
 import { mcnemarEValue, mcnemarExact, pairedVerdict } from '../../dist/stats/index.js'
