@@ -13,19 +13,8 @@
 import { parseArgs } from 'node:util'
 import { DEFAULT_STOP_ALPHA, lookStops, SequentialMonitor } from '../dist/core/index.js'
 import { DEFAULT_PRIOR, mcnemarBettingEValue, mcnemarEValue, wilsonInterval } from '../dist/stats/index.js'
-import { gateBoundary } from './stop/gate-boundary.mjs'
+import { gateBoundary, mulberry32 } from './stop/gate-boundary.mjs'
 
-/** mulberry32, as the package's seeded PRNG. */
-function mulberry32(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '2000' }, decisions: { type: 'string', default: '1000' }, alpha: { type: 'string', default: String(DEFAULT_STOP_ALPHA) } } })
 const RUNS = Number(args.runs)

@@ -33,4 +33,6 @@ export type { McNemarRegression, PowerCheck } from './statistics/regression-gate
 export { bernoulliConfidenceSequence, betaMixtureConfidenceSequence, DEFAULT_PRIOR } from './math/confidence-sequence.ts'
 export { bettingRateBounds, PooledClassBetting } from './math/betting.ts'
 export type { BetaPrior, RateBounds } from './math/confidence-sequence.ts'
-export { mcnemarBetaMixtureEValue, mcnemarBettingEValue, mcnemarEValue } from './math/sequential-mcnemar.ts'
+export { mcnemarBetaMixtureEValue, mcnemarBettingEValue, mcnemarEValue, mcnemarNotWorseEValue } from './math/sequential-mcnemar.ts'
+export { pairedVerdict, PairedTally } from './thresholds/sequential/paired.ts'
+export type { PairedCounts, PairedVerdict, PairFlags } from './thresholds/sequential/paired.ts'

@@ -58,6 +58,8 @@ export interface BaselineMeasure {
   readonly message: string
   /** A run that stopped early: the sequential test's e-value (present only then). */
   readonly eValue?: number
+  /** A run that stopped early: the sequential test's verdict; only `pass` (the detectable drop ruled out) passes a stopped run. */
+  readonly sequential?: 'pass' | 'fail' | 'undecided'
 }
 
 /** A letter-snapshot comparison. */
@@ -224,8 +226,8 @@ function baselineCheck(measured: MeasuredRun, failure: string | undefined, final
   const outcome = measured.baseline
   if (!outcome) return undecided('the baseline gate did not run')
   const stop = stopEarlyOf(measured.result)
-  // A stopped run's sequential test decides only a regression; no regression yet is no verdict.
-  if (stop?.stopped && outcome.status === 'pass')
+  // A stopped run passes only when its sequential test ruled the detectable drop out; no regression yet is no verdict.
+  if (stop?.stopped && outcome.status === 'pass' && outcome.sequential !== 'pass')
     return undecided(`the run stopped after ${stop.scored} of ${stop.total} decisions before the baseline gate was decided (${outcome.message})`)
   return { key, name, verdict: BASELINE_PASSES.has(outcome.status) ? 'pass' : 'fail', reason: outcome.message, notMeasured: false }
 }

@@ -20,6 +20,7 @@ import type { ShardSpec } from '../core/shards/spec.ts'
 import { deadline } from '../core/support/abort.ts'
 import { ScorerError } from '../core/support/errors.ts'
 import type { Threshold } from '../core/thresholds/verdict.ts'
+import type { BaselineLooks } from '../core/thresholds/sequential/paired.ts'
 import type { RunSettings } from './settings.ts'
 
 /** What scores a run, and how the report and manifest name it. */
@@ -47,6 +48,8 @@ export interface RunContext {
   readonly timedOut?: ((progress: { scored: number; total: number }) => Error) | undefined
   /** Thresholds the run records (and, with `stopEarly`, decides). */
   readonly thresholds?: Readonly<Record<string, Threshold>> | undefined
+  /** With `stopEarly`: the baseline gate the looks decide too. */
+  readonly baseline?: BaselineLooks | undefined
   readonly metrics?: Readonly<Record<string, CustomMetric>> | undefined
   readonly template?: ((state: string, criterion: Criterion) => string) | undefined
   /** Manifest entries of the run itself (beside the scorer's). */
@@ -140,6 +143,7 @@ function evaluationOptions(settings: RunSettings, context: RunContext) {
     ...{ debias, average, prideFraction, epochs, reducer, statistics, chunkSize, seed, storePrompts },
     ...(thresholds ? { thresholds } : {}),
     ...(stopEarly !== false ? { stopEarly } : {}),
+    ...(stopEarly !== false && context.baseline ? { baseline: context.baseline } : {}),
     ...(context.metrics ? { metrics: context.metrics } : {}),
     ...(context.template ? { template: context.template } : {}),
   }

@@ -1,6 +1,6 @@
-// End-to-end: the one gate in `vitest run` (test/fixtures/gate). Under stopEarly a suite with a
-// baseline gate scores every decision, so an order-consistency regression the full run finds
-// fails, on CI too; a gold class or a criterion none of whose decisions scored fails its
+// End-to-end: the one gate in `vitest run` (test/fixtures/gate). Under stopEarly the looks decide
+// a suite's baseline gate too, so an order-consistency regression the full run finds stops the
+// run and fails, on CI too; a gold class or a criterion none of whose decisions scored fails its
 // threshold as not measured, in the test, the terminal report and the job summary.
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -19,7 +19,7 @@ const decisionsScored = (name: string) =>
     .map(Number)
     .reduce((a, b) => a + b, 0) / 4
 
-test('stopEarly with a baseline: an 8-point order-consistency regression fails on CI, as the full run does', async () => {
+test('stopEarly with a baseline: an 8-point order-consistency regression stops the run and fails on CI, as the full run does', async () => {
   const baselines = join(out, 'baselines')
   const env = { SCEPTIC_E2E_DIST: dist(), SCEPTIC_FIXTURE_OUT: out, SCEPTIC_FIXTURE_BASELINES: baselines, GITHUB_ACTIONS: '' }
   // Locally: the baseline is written from a whole run, 5% of decisions answered by slot A.
@@ -27,15 +27,24 @@ test('stopEarly with a baseline: an 8-point order-consistency regression fails o
   expect(first.code, first.output).toBe(0)
   expect(first.output).toContain('written')
   rmSync(join(out, 'regression.calls'))
-  // On CI, 13%: 80 of 1000 decisions newly inconsistent. Accuracy ≥ 0.7 is decided after a few dozen decisions,
-  // but the run does not stop before the baseline gate is decided.
+  // On CI, 13%: 80 of 1000 decisions newly inconsistent. Accuracy ≥ 0.7 is decided after a few dozen decisions;
+  // the looks decide the baseline gate too, and its sequential test stops the run on the regression.
   const second = await vitest(['run', '--root', root, '-t', 'baseline regression'], { ...env, CI: 'true', SCEPTIC_FIXTURE_WOBBLY: '13' })
   expect(second.code, second.output).toBe(1)
-  expect(decisionsScored('regression')).toBe(1000)
+  const scored = decisionsScored('regression')
+  expect(scored).toBeLessThan(500)
   expect(second.output).toMatch(/FAIL .*baseline regression > order consistency vs baseline/)
-  expect(second.output).toMatch(/order consistency 87\.0% vs 95\.0% at baseline: 80 decisions newly inconsistent, 0 newly consistent, one-sided exact McNemar p < 0\.0001/)
-  expect(second.output).toContain('every decision scored: the baseline gate compares the whole set with the baseline')
-}, 180_000)
+  // The baseline line compares the same decisions on both sides: the scored ones paired with the baseline.
+  expect(second.output).toContain(`stopped early after ${scored} of 1000 decisions: on the ${scored} scored decisions paired with the baseline, order consistency`)
+  expect(second.output).toMatch(/at baseline on those decisions, \d+ newly inconsistent, 0 newly consistent \(sequential McNemar e = [\d.e+]+\); .*order consistency regressed: e ≥ 1\/α = 20\.00, anytime-valid at α = 0\.05/)
+  expect(second.output).not.toContain('the baseline gate compares the whole set')
+  // The full run (stopEarly off) fails the same regression with the exact test on every decision.
+  rmSync(join(out, 'regression.calls'))
+  const full = await vitest(['run', '--root', root, '-t', 'baseline regression'], { ...env, CI: 'true', SCEPTIC_FIXTURE_WOBBLY: '13', SCEPTIC_FIXTURE_FULL: '1' })
+  expect(full.code, full.output).toBe(1)
+  expect(decisionsScored('regression')).toBe(1000)
+  expect(full.output).toMatch(/order consistency 87\.0% vs 95\.0% at baseline: 80 decisions newly inconsistent, 0 newly consistent, one-sided exact McNemar p < 0\.0001/)
+}, 240_000)
 
 test('a gold class or a criterion none of whose decisions scored fails as not measured, in the tests, the report and the job summary', async () => {
   const summary = join(out, 'summary.md')

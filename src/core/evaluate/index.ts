@@ -45,7 +45,7 @@ export async function evaluateWithScorer(
   const thresholds = options.thresholds ? checkThresholds(options.thresholds, Object.keys(options.metrics ?? {})) : undefined
   const planned = planEvaluation(decisions, settings, options.onWarning ?? console.warn)
   // stopEarly: rows in a seeded random order, a look after every batch (docs/stopping-early.md).
-  const stop = options.stopEarly ? new EarlyStop(planned, settings, options.stopEarly, thresholds ?? {}) : undefined
+  const stop = options.stopEarly ? new EarlyStop(planned, settings, options.stopEarly, thresholds ?? {}, options.baseline) : undefined
   const plan = stop?.plan ?? planned
   // calibrated: one content-free request per distinct (criterion, ordering), scored first.
   const priors = debias === 'calibrated' ? await scoreContentFree(score, contentFreeCriteria(plan), settings) : new Map<string, number[]>()

@@ -11,6 +11,7 @@ import type { CustomMetric } from './sample-score.ts'
 import { EVALUATE_RENAMES, refuseRenamedOptions } from './renamed-options.ts'
 import { EVALUATE_FIELDS, parseEvaluateSettings } from './settings.ts'
 import type { StopEarlyOptions } from '../thresholds/sequential/options.ts'
+import type { BaselineLooks } from '../thresholds/sequential/paired.ts'
 import type { Threshold } from '../thresholds/verdict.ts'
 
 /**
@@ -107,6 +108,11 @@ export interface EvaluateOptions {
    * failed) by anytime-valid bounds (docs/stopping-early.md). `true` takes the defaults.
    */
   stopEarly?: true | StopEarlyOptions
+  /**
+   * With `stopEarly`: a baseline gate the looks decide too (paired McNemar e-processes), so
+   * the run stops only once it is decided as well, or on a clear regression.
+   */
+  baseline?: BaselineLooks
 }
 
 /** The keys of {@link EvaluateOptions} (the settings' rules are {@link EVALUATE_FIELDS}'), checked where they are given. */
@@ -121,6 +127,7 @@ export const EvaluateOptionsSchema = z.strictObject({
   onWarning: z.custom<(message: string) => void>(),
   signal: z.custom<AbortSignal>(),
   thresholds: z.record(z.string(), ThresholdSchema),
+  baseline: z.custom<BaselineLooks>(),
 }).partial()
 true satisfies SameKeys<z.input<typeof EvaluateOptionsSchema>, EvaluateOptions>
 

@@ -10,6 +10,8 @@ import type { EvalResult } from '../result/result.ts'
 import { lookStops, SequentialMonitor, type Look } from '../thresholds/sequential/monitor.ts'
 import { resolveStopEarly, type StopEarlyOptions, type StopEarlySettings } from '../thresholds/sequential/options.ts'
 import type { Threshold } from '../thresholds/verdict.ts'
+import { pairedVerdict, pairFlags, PairedTally, type BaselineLooks } from '../thresholds/sequential/paired.ts'
+import type { SequentialVerdict } from '../result/stop-early.ts'
 import type { Aggregate } from './aggregate.ts'
 import type { Settings } from './options.ts'
 import type { Job, Plan } from './plan.ts'
@@ -25,12 +27,16 @@ export class EarlyStop {
   private readonly monitor: SequentialMonitor
   private last: Look | undefined
   private stoppedEarly = false
+  /** The baseline gate's paired counts over the decisions scored, when the looks decide it too. */
+  private readonly paired: PairedTally | undefined
+  private baselineVerdict: SequentialVerdict = 'undecided'
 
   constructor(
     plan: Plan,
     private readonly evaluation: Settings,
     option: true | StopEarlyOptions,
     thresholds: Readonly<Record<string, Threshold>>,
+    private readonly baseline?: BaselineLooks,
   ) {
     // pride estimates its prior from a sample of the whole set, held back before anything else is aggregated.
     if (evaluation.debias === 'pride') throw new ConfigError('stopEarly cannot be used with debias "pride" (its prior needs a sample of the whole set first); use "cyclic"')
@@ -41,6 +47,7 @@ export class EarlyStop {
       this.settings.alpha,
       plan.rows.map((row) => ({ criterion: row.criterion.key, gold: row.answer_id })),
     )
+    this.paired = baseline ? new PairedTally() : undefined
   }
 
   /** Count a chunk that was just aggregated; true when the run should stop before the next one. */
@@ -56,13 +63,22 @@ export class EarlyStop {
       const circular = orderings.length > 1 ? aggregate.picks[r]!.every((id) => id === outcomes.gold[i]) : null
       this.monitor.observe({ criterion: row.criterion.key, gold: row.answer_id, hit: outcomes.hits[i]!, consistent: orderings.length > 1 ? isConsistent(aggregate.picks[r]!) : null, circular })
     })
+    // The baseline gate: each scored decision paired with its baseline flags (the gate reads the same counts at the end).
+    if (this.baseline && this.paired) {
+      for (const record of outcomes.records) {
+        const before = this.baseline.pair(record)
+        if (before) this.paired.add(before, pairFlags(record))
+      }
+      this.baselineVerdict = pairedVerdict(this.paired, this.baseline.alpha, this.baseline.detectableDrop).verdict
+    }
     // Before minDecisions no verdict is read, but the bets for the next batch still follow the data.
     if (this.processed.size < this.settings.minDecisions) {
       this.monitor.bet()
       return false
     }
     this.last = this.monitor.look()
-    this.stoppedEarly = lookStops(this.last) && this.processed.size < this.plan.rows.length
+    // Every declared check decided, or one failed: the baseline gate's verdict counts as one.
+    this.stoppedEarly = lookStops(this.last, this.baseline ? [this.baselineVerdict] : []) && this.processed.size < this.plan.rows.length
     return this.stoppedEarly
   }
 
@@ -79,6 +95,7 @@ export class EarlyStop {
       stopped: this.stoppedEarly,
       verdicts: look.verdicts,
       bounds: look.bounds,
+      ...(this.baseline ? { baseline: this.baselineVerdict } : {}),
     }
     return result
   }

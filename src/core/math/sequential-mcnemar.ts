@@ -62,3 +62,27 @@ export function mcnemarRegressed(worse: number, better: number, alpha: number): 
   if (!(alpha > 0 && alpha < 1)) throw new RangeError(`alpha must be in (0, 1), got ${alpha}`)
   return mcnemarEValue(worse, better) >= 1 / alpha
 }
+
+/**
+ * The e-value of "not worse by `margin` or more" (the other side of the gate): with D = +1 for a
+ * pair that went the bad way, −1 the good way and 0 for a pair that did not change, among
+ * `n` pairs, H0 says the mean drop E[D] ≥ `margin`. For a stake λ ∈ [0, 1/(1 − margin)) fixed
+ * before the pairs, ∏ (1 + λ (margin − D_i)) is a nonnegative supermartingale under H0 (each
+ * factor has mean 1 + λ (margin − E[D]) ≤ 1), and so is the uniform mixture over 32 stakes;
+ * it depends on the counts only (Shafer 2021; Waudby-Smith & Ramdas 2024). By Ville's
+ * inequality P(∃ look: E ≥ 1/α) ≤ α when the true drop is `margin` or more.
+ */
+export function mcnemarNotWorseEValue(worse: number, better: number, n: number, margin: number): number {
+  if (!(Number.isInteger(worse) && worse >= 0 && Number.isInteger(better) && better >= 0 && Number.isInteger(n) && n >= worse + better))
+    throw new RangeError(`mcnemarNotWorseEValue: counts must be non-negative integers with worse + better ≤ n, got ${worse}, ${better}, ${n}`)
+  if (!(margin > 0 && margin < 1)) throw new RangeError(`margin must be in (0, 1), got ${margin}`)
+  if (n === 0) return 1
+  const same = n - worse - better
+  // λ = c / (1 − margin), c the share of the largest stake that keeps a bad pair's factor ≥ 0.
+  const terms = STAKES.map((c) => {
+    const lambda = c / (1 - margin)
+    return (worse > 0 ? worse * Math.log1p(-c) : 0) + (better > 0 ? better * Math.log1p(lambda * (1 + margin)) : 0) + (same > 0 ? same * Math.log1p(lambda * margin) : 0)
+  })
+  const max = terms.reduce((a, b) => (b > a ? b : a), -Infinity)
+  return Math.exp(max + Math.log(terms.reduce((sum, t) => sum + Math.exp(t - max), 0) / STAKES.length))
+}

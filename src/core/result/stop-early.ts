@@ -18,4 +18,6 @@ export interface StopEarlyResult {
   verdicts: Record<string, SequentialVerdict>
   /** Each per-decision-rate threshold's anytime-valid bounds at the last look. */
   bounds: Record<string, RateBounds>
+  /** The baseline gate's sequential verdict at the last look, when the looks decided it too (a paired McNemar e-process). */
+  baseline?: SequentialVerdict
 }

@@ -9,7 +9,8 @@ import { mkdir, readFile } from 'node:fs/promises'
 import { describeKind, pathKind, writeFileAtomic } from '../../core/support/files.ts'
 import { dirname, join } from 'node:path'
 import { z } from 'zod'
-import { DEBIAS_MODES, isConsistent, type EvalResult } from '../../core/index.ts'
+import { DEBIAS_MODES, type EvalResult } from '../../core/index.ts'
+import { pairFlags, type SequentialVerdict } from '../../core/thresholds/sequential/paired.ts'
 import { dictSchema } from '../../core/support/dict.ts'
 import { formatValue, percent, slug } from '../assertions/format.ts'
 import { formatP } from '../../report/format.ts'
@@ -127,6 +128,8 @@ export interface BaselineOutcome {
   eValue?: number
   /** The same for circular accuracy. */
   strictEValue?: number
+  /** A run that stopped early: the sequential test's verdict (`pass`: neither dropped by the detectable drop or more). */
+  sequential?: SequentialVerdict
 }
 
 /** The baseline path of a suite: `<dir>/<slug(suite)>.json`. */
@@ -143,11 +146,7 @@ export function baselineDecisions(result: Pick<EvalResult, 'records'>): Record<s
   for (const record of result.records) {
     let key = record.id
     for (let k = 2; key in out; k++) key = `${record.id}~${k}`
-    out[key] = {
-      fingerprint: decisionFingerprint(record),
-      consistent: record.picks.length > 1 ? isConsistent(record.picks) : null,
-      strict: record.picks.length > 0 && record.picks.every((pick) => pick === record.gold),
-    }
+    out[key] = { fingerprint: decisionFingerprint(record), ...pairFlags(record) }
   }
   return { ...out }
 }
@@ -330,7 +329,7 @@ export function compareWithBaseline(
 /** The test a paired gate ran: the fixed-sample exact McNemar, or the sequential e-value of a run that stopped early. */
 export type PairedTest =
   | { kind: 'exact'; p: number; strictP: number; alpha: number; power: PowerCheck }
-  | { kind: 'sequential'; eValue: number; strictEValue: number; alpha: number }
+  | { kind: 'sequential'; eValue: number; strictEValue: number; alpha: number; verdict: SequentialVerdict }
 
 /** The outcome of a gate that paired decisions with the baseline, under either test. */
 export function pairedOutcome(
@@ -344,7 +343,7 @@ export function pairedOutcome(
   const { worse, better, paired, comparable, strictWorse, strictBetter } = pairs
   const head = { status: regressed ? 'regressed' : 'pass', pass: !regressed, message, baselineOrderConsistency: baseline.orderConsistency, orderConsistency: current.orderConsistency, worse, better, paired, comparable } as const
   const circular = { baselineCircularAccuracy: baseline.circularAccuracy, circularAccuracy: current.circularAccuracy, strictWorse, strictBetter }
-  if (test.kind === 'sequential') return { ...head, ...circular, alpha: test.alpha, eValue: test.eValue, strictEValue: test.strictEValue }
+  if (test.kind === 'sequential') return { ...head, ...circular, alpha: test.alpha, eValue: test.eValue, strictEValue: test.strictEValue, sequential: test.verdict }
   return { ...head, changed: pairs.changed, added: pairs.added, removed: pairs.removed, p: test.p, ...circular, strictP: test.strictP, alpha: test.alpha, power: test.power }
 }
 

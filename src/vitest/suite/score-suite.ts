@@ -12,6 +12,8 @@ import type { ShardSpec } from '../../core/shards/spec.ts'
 import { runEvaluation, selectRun, type RunOutcome, type RunScorer, type RunSelection } from '../../run/run.ts'
 import type { RunSettings } from '../../run/settings.ts'
 import { baselinePath } from '../baseline/file.ts'
+import { baselineLooks } from '../baseline/looks.ts'
+import type { BaselineLooks } from '../../core/thresholds/sequential/paired.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP } from '../baseline/run-gate.ts'
 import type { Thresholds } from '../meta.ts'
 import type { ScepticContext } from './context.ts'
@@ -40,12 +42,15 @@ export async function scoreSuite(
   }
   const timeout = settings.timeout ?? DEFAULT_SCORING_TIMEOUT_MS
   const stops = settings.stopEarly !== false && !fullRun && !split
+  // The baseline gate is decided at the looks too: the run stops only once it is (or on a clear regression).
+  const baseline = stops ? await suiteBaselineLooks(name, options, settings, context) : undefined
   try {
     return await runEvaluation(selected, suiteScorer(options), { ...settings, timeout, stopEarly: stops ? settings.stopEarly : false }, {
       cache: options.cache ?? context?.cache,
       cwd: context?.root,
       timedOut: ({ scored, total }) => scoringTimeout(name, timeout, scored, total),
       thresholds: stops ? definedThresholds(options.thresholds ?? {}) : undefined,
+      baseline,
       metrics: options.metrics,
       template: options.template,
       manifest: fullRun ? { stopEarlyOff: fullRun } : undefined,
@@ -85,13 +90,22 @@ function scoringTimeout(name: string, timeout: number, scored: number, total: nu
 export function fullRunReason(name: string, options: DescribeDecisionsOptions, hasCallback: boolean, context: ScepticContext | undefined, mode: 'all' | 'new' | 'none'): string | undefined {
   if (mode === 'all') return 'every decision scored: vitest -u writes baselines and snapshots, which must come from the whole set'
   const dir = options.baseline === false ? undefined : baselineDir(options.baseline, context)
-  // A run stops only when every declared check is decided; the baseline gate's paired test is decided on the whole set.
-  if (dir !== undefined && options.debias !== 'none' && (mode === 'none' || existsSync(baselineLocation(dir, name, context).path)))
-    return 'every decision scored: the baseline gate compares the whole set with the baseline, so the run does not stop before it is decided'
+  // A stored baseline gate is decided at the looks (suiteBaselineLooks): the run stops only once it is.
   if (mode === 'none') return undefined
   if (hasCallback) return 'every decision scored: the assertions callback may write a new snapshot, which must come from the whole set (under CI, where none is written, the suite stops early)'
   if (dir !== undefined && !existsSync(baselineLocation(dir, name, context).path)) return 'every decision scored: the baseline is missing and is written from this run'
   return undefined
+}
+
+/** The suite's baseline gate for the looks, or `undefined` when it has none to pair with (the gate then fails or writes at the end, as without stopEarly). */
+async function suiteBaselineLooks(name: string, options: DescribeDecisionsOptions, settings: RunSettings, context: ScepticContext | undefined): Promise<BaselineLooks | undefined> {
+  const dir = options.baseline === false ? undefined : baselineDir(options.baseline, context)
+  if (dir === undefined || settings.debias === 'none') return undefined
+  const { path } = baselineLocation(dir, name, context)
+  return baselineLooks(name, path, {
+    alpha: options.alpha ?? context?.alpha ?? DEFAULT_ALPHA,
+    detectableDrop: options.detectableDrop ?? context?.detectableDrop ?? DEFAULT_DETECTABLE_DROP,
+  })
 }
 
 /** The thresholds given, without `undefined` entries. */

@@ -225,9 +225,9 @@ export class SequentialMonitor {
   }
 }
 
-/** Whether a look ends the run: every threshold decided, or any failed. */
-export function lookStops(look: Look): boolean {
-  const verdicts = Object.values(look.verdicts)
-  // No threshold: nothing to decide, so nothing to stop for.
+/** Whether a look ends the run: every threshold (and every other check the looks decide, `others`) decided, or any failed. */
+export function lookStops(look: Look, others: readonly SequentialVerdict[] = []): boolean {
+  const verdicts = [...Object.values(look.verdicts), ...others]
+  // No check: nothing to decide, so nothing to stop for.
   return verdicts.length > 0 && (verdicts.some((v) => v === 'fail') || verdicts.every((v) => v !== 'undecided'))
 }

@@ -42,7 +42,7 @@ export function stopEarlySentence(stop: StopEarlyResult, key: string, threshold:
   if (verdict !== 'undecided' && bounds) return `${decidedAfter(stop)}: ${boundsPhrase(threshold, bounds, verdict)}`
   if (!stop.stopped)
     return `not decided sequentially (${bounds ? `anytime-valid bounds [${pct(bounds.lower)}, ${pct(bounds.upper)}] at α = ${stop.alpha}` : 'not a per-decision rate'}): all ${stop.total} decisions scored, the full-set value decides`
-  const failed = Object.keys(stop.verdicts).filter((k) => stop.verdicts[k] === 'fail')
+  const failed = [...Object.keys(stop.verdicts).filter((k) => stop.verdicts[k] === 'fail'), ...(stop.baseline === 'fail' ? ['the baseline gate'] : [])]
   return `not decided: the run stopped after ${stop.scored} of ${stop.total} decisions when ${failed.join(', ')} failed; score every decision (without stopEarly) to measure it`
 }
 
@@ -69,10 +69,12 @@ export function withStopEarly(result: EvalResultJson, key: string, threshold: Th
 export function stopEarlyLine(result: EvalResultJson, label: (key: string) => string = (key) => key): string | undefined {
   const stop = stopEarlyOf(result)
   if (!stop) return undefined
-  if (Object.keys(stop.verdicts).length === 0) return `no threshold to decide, so every decision was scored (${stop.total})`
+  // The baseline gate decided at the looks (a paired McNemar e-process): its phrase beside the thresholds'.
+  const baseline = stop.baseline === 'pass' ? 'baseline gate: no drop to catch' : stop.baseline === 'fail' ? 'baseline gate: regressed' : undefined
+  if (Object.keys(stop.verdicts).length === 0 && !(stop.stopped && baseline)) return `no threshold to decide, so every decision was scored (${stop.total})`
   const thresholds = (result.manifest.thresholds ?? {}) as Record<string, Threshold>
   const decided = Object.keys(stop.verdicts).filter((key) => stop.verdicts[key] !== 'undecided' && stop.bounds[key] && thresholds[key] !== undefined)
-  const phrases = decided.map((key) => `${label(key)} ${boundsPhrase(thresholds[key]!, stop.bounds[key]!, stop.verdicts[key]!)}`)
+  const phrases = [...decided.map((key) => `${label(key)} ${boundsPhrase(thresholds[key]!, stop.bounds[key]!, stop.verdicts[key]!)}`), ...(stop.stopped && baseline ? [baseline] : [])]
   if (stop.stopped) return `${decidedAfter(stop)}: ${phrases.join('; ')}`
   const undecided = Object.keys(stop.verdicts).filter((key) => stop.verdicts[key] === 'undecided').map(label)
   return `every decision scored (${stop.total}): ${undecided.length > 0 ? `${undecided.join(', ')} not decided sequentially at α = ${stop.alpha}, so the full set decides` : `decided anytime-valid at α = ${stop.alpha} only at the end`}${phrases.length > 0 ? `; ${phrases.join('; ')}` : ''}`
