@@ -91,6 +91,25 @@ async function validRun(): Promise<Json> {
   return json
 }
 
+const NAMED: [Path, Json | undefined, RegExp][] = [
+  [['manifest'], undefined, /field "manifest"/],
+  [['manifest'], [], /field "manifest"/],
+  [['accuracy'], null, /field "accuracy"/],
+  [['accuracy'], 1e308, /field "accuracy": must be a share/],
+  [['balancedAccuracy'], -0.5, /field "balancedAccuracy": must be a share/],
+  [['n'], 1e308, /field "n"/],
+  [['n'], 'NaN', /field "n"/],
+  [['failed'], -3, /field "failed"/],
+  [['statistics', 'eceNote'], null, /field "statistics\.eceNote"/],
+  [['statistics', 'eceNote', 'floorMean'], 'NaN', /field "statistics\.eceNote\.floorMean"/],
+  [['statistics', 'rstdReading'], 'maybe', /field "statistics\.rstdReading"/],
+  [['statistics', 'intervals', 'accuracy'], { lower: 'x', upper: 1 }, /field "statistics\.intervals\.accuracy"/],
+  [['manifest', 'tied'], null, /field "manifest\.tied"/],
+  [['manifest', 'tied', 'picks'], '"><img src=x onerror=alert(1)>', /field "manifest\.tied\.picks"/],
+  [['stopEarly', 'verdicts', 'accuracy'], 'maybe', /field "stopEarly\.verdicts\.accuracy"/],
+  [['failures', 0, 'message'], 42, /field "failures\[0\]\.message"/],
+]
+
 describe('sceptic report: a run JSON field of the wrong type is one DataError naming the file and the field', () => {
   let valid: Json
   let dir: string
@@ -137,29 +156,10 @@ describe('sceptic report: a run JSON field of the wrong type is one DataError na
     )
   })
 
-  it('missing manifest, null headline, huge or negative shares and counts, NaN-like strings: refused by name', async () => {
-    const cases: [Path, Json | undefined, RegExp][] = [
-      [['manifest'], undefined, /field "manifest"/],
-      [['manifest'], [], /field "manifest"/],
-      [['accuracy'], null, /field "accuracy"/],
-      [['accuracy'], 1e308, /field "accuracy": must be a share/],
-      [['balancedAccuracy'], -0.5, /field "balancedAccuracy": must be a share/],
-      [['n'], 1e308, /field "n"/],
-      [['n'], 'NaN', /field "n"/],
-      [['failed'], -3, /field "failed"/],
-      [['statistics', 'eceNote'], null, /field "statistics\.eceNote"/],
-      [['statistics', 'eceNote', 'floorMean'], 'NaN', /field "statistics\.eceNote\.floorMean"/],
-      [['statistics', 'rstdReading'], 'maybe', /field "statistics\.rstdReading"/],
-      [['statistics', 'intervals', 'accuracy'], { lower: 'x', upper: 1 }, /field "statistics\.intervals\.accuracy"/],
-      [['manifest', 'tied'], null, /field "manifest\.tied"/],
-      [['manifest', 'tied', 'picks'], '"><img src=x onerror=alert(1)>', /field "manifest\.tied\.picks"/],
-      [['stopEarly', 'verdicts', 'accuracy'], 'maybe', /field "stopEarly\.verdicts\.accuracy"/],
-      [['failures', 0, 'message'], 42, /field "failures\[0\]\.message"/],
-    ]
-    for (const [path, value, pattern] of cases) {
-      const error = await dataError(report(set(valid, path, value)))
-      expect(error.message, path.join('.')).toMatch(pattern)
-    }
+  // Missing manifest, null headline, huge or negative shares and counts, NaN-like strings, nested wrong types.
+  it.each(NAMED.map(([path, value, pattern]) => [`${path.join('.')} = ${JSON.stringify(value) ?? 'missing'}`, path, value, pattern] as const))('%s: refused by name', async (_, path, value, pattern) => {
+    const error = await dataError(report(set(valid, path, value)))
+    expect(error.message).toMatch(pattern)
   })
 })
 
