@@ -1,7 +1,7 @@
 /** The input and output folders of the model commands (`optimize-model`, `quantize-model`). */
 import { join } from 'node:path'
 import { DataError, EvaluationError } from '../core/support/errors.ts'
-import { planOutputDir } from './outputs.ts'
+import { planOutputDir } from '../core/support/outputs.ts'
 import { UsageError } from './usage-error.ts'
 
 /**

@@ -5,9 +5,10 @@
 import type { EvalResultJson } from '../core/result/result.ts'
 import { isBuiltinThreshold, thresholdLabel, THRESHOLD_METRICS } from '../core/thresholds/metrics.ts'
 import { stopEarlyLine, stopEarlyOf } from '../core/thresholds/sequential/verdict.ts'
-import { formatP, hasTies, lettersLine, percent, tiedDetail } from './format.ts'
+import { formatP, hasTies, lettersLine, percent, tiedDetail, type TieCounts } from './format.ts'
 import { runVerdict, type VerdictSeverity } from './run-verdict.ts'
 import { checkMark, describeTests, summariseTests, testOutcome, type SuiteTest } from './suite-tests.ts'
+import { escapeData, escapeMarkdown, escapeProperty, markdownCode } from './escape.ts'
 import { formatThreshold, type Threshold } from '../core/thresholds/verdict.ts'
 import { decideRun, gateCheck, type GateCheck, type RunGate } from '../run/gate.ts'
 
@@ -88,7 +89,7 @@ export function githubSummary(suites: readonly GitHubSuite[]): string {
     const failed = !!suite.error || !gate.passed || (tests?.failed.length ?? 0) > 0
     // ⚠️: nothing failed, but not every check ran (filtered out, skipped, or none declared).
     const mark = failed ? '❌' : (tests?.ok ?? true) ? '✅' : '⚠️'
-    out.push(`### ${mark} ${escapeMarkdown(suite.suite)}`, '', `\`${escapeMarkdown(suite.file)}\``, '')
+    out.push(`### ${mark} ${escapeMarkdown(suite.suite)}`, '', markdownCode(suite.file), '')
     const testLine = tests ? describeTests(tests, (name) => `“${escapeMarkdown(name)}”`) : null
     if (testLine) out.push(`**Tests:** ${testLine}`, '')
     if (suite.error) {
@@ -122,15 +123,15 @@ export function githubSummary(suites: readonly GitHubSuite[]): string {
     if (r.pairwise || bound('positionConsistency')) row(thresholdLabel('positionConsistency'), `${pct(r.pairwise?.positionConsistency)}${r.pairwise ? ` of ${r.pairwise.pairs}` : ''}`, 'positionConsistency')
     if (r.pairwise || bound('preferenceFairness')) row(thresholdLabel('preferenceFairness'), `${show('preferenceFairness', r.pairwise?.preferenceFairness)} (fair 0)`, 'preferenceFairness')
     if (bound('perCriterion')) row(thresholdLabel('perCriterion'), pct(bound('perCriterion')!.value), 'perCriterion')
-    row('letters picked', lettersLine(r.letterDistribution, ' · '))
+    row('letters picked', escapeMarkdown(lettersLine(r.letterDistribution, ' · ')))
     const stop = stopEarlyOf(r)
     row(
       'decisions',
       `${r.n}${r.manifest.unlabelledSkipped ? ` (${r.manifest.unlabelledSkipped} unlabelled skipped)` : ''}${r.failed ? `, ${r.failed} failed` : ''}` +
-        (hasTies(r.manifest.tied) ? `, ${r.manifest.tied.decisions} ${tiedDetail(r.manifest.tied)}` : '') +
+        (hasTies(r.manifest.tied) ? `, ${tiedCounts(r.manifest.tied)}` : '') +
         (stop?.stopped ? `, stopped early: ${stop.total - stop.scored} of ${stop.total} not scored (figures from the scored sample)` : ''),
     )
-    row('debias', `${r.manifest.debias}, ${r.manifest.orderingsScored} orderings`)
+    row('debias', `${escapeMarkdown(r.manifest.debias)}, ${r.manifest.orderingsScored} orderings`)
     if (r.brier !== null) row('brier', r.brier.toFixed(3))
     // Every other gate (custom metrics, unknown keys) gets its own row: no gate is left out.
     for (const check of checks) if (!shown.has(check.key)) row(escapeMarkdown(thresholdLabel(check.key)), show(check.key, check.value), check.key)
@@ -177,17 +178,8 @@ function failureText(check: ThresholdCheck): string {
   return `${name} ${show(check.key, value)} is ${check.outside} the bound ${show(check.key, edge)}`
 }
 
-/** Workflow command data: `%`, CR and LF escaped (GitHub's toolkit `escapeData`). */
-export function escapeData(text: string): string {
-  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
-}
-
-/** Workflow command property: as data, plus `:` and `,` (GitHub's toolkit `escapeProperty`). */
-export function escapeProperty(text: string): string {
-  return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C')
-}
-
-/** Keep user text (suite names, messages) from breaking a Markdown table. */
-function escapeMarkdown(text: string): string {
-  return text.replace(/[|\\`*_<>]/g, (c) => `\\${c}`).replace(/\r?\n/g, ' ')
+/** The tie counts as numbers (a run JSON could hold anything there): no string reaches the Markdown. */
+function tiedCounts(tied: TieCounts): string {
+  const counts = { decisions: Number(tied.decisions), picks: Number(tied.picks) }
+  return `${counts.decisions} ${tiedDetail(counts)}`
 }

@@ -4,7 +4,8 @@ import { DataError } from '../core/support/errors.ts'
 import type { ReportRun } from './run-files.ts'
 import { formatP, signed, signedInt, signedPp } from './html-format.ts'
 import { comparisonVerdict, type RunVerdict } from './run-verdict.ts'
-import { escapeXml, percent } from './svg.ts'
+import { percent } from './svg.ts'
+import { escapeXml } from './escape.ts'
 
 export function headlineComparison(runs: readonly ReportRun[], labels: readonly string[]): string {
   const [a, b] = [runs[0]!.result, runs[1]!.result]

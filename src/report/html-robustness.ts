@@ -5,7 +5,8 @@
  */
 import type { EvalResultJson } from '../core/result/result.ts'
 import { formatP } from './format.ts'
-import { columnChart, escapeXml, niceMax, percent } from './svg.ts'
+import { columnChart, niceMax, percent } from './svg.ts'
+import { escapeXml } from './escape.ts'
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value)
 

@@ -19,7 +19,8 @@ import type { ReportRun } from './run-files.ts'
 import { chanceByCriterion, expectedLetterShares, reliabilityBins } from '../core/metrics/from-records.ts'
 import { eceFromBins } from '../core/metrics/headline.ts'
 import { readExtras, type Range } from '../core/result/extras.ts'
-import { barRows, columnChart, escapeXml, niceMax, percent, reliabilityChart } from './svg.ts'
+import { barRows, columnChart, niceMax, percent, reliabilityChart } from './svg.ts'
+import { escapeXml } from './escape.ts'
 import { stopEarlyLine, stopEarlyOf } from '../core/thresholds/sequential/verdict.ts'
 import { thresholdLabel } from '../core/thresholds/metrics.ts'
 import { z } from 'zod'
@@ -155,7 +156,7 @@ function headlineCards(run: ReportRun): string {
   }
   const verdict = (key: string) => (x.verdicts[key] ? `<span class="verdict">${escapeXml(x.verdicts[key]!)}</span>` : '')
   const card = (metric: string, name: string, value: string, extra: string, warn = false) =>
-    `<div class="card${warn ? ' warn' : ''}" data-metric="${metric}"><dt>${name}</dt><dd><span class="value">${value}</span>${extra}</dd></div>`
+    `<div class="card${warn ? ' warn' : ''}" data-metric="${escapeXml(metric)}"><dt>${name}</dt><dd><span class="value">${value}</span>${extra}</dd></div>`
   const majority = x.majorityBaseline
   const stop = stopEarlyOf(r)
   const failedRaw = (r as unknown as { failed?: unknown }).failed
@@ -195,7 +196,7 @@ function headlineCards(run: ReportRun): string {
       (m.unlabelledSkipped > 0 ? `<span class="note">${m.unlabelledSkipped} unlabelled skipped</span>` : '') +
         (failed > 0 ? `<span class="note">${failed} failed to score; metrics are over the ${r.n} scored</span>` : '') +
         // Short on the card (side-by-side runs stay aligned); the whole sentence on hover.
-        (hasTies(m.tied) ? `<span class="note" title="${m.tied.decisions} ${tiedDetail(m.tied)}">${m.tied.decisions} tied: no single answer, counted wrong</span>` : '') +
+        (hasTies(m.tied) ? `<span class="note" title="${escapeXml(`${m.tied.decisions} ${tiedDetail(m.tied)}`)}">${escapeXml(String(m.tied.decisions))} tied: no single answer, counted wrong</span>` : '') +
         (stop?.stopped ? `<span class="note">stopped early: ${stop.total - stop.scored} of ${stop.total} not scored; every figure is from the scored sample</span>` : ''),
       failed > 0 || stop?.stopped === true,
     ),

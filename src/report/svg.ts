@@ -5,14 +5,7 @@
 
 import { largest } from '../core/support/spreadless.ts'
 import type { ReliabilityBin } from '../core/metrics/headline.ts'
-
-/** Escape text for HTML/XML content and double- or single-quoted attribute values. */
-export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ENTITIES[ch]!)
-}
-
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-
+import { escapeXml } from './escape.ts'
 import { percent } from './format.ts'
 
 export { percent }

@@ -51,6 +51,8 @@ export interface ScepticSuiteMeta {
    * when there are at most {@link META_RECORDS_LIMIT}: meta travels through blob files.
    */
   records?: DecisionRecord[]
+  /** The files the suite read (data file, baseline), absolute: the reporter writes no report over them. */
+  inputs?: string[]
   /** Why scoring failed, in one line; absent on success. */
   error?: string
   /** The baseline gate's outcome, when the suite has a baseline. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { escapeData, escapeProperty, githubAnnotations, githubSummary, type GitHubSuite } from '../../src/report/github.ts'
+import { githubAnnotations, githubSummary, type GitHubSuite } from '../../src/report/github.ts'
+import { escapeData, escapeProperty } from '../../src/report/escape.ts'
 
 const result = {
   accuracy: 0.5,

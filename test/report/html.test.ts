@@ -16,7 +16,8 @@ import {
   reliabilityBins,
   renderHtmlReport,
 } from '../../src/report/html.ts'
-import { axisStep, escapeXml, niceMax } from '../../src/report/svg.ts'
+import { axisStep, niceMax } from '../../src/report/svg.ts'
+import { escapeXml } from '../../src/report/escape.ts'
 import { alwaysFirst, byId, decision } from '../helpers/decisions.ts'
 
 const quiet = { onWarning: () => {} }

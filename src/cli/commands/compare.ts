@@ -15,7 +15,7 @@ import { colorEnabled } from '../../report/terminal.ts'
 import { integer, parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'
 import { UsageError } from '../usage-error.ts'
-import { planOutputs, writeOutputs } from '../outputs.ts'
+import { planOutputs, writeOutputs } from '../../core/support/outputs.ts'
 
 const USAGE = 'compare A B [--data DATA] [--seed N] [--resamples N] [--json-out FILE]'
 
@@ -48,7 +48,10 @@ export const compareCommand: Command = {
     const [pathA, pathB] = positionals as [string, string]
     const seed = integer(values.seed, 'seed') ?? 0
     const resamples = integer(values.resamples, 'resamples', 1, MAX_RESAMPLES)
-    const outputs = await planOutputs([{ flag: '--json-out', path: values['json-out'] }], [pathA, pathB, ...(values.data !== undefined ? [values.data] : [])])
+    // A result's records file beside it is read too: an input like the two named.
+    const beside = (await Promise.all([pathA, pathB].map(recordsBeside))).filter((file) => file !== undefined)
+    const inputs = [pathA, pathB, ...beside, ...(values.data !== undefined ? [values.data] : [])]
+    const outputs = await planOutputs([{ flag: '--json-out', path: values['json-out'] }], inputs)
     const [a, b] = await Promise.all([readComparable(pathA), readComparable(pathB)])
     const groups = values.data !== undefined ? await groupsById(values.data) : undefined
     const labels = distinctLabels(pathA, pathB)

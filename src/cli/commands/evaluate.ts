@@ -22,7 +22,7 @@ import { cacheFromFlags, CACHE_FLAGS, integer, parse, type OptionTable } from '.
 import type { Command } from '../command.ts'
 import { isGgufModel, loadGgufModel } from '../gguf-model.ts'
 import { MODEL_FLAGS, modelOptionsFromFlags, type ModelFlagOptions } from '../model-flags.ts'
-import { planOutputs, writeOutputs } from '../outputs.ts'
+import { planOutputs, writeOutputs } from '../../core/support/outputs.ts'
 import { cliProgress } from '../progress.ts'
 import { useScorer } from '../scorer-lifecycle.ts'
 import { partFileOf } from '../shard-run.ts'

@@ -8,7 +8,7 @@ import { evaluateReassembled } from '../../core/shards/replay.ts'
 import { parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'
 import { UsageError } from '../usage-error.ts'
-import { planOutputs, writeOutputs } from '../outputs.ts'
+import { planOutputs, writeOutputs } from '../../core/support/outputs.ts'
 import { partFileOf } from '../shard-run.ts'
 import { gateExitCode, parseMaxFailureRate, parseThresholdFlags } from '../thresholds.ts'
 

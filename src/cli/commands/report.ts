@@ -8,7 +8,7 @@ import { parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'
 import { UsageError } from '../usage-error.ts'
 import { recordsBeside } from '../records-beside.ts'
-import { planOutputs, writeOutputs } from '../outputs.ts'
+import { planOutputs, writeOutputs } from '../../core/support/outputs.ts'
 
 const USAGE = 'report RUN.json [RUN2.json] --html-out FILE.html [--records RUN.records.jsonl ...] [--no-records] [--title TEXT]'
 

@@ -6,7 +6,7 @@ import { DataError } from '../../core/support/errors.ts'
 import { integer, parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'
 import { UsageError } from '../usage-error.ts'
-import { planOutputs, writeOutputs } from '../outputs.ts'
+import { planOutputs, writeOutputs } from '../../core/support/outputs.ts'
 
 const USAGE = 'split DATA --eval-fraction F --train-out FILE --eval-out FILE [--seed N]'
 

@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import type { CacheCounts } from '../scorer/cache-counts.ts'
 import { dictSchema } from '../support/dict.ts'
+import { ManifestJsonExtraFields, RunJsonExtraFields } from './result-json.ts'
 import { DecisionRecordSchema, type DecisionFailure, type DecisionRecord } from './record.ts'
 import type { Statistics } from './statistics.ts'
 import type { DebiasMode } from '../requests/orderings.ts'
@@ -159,6 +160,8 @@ export function recordsToJsonl(records: readonly DecisionRecord[]): string {
 const number = z.number({ error: 'must be a number' })
 const numberOrNull = z.number({ error: 'must be a number or null' }).nullable()
 const numbers = dictSchema(number)
+/** A share in [0, 1] (`what` says what else it may be). */
+const share = (what = 'a number') => z.number({ error: `must be ${what}` }).min(0, 'must be a share in [0, 1]').max(1, 'must be a share in [0, 1]')
 
 /**
  * The manifest entries every reader relies on; the others pass through unchecked
@@ -168,6 +171,8 @@ export const ManifestJsonSchema = z.looseObject({
   debias: z.string({ error: 'must be a string' }),
   /** Orderings scored per decision. */
   orderingsScored: z.int({ error: 'must be an integer' }),
+  /** The other entries a report shows: optional, typed when present (result-json.ts). */
+  ...ManifestJsonExtraFields,
   /** Mean of 1/options over the labelled rows. */
   chance: number,
   /** Rows read without `answer_id`; 0 in results written before it existed. */
@@ -186,11 +191,11 @@ export const ManifestJsonSchema = z.looseObject({
  */
 export const EvalResultJsonSchema = z.looseObject({
   /** Hits / n. */
-  accuracy: number,
+  accuracy: share(),
   /** Mean recall over the gold answer ids. */
-  balancedAccuracy: number,
+  balancedAccuracy: share(),
   /** Share of decisions with the same pick under every ordering; `null` with one ordering. */
-  orderConsistency: numberOrNull,
+  orderConsistency: share('a number or null').nullable(),
   /** Expected calibration error; `null` when nothing was scored. */
   ece: numberOrNull,
   /** Multi-class Brier score; `null` when nothing was scored. */
@@ -203,6 +208,8 @@ export const EvalResultJsonSchema = z.looseObject({
   letterDistribution: numbers,
   /** How the numbers were produced. */
   manifest: ManifestJsonSchema,
+  /** Statistics, stop-early verdicts, the robustness panel, failures: optional, typed when present (result-json.ts). */
+  ...RunJsonExtraFields,
 })
 
 /** A whole {@link EvalResult} as JSON (`JSON.stringify(result)`): the `--json-out` document plus its `records`. */

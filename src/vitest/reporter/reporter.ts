@@ -3,9 +3,9 @@
  * prints the sceptic report for every `describeDecisions` suite, with pass/fail
  * marks beside the thresholds and the baseline verdict (docs/vitest-plugin.md#the-reporter).
  */
-import { mkdirSync } from 'node:fs'
-import { appendToFileSync, writeFileAtomicSync } from '../../core/support/files.ts'
-import { dirname, relative, resolve } from 'node:path'
+import { appendToFileSync } from '../../core/support/files.ts'
+import { planOutputs, writeOutputs } from '../../core/support/outputs.ts'
+import { relative, resolve } from 'node:path'
 import pc from 'picocolors'
 import type { z } from 'zod'
 import { refuseUnknownOptions, type SameKeys } from '../../core/support/options.ts'
@@ -89,7 +89,7 @@ export default class ScepticReporter implements Reporter {
     this.print(this.colors().dim(`  ⋯ ${formatProgress(event)}`))
   }
 
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
     const vitest = this.vitest
     // A blob shard holds part of the run; the merged run prints the whole report.
     if (!vitest || blobRun(vitest)) return
@@ -97,22 +97,28 @@ export default class ScepticReporter implements Reporter {
     if (reports.length === 0) return
     this.print(renderReports(reports, this.options.color ?? colorEnabled(this.stream())))
     this.writeGitHubOutput(reports)
-    if (this.options.html) this.writeHtml(reports, resolve(vitest.config.root, this.options.html))
+    if (this.options.html) await this.writeHtml(reports, resolve(vitest.config.root, this.options.html))
   }
 
-  /** One HTML page per scored suite; the paths written are logged. */
-  private writeHtml(reports: readonly SuiteReport[], path: string): void {
+  /**
+   * One HTML page per scored suite, planned as the CLI plans its outputs: a page over a
+   * file a suite read, or two suites on one page, is refused (a ConfigError failing the
+   * run) before any page is written. The paths written are logged.
+   */
+  private async writeHtml(reports: readonly SuiteReport[], path: string): Promise<void> {
     const scored = reports.filter((report) => report.meta.result)
-    for (const { meta } of scored) {
-      const file = scored.length === 1 ? path : path.replace(/(\.html?)?$/, (ext) => `.${slug(meta.suite)}${ext || '.html'}`)
-      try {
-        mkdirSync(dirname(file), { recursive: true })
-        writeFileAtomicSync(file, renderHtmlReport({ result: meta.result!, records: meta.records ?? null, label: meta.suite }, { title: `Sceptic report: ${meta.suite}` }), { fsync: false })
-        if (this.vitest) this.print(`vitest-sceptic: wrote ${relative(this.vitest.config.root, file)}`)
-      } catch (error) {
-        this.vitest?.logger.error(`vitest-sceptic: cannot write the HTML report to ${file}: ${(error as Error).message}`)
-      }
+    const pages = scored.map(({ meta }) => ({
+      flag: `reporter html of "${meta.suite}"`,
+      path: scored.length === 1 ? path : path.replace(/(\.html?)?$/, (ext) => `.${slug(meta.suite)}${ext || '.html'}`),
+    }))
+    const planned = await planOutputs(pages, reports.flatMap((report) => report.meta.inputs ?? []))
+    try {
+      await writeOutputs(planned.map((output, i) => ({ output, content: renderHtmlReport({ result: scored[i]!.meta.result!, records: scored[i]!.meta.records ?? null, label: scored[i]!.meta.suite }, { title: `Sceptic report: ${scored[i]!.meta.suite}` }) })))
+    } catch (error) {
+      this.vitest?.logger.error(`vitest-sceptic: cannot write the HTML report: ${(error as Error).message}`)
+      return
     }
+    if (this.vitest) for (const { target } of planned) this.print(`vitest-sceptic: wrote ${relative(this.vitest.config.root, target)}`)
   }
 
   /** GitHub Actions job summary (and, when asked, annotations), from the same suite meta. */

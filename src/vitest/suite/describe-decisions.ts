@@ -21,7 +21,7 @@ import { callbackUnderShards, checkDeclared, deferredTest } from '../shards/part
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, scepticContext } from './context.ts'
 import { keepingSnapshotsOnFailure } from './keep-snapshots.ts'
 import { BASELINE_TEST_NAME, CALLBACK_TEST_NAME, type DecisionsCallback, DEFAULT_SCORING_TIMEOUT_MS, type DescribeDecisionsOptions, type ScorerHandle } from './options.ts'
-import { baselineDir, baselineLocation, deferredBaseline, fullRunReason, scorerHandle, scoreSuite } from './score-suite.ts'
+import { baselineDir, baselineLocation, deferredBaseline, fullRunReason, scorerHandle, scoreSuite, suiteInputs } from './score-suite.ts'
 import { VERDICT_ANNOTATION, verdictNote, verdictOutputLine } from './verdict-note.ts'
 import { atCallSite, atUserLine, callSite } from './user-frame.ts'
 import { attachReport } from './report-attachment.ts'
@@ -148,6 +148,7 @@ function declareScoring(suite: SuiteState): void {
     try {
       if (split) checkDeclared(name, task.file?.filepath)
       const context = scepticContext()
+      meta.inputs = suiteInputs(name, options, context)
       const full = settings.stopEarly ? fullRunReason(name, options, suite.fn !== undefined, context, updateMode(context?.update)) : undefined
       const { result, part } = await scoreSuite(name, options, settings, context, split, full)
       if (meta.shard) meta.shard.part = part

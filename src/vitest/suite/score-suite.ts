@@ -139,9 +139,18 @@ function wrapFailure(name: string, error: unknown): Error {
 
 async function loadData(data: string | readonly unknown[], context: ScepticContext | undefined): Promise<Decision[]> {
   if (typeof data !== 'string') return validateDecisions(data)
-  // Relative to the Vitest root, not the worker's cwd (docs/baselines.md#baselines).
-  const root = context?.root ?? process.cwd()
-  return loadDecisions(isAbsolute(data) ? data : resolve(root, data))
+  return loadDecisions(dataPath(data, context))
+}
+
+/** The data file's path: relative to the Vitest root, not the worker's cwd (docs/baselines.md#baselines). */
+function dataPath(data: string, context: ScepticContext | undefined): string {
+  return isAbsolute(data) ? data : resolve(context?.root ?? process.cwd(), data)
+}
+
+/** The files a suite reads (its data file, its baseline): no report may be written over them. */
+export function suiteInputs(name: string, options: DescribeDecisionsOptions, context: ScepticContext | undefined): string[] {
+  const dir = options.baseline === false ? undefined : baselineDir(options.baseline, context)
+  return [...(typeof options.data === 'string' ? [dataPath(options.data, context)] : []), ...(dir !== undefined ? [baselinePath(dir, name)] : [])]
 }
 
 /** The suite's baseline file, and how the report names it (relative to the root when inside it). */

@@ -87,7 +87,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 })
 
 const files = await import('../../../src/core/support/files.ts')
-const { writeOutputs, planOutputs } = await import('../../../src/cli/outputs.ts')
+const { writeOutputs, planOutputs } = await import('../../../src/core/support/outputs.ts')
 
 afterEach(() => {
   disk.budget = Infinity

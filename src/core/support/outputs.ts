@@ -13,8 +13,8 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, open, realpath, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
-import { ConfigError, DataError } from '../core/support/errors.ts'
-import { describeKind, kindOf, NotAFileError, removeFile, stageFile, type StagedFile } from '../core/support/files.ts'
+import { ConfigError, DataError } from './errors.ts'
+import { describeKind, kindOf, NotAFileError, removeFile, stageFile, type StagedFile } from './files.ts'
 
 /** One output a command was asked to write. */
 export interface OutputRequest {
