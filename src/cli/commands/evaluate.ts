@@ -2,7 +2,7 @@
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { CacheIdentity } from '../../cache/key.ts'
-import { cacheIdentityOf } from '../../cache/with-cache.ts'
+import { cacheIdentityOf, withUserKey } from '../../cache/with-cache.ts'
 import { loadDecisions } from '../../core/decisions/load.ts'
 import { DEFAULT_PRIDE_FRACTION, MAX_EPOCHS } from '../../core/evaluate/settings.ts'
 import { DEBIAS_MODES, DEFAULT_DEBIAS } from '../../core/requests/orderings.ts'
@@ -224,7 +224,8 @@ async function loadScorerModule(path: string): Promise<LoadedScorer> {
   const close = typeof mod.close === 'function' ? (mod.close as () => unknown) : score.close?.bind(score)
   const description = ownDescription(score) ?? `scorer ${path}`
   const cacheKey = typeof mod.cacheKey === 'string' && mod.cacheKey !== '' ? mod.cacheKey : undefined
-  const own: CacheIdentity | undefined = cacheKey ? { kind: 'user', label: `scorer ${resolve(path)}`, settings: { cacheKey } } : cacheIdentityOf(score)
+  // A module's cacheKey joins the exported scorer's own identity (a remote one's hits are still re-checked live).
+  const own: CacheIdentity | undefined = cacheKey ? withUserKey(cacheIdentityOf(score), cacheKey, `scorer ${resolve(path)}`) : cacheIdentityOf(score)
   // The module's own bytes are keyed too: an edited scorer misses instead of serving its old vectors.
   const identity: CacheIdentity | undefined = own ? { ...own, files: { ...own.files, scorerModule: resolve(path) } } : undefined
   // A scorer's own manifest entries (an openAIScorer's requests per endpoint) are read at the end of the run.
