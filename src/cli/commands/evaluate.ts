@@ -90,7 +90,8 @@ export const evaluateCommand: Command = {
     if (!shard && labelled.all === 0) throw new DataError(`none of the ${all.length} decisions has an answer_id, so there is nothing to score against`, { file: data })
     // --timeout bounds everything from here: loading the scorer, scoring, closing it.
     let scored = 0
-    const limit = flags.timeoutSeconds === undefined ? undefined : deadline(flags.timeoutSeconds * 1000, () => timedOut(flags.timeoutSeconds!, scored, labelled.scored))
+    // Counted from the process's start (performance.now()), so the process ends within a moment of N, its startup included.
+    const limit = flags.timeoutSeconds === undefined ? undefined : deadline(Math.max(0, flags.timeoutSeconds * 1000 - performance.now()), () => timedOut(flags.timeoutSeconds!, scored, labelled.scored))
     const progress = cliProgress(data)
     try {
       const { result, part } = await useScorer(
