@@ -16,6 +16,7 @@ import { shardOf, shardKey, type ShardSpec } from './spec.ts'
 import { parseJsonText } from '../support/json-text.ts'
 import { EVALUATE_FIELDS, type EvaluateSettings } from '../evaluate/settings.ts'
 import { resolveReducer } from '../evaluate/reducers.ts'
+import { manifestSettings, mergeManifests } from './manifest-merge.ts'
 
 /** The `format` tag of a part file's header line. */
 export const PART_FORMAT = 'vitest-sceptic-shard-part'
@@ -261,7 +262,7 @@ export function reassemble(parts: readonly ShardPart[]): Reassembled {
   same('row count', (p) => p.header.rows)
   same('settings', (p) => p.header.settings)
   same('scorer', (p) => p.header.scorer)
-  same('manifest', (p) => settingsOf(p.header.manifest))
+  same('manifest', (p) => manifestSettings(p.header.manifest))
   const count = first.header.shard.count
   const byIndex = new Map<number, ShardPart>()
   for (const part of parts) {
@@ -328,7 +329,7 @@ export function reassemble(parts: readonly ShardPart[]): Reassembled {
     score,
     settings: first.header.settings as Reassembled['settings'],
     scorer: first.header.scorer,
-    manifest: mergeManifests(ordered),
+    manifest: mergeManifests(ordered.map((p) => ({ file: p.file, shard: p.header.shard, manifest: p.header.manifest }))),
     shards: count,
   }
 }
@@ -354,58 +355,4 @@ function checkRowsMatchHeaders(parts: readonly ShardPart[], decisions: readonly 
     throw new DataError(
       `the rows of the ${parts.length} part${parts.length === 1 ? '' : 's'} (${parts.map((p) => p.file).join(', ')}) have the data fingerprint ${recomputed}, but their headers record ${parts[0]!.header.fingerprint}: a part's rows were changed after it was written`,
     )
-}
-
-/**
- * How a merge combines a scorer's manifest entry over the parts. `counters`: what each part
- * did (requests per endpoint, decision calls, questions, tokens, failures, tokens evaluated):
- * numbers summed, any other value must be equal. `per-part`: where a part loaded its model from
- * (the packed-weights folder, loaded or written): not a run setting, kept per part. Every other
- * entry is a setting and must be equal in every part.
- */
-export const MANIFEST_MERGE: Readonly<Record<string, 'counters' | 'per-part'>> = {
-  endpoints: 'counters',
-  decide: 'counters',
-  tokensEvaluated: 'counters',
-  minimumTokens: 'counters',
-  prepackCache: 'per-part',
-  prepacked: 'per-part',
-}
-
-/** A part's manifest without its counters and per-part entries: what must be equal in every part. */
-function settingsOf(manifest: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(manifest).filter(([key]) => !Object.hasOwn(MANIFEST_MERGE, key)))
-}
-
-/** Scorer manifest entries of the parts: settings kept, counters summed, per-part entries kept once when equal or else listed by part. */
-function mergeManifests(parts: readonly ShardPart[]): Record<string, unknown> {
-  const out = { ...parts[0]!.header.manifest }
-  for (const [key, rule] of Object.entries(MANIFEST_MERGE)) {
-    const given = parts.filter((p) => Object.hasOwn(p.header.manifest, key))
-    if (given.length === 0) continue
-    const values = given.map((p) => p.header.manifest[key])
-    if (rule === 'counters') {
-      out[key] = values.reduce((sum, value, i) => sumCounts(sum, value, key, given[i]!.file))
-      continue
-    }
-    const same = values.every((value) => JSON.stringify(value) === JSON.stringify(values[0]))
-    out[key] = same ? values[0] : given.map((p) => `${p.header.shard.index}/${p.header.shard.count}: ${typeof p.header.manifest[key] === 'string' ? p.header.manifest[key] : JSON.stringify(p.header.manifest[key])}`).join('; ')
-  }
-  return out
-}
-
-/** Deep sum of numeric leaves (keys in first-seen order); any other leaf must be equal (a counter entry's provider, model). */
-function sumCounts(a: unknown, b: unknown, path: string, file: string): unknown {
-  if (typeof a === 'number' && typeof b === 'number') return a + b
-  if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
-    // Keys are endpoint URLs (data): defined, never assigned, so `__proto__` stays a plain key.
-    const out: Record<string, unknown> = {}
-    const put = (k: string, v: unknown) => Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true })
-    for (const [k, v] of Object.entries(a as Record<string, unknown>)) put(k, v)
-    for (const [k, v] of Object.entries(b as Record<string, unknown>)) put(k, Object.hasOwn(out, k) ? sumCounts(out[k], v, `${path}.${k}`, file) : v)
-    return out
-  }
-  if (JSON.stringify(a) !== JSON.stringify(b))
-    throw new DataError(`its manifest's ${path} ${JSON.stringify(b)} differs from another part's ${JSON.stringify(a)}: these parts are not from one run`, { file })
-  return a
 }
