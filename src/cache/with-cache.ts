@@ -13,17 +13,26 @@ import { CacheStore } from './store.ts'
 const opened = new Map<string, CacheStore>()
 
 /**
- * The scorer's cache identity: its `cacheIdentity` (this package's ONNX and HTTP
- * scorers), or for any other function a string `cacheKey` it carries (the user's
- * promise that equal keys mean equal outputs). `undefined`: not cacheable.
+ * The scorer's cache identity: its `cacheIdentity` (this package's ONNX, HTTP and decision
+ * scorers), with a string `cacheKey` it carries added (the user's promise that equal keys
+ * mean equal outputs), or the `cacheKey` alone for any other function. `undefined`: not cacheable.
  */
 export function cacheIdentityOf(score: unknown, label?: string): CacheIdentity | undefined {
   const fn = score as { cacheIdentity?: unknown; cacheKey?: unknown; name?: unknown } | undefined
-  const identity = fn?.cacheIdentity as CacheIdentity | undefined
-  if (identity && typeof identity === 'object' && typeof identity.kind === 'string' && typeof identity.label === 'string') return identity
-  if (typeof fn?.cacheKey === 'string' && fn.cacheKey !== '')
-    return { kind: 'user', label: label ?? ownDescription(fn) ?? String(fn.name || 'ScoreFn'), settings: { cacheKey: fn.cacheKey } }
-  return undefined
+  const candidate = fn?.cacheIdentity as CacheIdentity | undefined
+  const identity = candidate && typeof candidate === 'object' && typeof candidate.kind === 'string' && typeof candidate.label === 'string' ? candidate : undefined
+  const key = typeof fn?.cacheKey === 'string' && fn.cacheKey !== '' ? fn.cacheKey : undefined
+  return key === undefined ? identity : withUserKey(identity, key, label ?? ownDescription(fn) ?? String(fn!.name || 'ScoreFn'))
+}
+
+/**
+ * A user's `cacheKey` on top of a scorer's own identity: it joins the key, and never removes
+ * what the scorer's identity holds (its settings, files, and that a remote scorer's hits are
+ * re-checked live). Without an identity of the scorer's own, the key alone, as a `user` scorer.
+ */
+export function withUserKey(identity: CacheIdentity | undefined, cacheKey: string, label: string): CacheIdentity {
+  if (identity === undefined || identity.kind === 'user') return { kind: 'user', label, settings: { cacheKey } }
+  return { ...identity, settings: { scorer: identity.settings ?? null, cacheKey } }
 }
 
 /** Options of {@link withCache}. */

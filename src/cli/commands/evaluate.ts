@@ -2,7 +2,7 @@
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { CacheIdentity } from '../../cache/key.ts'
-import { cacheIdentityOf } from '../../cache/with-cache.ts'
+import { cacheIdentityOf, withUserKey } from '../../cache/with-cache.ts'
 import { loadDecisions } from '../../core/decisions/load.ts'
 import { DEFAULT_PRIDE_FRACTION, MAX_EPOCHS } from '../../core/evaluate/settings.ts'
 import { DEBIAS_MODES, DEFAULT_DEBIAS } from '../../core/requests/orderings.ts'
@@ -90,7 +90,8 @@ export const evaluateCommand: Command = {
     if (!shard && labelled.all === 0) throw new DataError(`none of the ${all.length} decisions has an answer_id, so there is nothing to score against`, { file: data })
     // --timeout bounds everything from here: loading the scorer, scoring, closing it.
     let scored = 0
-    const limit = flags.timeoutSeconds === undefined ? undefined : deadline(flags.timeoutSeconds * 1000, () => timedOut(flags.timeoutSeconds!, scored, labelled.scored))
+    // Counted from the process's start (performance.now()), so the process ends within a moment of N, its startup included.
+    const limit = flags.timeoutSeconds === undefined ? undefined : deadline(Math.max(0, flags.timeoutSeconds * 1000 - performance.now()), () => timedOut(flags.timeoutSeconds!, scored, labelled.scored))
     const progress = cliProgress(data)
     try {
       const { result, part } = await useScorer(
@@ -224,7 +225,8 @@ async function loadScorerModule(path: string): Promise<LoadedScorer> {
   const close = typeof mod.close === 'function' ? (mod.close as () => unknown) : score.close?.bind(score)
   const description = ownDescription(score) ?? `scorer ${path}`
   const cacheKey = typeof mod.cacheKey === 'string' && mod.cacheKey !== '' ? mod.cacheKey : undefined
-  const own: CacheIdentity | undefined = cacheKey ? { kind: 'user', label: `scorer ${resolve(path)}`, settings: { cacheKey } } : cacheIdentityOf(score)
+  // A module's cacheKey joins the exported scorer's own identity (a remote one's hits are still re-checked live).
+  const own: CacheIdentity | undefined = cacheKey ? withUserKey(cacheIdentityOf(score), cacheKey, `scorer ${resolve(path)}`) : cacheIdentityOf(score)
   // The module's own bytes are keyed too: an edited scorer misses instead of serving its old vectors.
   const identity: CacheIdentity | undefined = own ? { ...own, files: { ...own.files, scorerModule: resolve(path) } } : undefined
   // A scorer's own manifest entries (an openAIScorer's requests per endpoint) are read at the end of the run.

@@ -16,6 +16,7 @@ import { shardOf, shardKey, type ShardSpec } from './spec.ts'
 import { parseJsonText } from '../support/json-text.ts'
 import { EVALUATE_FIELDS, type EvaluateSettings } from '../evaluate/settings.ts'
 import { resolveReducer } from '../evaluate/reducers.ts'
+import { manifestSettings, mergeManifests } from './manifest-merge.ts'
 
 /** The `format` tag of a part file's header line. */
 export const PART_FORMAT = 'vitest-sceptic-shard-part'
@@ -261,7 +262,7 @@ export function reassemble(parts: readonly ShardPart[]): Reassembled {
   same('row count', (p) => p.header.rows)
   same('settings', (p) => p.header.settings)
   same('scorer', (p) => p.header.scorer)
-  same('manifest', (p) => ({ ...p.header.manifest, endpoints: undefined }))
+  same('manifest', (p) => manifestSettings(p.header.manifest))
   const count = first.header.shard.count
   const byIndex = new Map<number, ShardPart>()
   for (const part of parts) {
@@ -328,7 +329,7 @@ export function reassemble(parts: readonly ShardPart[]): Reassembled {
     score,
     settings: first.header.settings as Reassembled['settings'],
     scorer: first.header.scorer,
-    manifest: mergeManifests(ordered.map((p) => p.header.manifest)),
+    manifest: mergeManifests(ordered.map((p) => ({ file: p.file, shard: p.header.shard, manifest: p.header.manifest }))),
     shards: count,
   }
 }
@@ -354,25 +355,4 @@ function checkRowsMatchHeaders(parts: readonly ShardPart[], decisions: readonly 
     throw new DataError(
       `the rows of the ${parts.length} part${parts.length === 1 ? '' : 's'} (${parts.map((p) => p.file).join(', ')}) have the data fingerprint ${recomputed}, but their headers record ${parts[0]!.header.fingerprint}: a part's rows were changed after it was written`,
     )
-}
-
-/** Scorer manifest entries of the parts: equal entries kept, `endpoints` counts summed. */
-function mergeManifests(manifests: readonly Record<string, unknown>[]): Record<string, unknown> {
-  const out = { ...manifests[0]! }
-  if (manifests.some((m) => m.endpoints !== undefined)) out.endpoints = manifests.map((m) => m.endpoints).reduce(sumCounts)
-  return out
-}
-
-/** Deep sum of numeric leaves (keys in first-seen order); non-numbers keep the first value. */
-function sumCounts(a: unknown, b: unknown): unknown {
-  if (typeof a === 'number' && typeof b === 'number') return a + b
-  if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a)) {
-    // Keys are endpoint URLs (data): defined, never assigned, so `__proto__` stays a plain key.
-    const out: Record<string, unknown> = {}
-    const put = (k: string, v: unknown) => Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true })
-    for (const [k, v] of Object.entries(a as Record<string, unknown>)) put(k, v)
-    for (const [k, v] of Object.entries(b as Record<string, unknown>)) put(k, Object.hasOwn(out, k) ? sumCounts(out[k], v) : v)
-    return out
-  }
-  return a ?? b
 }

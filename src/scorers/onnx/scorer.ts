@@ -55,8 +55,10 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
   let running: Started | undefined
   let closed = false
   const stats: OnnxScorerStats = { requests: 0, promptTokens: 0, tokensRun: 0, sharedGroups: 0, sharedRequests: 0 }
+  // Aborted by close(): a startup stuck in a runaway chat template ends now, not at the template's time limit.
+  const closing = new AbortController()
   const ready = () =>
-    (startup ??= startScorer(settings, { files, chat: options, readoutMode: settings.readout, sidecar, configShape, faults: options.faults, onPool: (created) => (pool = created) }).then(
+    (startup ??= startScorer(settings, { files, chat: options, readoutMode: settings.readout, sidecar, configShape, faults: options.faults, onPool: (created) => (pool = created), signal: closing.signal }).then(
       (value) => (running = value),
     ))
 
@@ -107,6 +109,7 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
   const close = async (): Promise<void> => {
     closed = true
     if (!startup) return
+    closing.abort(new ScorerError('the ONNX scorer was closed while it was starting'))
     await startup.catch(() => undefined)
     await pool?.close()
     await running?.render?.close()

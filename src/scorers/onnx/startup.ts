@@ -44,9 +44,9 @@ export interface Started {
  * readout mode and prompt endings, this package's version), and an entry stores its readout,
  * so a load needs neither the tokenizer on this thread nor the rewrite.
  */
-async function prepackPlanFor(settings: OnnxScorerSettings, files: ModelFiles, mode: ReadoutMode, render: PromptRenderer | undefined): Promise<PrepackPlan | undefined> {
+async function prepackPlanFor(settings: OnnxScorerSettings, files: ModelFiles, mode: ReadoutMode, render: PromptRenderer | undefined, signal: AbortSignal | undefined): Promise<PrepackPlan | undefined> {
   if (settings.prepackCache === undefined) return undefined
-  const ending = render ? (await render(['Answer:']))[0]! : null
+  const ending = render ? (await render(['Answer:'], signal))[0]! : null
   const source = {
     graphPath: files.modelPath,
     files: [join(files.dir, 'tokenizer.json'), join(files.dir, 'tokenizer_config.json'), join(dirname(files.modelPath), READOUT_FILE)],
@@ -73,19 +73,21 @@ export interface StartInputs {
   readonly faults: { readonly tokenId: number; readonly times: number } | undefined
   /** Called with the pool as soon as it exists, so `close()` can stop a pool still loading. */
   readonly onPool: (pool: WorkerPool) => void
+  /** Aborted by `close()`: a chat template still rendering its first prompts is stopped. */
+  readonly signal?: AbortSignal
 }
 
 /** Start the workers and check that model, tokenizer and readout fit. Rejects with a {@link ConfigError} otherwise. */
-export async function startScorer(settings: OnnxScorerSettings, { files, chat, readoutMode, sidecar, configShape, faults, onPool }: StartInputs): Promise<Started> {
+export async function startScorer(settings: OnnxScorerSettings, { files, chat, readoutMode, sidecar, configShape, faults, onPool, signal }: StartInputs): Promise<Started> {
   const { config, configPath } = await readTokenizerConfig(files.dir)
-  const render = await chatRenderer(chat, config, configPath)
+  const render = await chatRenderer(chat, config, configPath, undefined, undefined, signal)
   // With a packed-weights folder: its entry (graph and readout), or the first worker writes one.
-  const prepack = await prepackPlanFor(settings, files, readoutMode, render).catch(async (error: unknown) => {
+  const prepack = await prepackPlanFor(settings, files, readoutMode, render, signal).catch(async (error: unknown) => {
     await render?.close()
     throw error
   })
   // The workers start now (ORT, tokenizer) and load the graph once the letter head is written.
-  const preparing = prepack?.kind === 'load' ? Promise.resolve(storedReadout(prepack)) : prepareReadout({ files, mode: readoutMode, sidecar, render })
+  const preparing = prepack?.kind === 'load' ? Promise.resolve(storedReadout(prepack)) : prepareReadout({ files, mode: readoutMode, sidecar, render, signal })
   const budget = faults ? new SharedArrayBuffer(4) : undefined
   if (budget) new Int32Array(budget)[0] = faults!.times
   const pool = new WorkerPool(settings.workers, {

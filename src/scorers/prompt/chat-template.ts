@@ -83,6 +83,7 @@ export async function chatRenderer(
   configPath: string,
   limits: RenderLimits = RENDER_LIMITS,
   scorer = 'onnxScorer',
+  signal?: AbortSignal,
 ): Promise<PromptRenderer | undefined> {
   const { chatTemplate, system, chatTemplateKwargs } = options
   if (chatTemplate === undefined || chatTemplate === false) {
@@ -102,9 +103,10 @@ export async function chatRenderer(
     if (token) specials[key] = token
   }
   const render = templateProcess({ source, system, context: { ...specials, ...kwargs } }, where, limits)
-  // Fail at creation, not mid-run: a template that cannot render a simple prompt.
+  // Fail at creation, not mid-run: a template that cannot render a simple prompt. A scorer
+  // closed meanwhile (a run past its --timeout) stops the probe at once, not at its time limit.
   try {
-    await render(['Probe.\nAnswer:'])
+    await render(['Probe.\nAnswer:'], signal)
   } catch (error) {
     await render.close()
     throw error

@@ -46,10 +46,12 @@ export interface ReadoutInputs {
   readonly sidecar: ReadoutFile | undefined
   /** The chat template's renderer: its prompt ending is served too. */
   readonly render: PromptRenderer | undefined
+  /** Stops the renderer's call when the scorer is closed while starting. */
+  readonly signal?: AbortSignal | undefined
 }
 
 /** The readout for these inputs: the letter head made at startup where possible, else the full logits with the reason. */
-export async function prepareReadout({ files, mode, sidecar, render }: ReadoutInputs): Promise<Readout> {
+export async function prepareReadout({ files, mode, sidecar, render, signal }: ReadoutInputs): Promise<Readout> {
   const full = (why: string): Readout => ({ modelPath: files.modelPath, readoutFile: undefined, summary: `full logits: ${why}`, dispose: () => {} })
   if (sidecar) return { modelPath: files.modelPath, readoutFile: sidecar, summary: 'last position, letter rows (sceptic optimize-model)', dispose: () => {} }
   if (mode === 'full') return full("readout: 'full' was asked for")
@@ -62,7 +64,7 @@ export async function prepareReadout({ files, mode, sidecar, render }: ReadoutIn
   const dispose = () => removeTemporary(dir)
   try {
     const tokenizer = await loadTokenizer(files.dir)
-    const endings: PromptEnding[] = [...DEFAULT_ENDINGS, ...(render ? [{ text: (await render(['Answer:']))[0]!, special: false }] : [])]
+    const endings: PromptEnding[] = [...DEFAULT_ENDINGS, ...(render ? [{ text: (await render(['Answer:'], signal))[0]!, special: false }] : [])]
     const letterIds = readoutLetterIds(tokenizer, endings)
     const result = await optimizeModel(files.dir, dir, { files, letterIds, copyExternalData: false, sideFiles: false, referenceInline: true })
     return { modelPath: result.modelPath, readoutFile: result.readout, summary: `last position, ${result.letters} letter rows (made at startup)`, dispose }

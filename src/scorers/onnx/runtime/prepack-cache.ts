@@ -9,12 +9,13 @@
  * one copy in the page cache.
  *
  * Packed layouts belong to the CPU and the ORT build, so an entry is found only by a key of
- * the model's graph, its weight files (size, time, inode and sampled bytes), what its readout is
+ * the model's graph, its weight files (sha256 of their bytes), what its readout is
  * made from ({@link PrepackSource}), the ORT version and the CPU (model, architecture, feature
  * flags). An entry stores the readout it was written with, so a load skips the letter-head
  * rewrite and its tokenizer parse on the main thread. The folder holds only what this module
  * writes: a `CACHEDIR.TAG`, entries named by their key (the {@link KEEP} used last are kept),
- * and while one is written, its lock and partial folder.
+ * the remembered hashes of large weight files, and while an entry is written, its lock and
+ * partial folder.
  */
 import { createHash } from 'node:crypto'
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, utimesSync } from 'node:fs'
@@ -35,10 +36,14 @@ const MARKER = CACHEDIR_TAG
 const MARKER_TEXT = `${CACHEDIR_SIGNATURE}\n# vitest-sceptic prepacked ORT weights (docs/onnx.md, "Pre-packed weights").\n`
 const ENTRY_FILE = 'entry.json'
 const KEY = /^[0-9a-f]{32}$/
-/** Files hashed whole up to this size; larger ones by identity and sampled blocks. */
+/** Files hashed on every run up to this size; a larger one's hash is remembered by its stat. */
 const WHOLE_BYTES = 64 * 2 ** 20
-const SAMPLES = 64
-const SAMPLE_BYTES = 64 * 1024
+const HASH_BLOCK = 4 * 2 ** 20
+/** A remembered hash: `<32 hex of the path>.digest`. */
+const DIGEST_SUFFIX = '.digest'
+const DIGEST_NAME = /^[0-9a-f]{32}\.digest$/
+/** Remembered hashes kept (a new one evicts the one used longest ago). */
+const KEEP_DIGESTS = 64
 
 /** What an entry's graph reads out, stored with it: a load needs neither the tokenizer nor the letter-head rewrite. */
 export interface PrepackedReadout {
@@ -67,8 +72,6 @@ export type PrepackPlan =
 export function planPrepack(dir: string, source: PrepackSource, cpuOnly: boolean, shownPath: string): PrepackPlan {
   if (!cpuOnly) return { kind: 'skip', summary: 'not used: a GPU execution provider packs its own weights' }
   const root = resolve(dir)
-  const key = prepackKey(source)
-  const entry = join(root, key)
   // A folder that cannot be written (a read-only mount of a prepared cache) still serves its entries.
   const unwritable = (error: unknown): PrepackPlan => ({ kind: 'skip', summary: `not used: ${root} cannot be written (${(error as NodeJS.ErrnoException).code ?? firstLineOf(error)})` })
   try {
@@ -79,6 +82,9 @@ export function planPrepack(dir: string, source: PrepackSource, cpuOnly: boolean
     if (!existsSync(join(root, MARKER))) return unwritable(error)
   }
   ignoringWriteErrors(() => sweepDead(root))
+  // Large weight files' hashes are remembered in the folder (a read-only one re-hashes).
+  const key = prepackKey(source, root)
+  const entry = join(root, key)
   const stored = completeEntry(entry)
   if (stored) {
     // Eviction goes by last use: a load marks the entry used.
@@ -204,34 +210,67 @@ function evict(root: string, keep: string): void {
 }
 
 /** The entry key of `source`: its graph, weight files, other files and salt, the ORT version, the CPU. */
-export function prepackKey({ graphPath, files, salt }: PrepackSource): string {
+export function prepackKey({ graphPath, files, salt }: PrepackSource, root?: string): string {
   const hash = createHash('sha256').update('sceptic-prepack/2\n').update(ortVersion()).update('\n').update(cpuFingerprint()).update('\n').update(salt)
   // Every file the graph names (whatever it is called), the usual names beside it, and the readout's files.
   const all = [graphPath, ...new Set([...declaredExternalData(graphPath), ...externalDataOf(graphPath), ...files])].filter((path) => existsSync(path))
-  for (const path of all.sort()) hash.update(`\n${relative(dirname(graphPath), path)}\n`).update(fileFingerprint(path))
+  for (const path of all.sort()) hash.update(`\n${relative(dirname(graphPath), path)}\n`).update(fileFingerprint(path, root))
   return hash.digest('hex').slice(0, 32)
 }
 
-/** A file's content hash (whole when small; else size, time, inode and {@link SAMPLES} blocks spread over it). */
-function fileFingerprint(path: string): string {
-  const stat = statSync(path)
+/**
+ * A file's content hash: sha256 of its bytes, whatever its mtime says (an in-place edit that puts
+ * the mtime back is another key). A large file's hash is remembered in the folder, keyed on its
+ * path, device, inode, size, mtime and ctime: a run that loads an entry reads one stat, not 2 GB.
+ * Every write sets the ctime, and so does putting the mtime back, so an edit re-hashes. (Making
+ * the letter head at startup hard-links the weights, which moves their ctime too: the run after a
+ * write hashes once more, then loads stat-only.)
+ */
+function fileFingerprint(path: string, root: string | undefined): string {
+  const stat = statSync(path, { bigint: true })
+  if (stat.size <= WHOLE_BYTES || root === undefined) return hashWhole(path)
+  const identity = `${resolve(path)}\n${stat.dev} ${stat.ino} ${stat.size} ${stat.mtimeNs} ${stat.ctimeNs}`
+  const memo = join(root, `${createHash('sha256').update(resolve(path)).digest('hex').slice(0, 32)}${DIGEST_SUFFIX}`)
+  try {
+    const [saved, digest] = readFileSync(memo, 'utf8').split('\n=')
+    if (saved === identity && /^[0-9a-f]{64}$/.test(digest ?? '')) {
+      ignoringWriteErrors(() => utimesSync(memo, new Date(), new Date()))
+      return digest!
+    }
+  } catch {
+    // no memo yet, or an unreadable one: hash
+  }
+  const digest = hashWhole(path)
+  const after = statSync(path, { bigint: true })
+  // A file rewritten while it was hashed is not remembered under the new stat.
+  if (after.ctimeNs === stat.ctimeNs && after.mtimeNs === stat.mtimeNs && after.size === stat.size && after.ino === stat.ino)
+    ignoringWriteErrors(() => {
+      writeFileAtomicSync(memo, `${identity}\n=${digest}`, { fsync: false })
+      pruneDigests(root)
+    })
+  return digest
+}
+
+/** sha256 of a file's bytes, read in blocks. */
+function hashWhole(path: string): string {
   const hash = createHash('sha256')
   const fd = openSync(path, 'r')
   try {
-    if (stat.size <= WHOLE_BYTES) {
-      hash.update(readFileSync(fd))
-      return hash.digest('hex')
-    }
-    hash.update(`${stat.size} ${stat.mtimeMs} ${stat.dev} ${stat.ino}`)
-    const block = Buffer.alloc(SAMPLE_BYTES)
-    for (let i = 0; i < SAMPLES; i++) {
-      const read = readSync(fd, block, 0, SAMPLE_BYTES, Math.floor(((stat.size - SAMPLE_BYTES) * i) / (SAMPLES - 1)))
-      hash.update(block.subarray(0, read))
-    }
+    const block = Buffer.allocUnsafe(HASH_BLOCK)
+    for (let read; (read = readSync(fd, block, 0, HASH_BLOCK, null)) > 0; ) hash.update(block.subarray(0, read))
     return hash.digest('hex')
   } finally {
     closeSync(fd)
   }
+}
+
+/** Keep the {@link KEEP_DIGESTS} remembered hashes used last (one per large weight file). */
+function pruneDigests(root: string): void {
+  const memos = readdirSync(root)
+    .filter((name) => DIGEST_NAME.test(name))
+    .map((name) => ({ name, time: statSync(join(root, name)).mtimeMs }))
+    .sort((a, b) => b.time - a.time)
+  for (const { name } of memos.slice(KEEP_DIGESTS)) removeFileSync(join(root, name))
 }
 
 /** The installed onnxruntime-node's version. */

@@ -76,7 +76,7 @@ function writeProbe(inDir: string, work: string): { ranges: Map<string, ChannelR
     if (!maxima.has(output)) maxima.set(output, new Float32Array(toNumber(weight.dims![0] as number)))
     ranges.set(weight.name!, { activations: maxima.get(output)!, weights: rowMaxima(weight) })
   }
-  writeRewritten(source.onnx, source.model, source.initializers, work, source.files.dir)
+  writeRewritten(source.onnx, source.model, source.initializers, work, source.files)
   return { ranges, maxima, dir: source.files.dir, modelPath: source.files.modelPath }
 }
 

@@ -162,6 +162,6 @@ export async function quantizeModel(inDir: string, outDir: string, options: Quan
   graph.initializer = kept as never
   if (!model.opsetImport.some((o) => o.domain === 'com.microsoft')) model.opsetImport.push(onnx.OperatorSetIdProto.create({ domain: 'com.microsoft', version: 1 }))
   const out = resolve(outDir)
-  const bytesOut = writeRewritten(onnx, model, kept, out, source.files.dir)
+  const bytesOut = writeRewritten(onnx, model, kept, out, source.files)
   return { modelPath: join(out, 'model.onnx'), quantized, keptHead: [...head].map((n) => n.input?.[1] ?? '?'), quantizable, bytesIn: source.bytesIn, bytesOut }
 }

@@ -14,6 +14,7 @@ import { externalize } from '../model/external-data.ts'
 import { loadOnnxProto, tensorReader, toNumber } from '../model/graph-io.ts'
 import { locateModel, type ModelFiles } from '../model/model-dir.ts'
 import { SIDE_FILES } from './optimize.ts'
+import { READOUT_FILE } from '../readout/readout-file.ts'
 
 export type Onnx = typeof OnnxNamespace
 export type Fail = (why: string) => never
@@ -117,12 +118,18 @@ function headMatMuls(nodes: readonly OnnxNamespace.INodeProto[], fail: Fail): Se
   return head
 }
 
-/** Write `model` to `out` with its weights `kept` in one external file, 64-byte aligned (ORT memory-maps it), and the side files of `inDir`; returns the weight bytes. */
-export function writeRewritten(onnx: Onnx, model: OnnxNamespace.ModelProto, kept: OnnxNamespace.ITensorProto[], out: string, inDir: string): number {
+/**
+ * Write `model` to `out` with its weights `kept` in one external file, 64-byte aligned (ORT
+ * memory-maps it), the side files of the input's folder and its `sceptic-readout.json` (an
+ * `optimize-model` output's logits are letter columns: the rewrite keeps them); returns the weight bytes.
+ */
+export function writeRewritten(onnx: Onnx, model: OnnxNamespace.ModelProto, kept: OnnxNamespace.ITensorProto[], out: string, from: Pick<ModelFiles, 'dir' | 'modelPath'>): number {
   const data = externalize(kept, onnx.TensorProto.DataLocation.EXTERNAL, { location: EXTERNAL, minBytes: 1024, align: 64 })
   mkdirSync(out, { recursive: true })
   writeFileAtomicSync(join(out, 'model.onnx'), onnx.ModelProto.encode(model).finish(), { fsync: false })
   writeFileAtomicSync(join(out, EXTERNAL), data, { fsync: false })
-  for (const name of SIDE_FILES) if (existsSync(join(inDir, name))) writeFileAtomicSync(join(out, name), readFileSync(join(inDir, name)), { fsync: false })
+  for (const name of SIDE_FILES) if (existsSync(join(from.dir, name))) writeFileAtomicSync(join(out, name), readFileSync(join(from.dir, name)), { fsync: false })
+  const sidecar = join(dirname(from.modelPath), READOUT_FILE)
+  if (existsSync(sidecar)) writeFileAtomicSync(join(out, READOUT_FILE), readFileSync(sidecar), { fsync: false })
   return data.length
 }
