@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 
 // The project's own tests. The example eval project has its own config in examples/.
@@ -8,6 +9,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // At least two files at a time. Vitest's default is one worker fewer than the CPUs, so on
+    // CI's two cores every file ran in turn, while most of them wait on the processes they spawn.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // The score cache is on by default for users; the suite's runs (and the CLIs and
     // Vitest runs they spawn, which inherit this) leave it off unless a test turns it
     // on with its own directory, so no test depends on what another one cached.

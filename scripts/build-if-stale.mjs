@@ -1,5 +1,6 @@
-// Build dist/ with tsup unless it is already newer than every source file, so a second
-// `npm run eval` costs only Vitest. `npm run build` (and `npm test`) always build.
+// Build dist/ (scripts/build.mjs: tsup, failing on any stray line) unless it is already newer
+// than every source file, so a second `npm run eval`, or `npm test` after it, costs no build.
+// `npm run build` always builds.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -33,8 +34,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.log('dist/ is newer than src/: build skipped')
   } else {
     console.log(`building dist/ (${reason})`)
-    const tsup = join(root, 'node_modules', 'tsup', 'dist', 'cli-default.js')
-    const { status } = spawnSync(process.execPath, [tsup, '--silent'], { cwd: root, stdio: 'inherit' })
+    const { status } = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--silent'], { cwd: root, stdio: 'inherit' })
     process.exit(status ?? 1)
   }
 }
