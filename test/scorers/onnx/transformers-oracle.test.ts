@@ -5,7 +5,7 @@
 // ids), at batch 1 and batch 8. transformers.js runs with local files only.
 import { basename, dirname, join } from 'node:path'
 import { AutoModelForCausalLM, AutoTokenizer, env } from '@huggingface/transformers'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { LETTERS } from '../../../src/core/decisions/schema.ts'
 import type { ScoreRequest } from '../../../src/core/scorer/contract.ts'
 import { halfToFloat, softmax } from '../../../src/scorers/onnx/readout/readout.ts'
@@ -14,6 +14,10 @@ import { letterContinuation } from '../../../src/scorers/prompt/letter-readout.t
 import { loadTokenizer } from '../../../src/scorers/onnx/prompt/tokenizer.ts'
 import { maxAbsDiff, QUEUE, request, scorerFactory, SENTIMENT, tempDir } from './helpers.ts'
 import { REAL_DECODER, REAL_TOKENIZERS, writeRealModelDir, type RealTokenizer } from './real-tokenizers.ts'
+
+// Each case runs transformers.js and the scorer on a real tokenizer's model (Gemma's 262k
+// columns): about 25 s alone on 2 cores, past 60 s beside another test file.
+vi.setConfig({ testTimeout: 240_000, hookTimeout: 240_000 })
 
 const scorer = scorerFactory()
 env.allowRemoteModels = false
