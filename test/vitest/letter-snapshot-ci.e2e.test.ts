@@ -21,8 +21,12 @@ test('written locally; under CI, -u rewrites nothing and fails with the baseline
   const stored = readFileSync(snap, 'utf8')
   expect(stored).toContain('A=0.333')
   for (const skew of ['1', '0']) {
-    const ci = await run(['-u'], { CI: 'true', SCEPTIC_FIXTURE_SKEW: skew })
+    const summary = join(out, `summary-${skew}.md`)
+    const ci = await run(['-u'], { CI: 'true', SCEPTIC_FIXTURE_SKEW: skew, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary })
     expect(ci.code, ci.output).toBe(1)
+    // The snapshot is the callback's own assertion: its failed test marks the suite failed in the job summary too.
+    expect(readFileSync(summary, 'utf8')).toMatch(/^### ❌ letters$/m)
+    expect(readFileSync(summary, 'utf8')).toContain('“assertions”')
     expect(ci.output).toContain(
       'the letter-distribution snapshot was not refreshed: letter-distribution snapshots are never written under CI (CI is set), not even with `vitest -u`',
     )
