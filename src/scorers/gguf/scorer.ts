@@ -65,8 +65,10 @@ export function ggufScorer(options: GgufScorerOptions): GgufScorer {
   let dispose: (() => Promise<void>) | undefined
   let closed = false
   let inFlight: Promise<unknown> = Promise.resolve()
+  // Aborted by close(): a startup stuck in a runaway chat template ends now, not at the template's time limit.
+  const closing = new AbortController()
   const ready = () =>
-    (startup ??= startScorer(settings, { chat: checked, onDispose: (d) => (dispose = d) }).then(
+    (startup ??= startScorer(settings, { chat: checked, onDispose: (d) => (dispose = d), signal: closing.signal }).then(
       (started) => {
         settings.contextLength ??= Math.min(started.trainContext, 4096)
         return started
@@ -118,6 +120,7 @@ export function ggufScorer(options: GgufScorerOptions): GgufScorer {
   const close = async (): Promise<void> => {
     if (closed) return
     closed = true
+    closing.abort(new ScorerError('the GGUF scorer was closed while it was starting'))
     await inFlight
     if (startup) await startup.catch(() => undefined)
     await dispose?.()

@@ -80,10 +80,12 @@ export interface StartInputs {
   readonly chat: ChatOptions
   /** Called with the context once it exists, so `close()` can dispose of it. */
   readonly onDispose: (dispose: () => Promise<void>) => void
+  /** Aborted by `close()`: a chat template still rendering its first prompt is stopped. */
+  readonly signal?: AbortSignal
 }
 
 /** Load the model and make its context. Rejects with a one-line {@link ConfigError} for a file llama.cpp cannot use. */
-export async function startScorer(settings: GgufScorerSettings, { chat, onDispose }: StartInputs): Promise<Started> {
+export async function startScorer(settings: GgufScorerSettings, { chat, onDispose, signal }: StartInputs): Promise<Started> {
   const path = settings.modelPath
   const llamaCpp = await nodeLlamaCpp()
   const llama = await binding(llamaCpp, settings.threads)
@@ -123,7 +125,7 @@ export async function startScorer(settings: GgufScorerSettings, { chat, onDispos
   if (model.tokens.bosString) specials.bos_token = model.tokens.bosString
   if (model.tokens.eosString) specials.eos_token = model.tokens.eosString
   const template = metadata.tokenizer?.chat_template
-  const render = await chatRenderer(chat, { ...specials, ...(typeof template === 'string' ? { chat_template: template } : {}) }, `${path} (tokenizer.chat_template)`, undefined, 'ggufScorer')
+  const render = await chatRenderer(chat, { ...specials, ...(typeof template === 'string' ? { chat_template: template } : {}) }, `${path} (tokenizer.chat_template)`, undefined, 'ggufScorer', signal)
   dispose.push(async () => render?.close())
   const trainContext = model.trainContextSize
   const perSequence = settings.contextLength ?? Math.min(trainContext, 4096)

@@ -92,4 +92,17 @@ describe('scoring', () => {
     await scorer.close()
     await expect(scorer([])).rejects.toThrow(/closed/)
   })
+
+  it('close() stops a startup stuck in a runaway chat template at once, not at its 30 s limit', async () => {
+    // Loops 10^10 times: only the renderer's deadline or the scorer's close ends it.
+    const LOOP = '{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}{{ messages[0].content }}'
+    const scorer = make({ model: gguf.F32!, chatTemplate: LOOP })
+    const starting = scorer.ready()
+    starting.catch(() => undefined)
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    const started = performance.now()
+    await scorer.close()
+    expect(performance.now() - started).toBeLessThan(5_000)
+    await expect(starting).rejects.toThrow(/closed while it was starting/)
+  }, 30_000)
 })
