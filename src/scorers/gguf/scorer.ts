@@ -127,16 +127,9 @@ export function ggufScorer(options: GgufScorerOptions): GgufScorer {
     dispose = undefined
   }
 
-  const identity: CacheIdentity | undefined = template
-    ? undefined
-    : {
-        kind: 'gguf',
-        label: settings.modelPath,
-        files: { model: settings.modelPath },
-        settings: identitySettings(checked, build),
-      }
-  const chat = checked.chatTemplate === undefined || checked.chatTemplate === false ? '' : checked.chatTemplate === true ? "the model's chat template; " : 'a custom chat template; '
-  const description = `gguf ${checked.model} (${chat}${settings.sequences} sequence${settings.sequences === 1 ? '' : 's'} × ${settings.threads} thread${settings.threads === 1 ? '' : 's'}, KV cache ${settings.kvCacheType}${settings.flashAttention ? ', flash attention' : ''})`
+  // A custom template function is code the key cannot see: no cache identity.
+  const identity: CacheIdentity | undefined = template ? undefined : { kind: 'gguf', label: settings.modelPath, files: { model: settings.modelPath }, settings: identitySettings(checked, build) }
+  const description = describeScorer(checked, settings)
   return Object.defineProperties(score as GgufScorer, {
     ready: { value: () => ready().then(({ architecture, trainContext, vocab }) => ({ architecture, trainContext, vocab })) },
     close: { value: close },
@@ -155,6 +148,12 @@ export function ggufScorer(options: GgufScorerOptions): GgufScorer {
       }),
     },
   })
+}
+
+/** The report's line for the scorer, e.g. `gguf models/tiny.gguf (1 sequence × 1 thread, KV cache F32)`. */
+function describeScorer(options: GgufScorerOptions, settings: GgufScorerSettings): string {
+  const chat = options.chatTemplate === undefined || options.chatTemplate === false ? '' : options.chatTemplate === true ? "the model's chat template; " : 'a custom chat template; '
+  return `gguf ${options.model} (${chat}${settings.sequences} sequence${settings.sequences === 1 ? '' : 's'} × ${settings.threads} thread${settings.threads === 1 ? '' : 's'}, KV cache ${settings.kvCacheType}${settings.flashAttention ? ', flash attention' : ''})`
 }
 
 /**
