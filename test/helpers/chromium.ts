@@ -53,3 +53,11 @@ export function chromium(args: readonly string[], profile: string): Promise<{ co
   })
 }
 
+/** The visible text of a page from Chromium's --dump-dom: tags dropped, entities decoded, spaces collapsed. */
+export function pageText(dom: string): string {
+  return dom
+    .replace(/<(script|style)[\s\S]*?<\/\1>/g, ' ')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+}

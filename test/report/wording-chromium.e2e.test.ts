@@ -15,7 +15,7 @@ import { resultToJson, type EvalResult } from '../../src/core/result/result.ts'
 import type { ScoreFn } from '../../src/core/scorer/contract.ts'
 import { renderHtmlReport } from '../../src/report/html.ts'
 import { render } from '../../src/report/terminal.ts'
-import { CHROMIUM, chromium } from '../helpers/chromium.ts'
+import { CHROMIUM, chromium, pageText } from '../helpers/chromium.ts'
 import { ROOT } from '../helpers/run.ts'
 
 /** A scorer certain of the gold answer (`right`) or certain of a wrong one, read from the data's own labels. */
@@ -29,15 +29,6 @@ async function certain(right: boolean): Promise<ScoreFn> {
       const chosen = right ? answer : criterion.options.map((o) => o.id).filter((id) => id !== answer).sort()[0]
       return criterion.options.map((o) => (o.id === chosen ? 1 : 0))
     })
-}
-
-/** The visible text of a page from Chromium's --dump-dom: tags dropped, entities decoded, spaces collapsed. */
-function pageText(dom: string): string {
-  return dom
-    .replace(/<(script|style)[\s\S]*?<\/\1>/g, ' ')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ')
 }
 
 let perfect: EvalResult

@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { extname, join, normalize, sep } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CHROMIUM, chromium } from '../helpers/chromium.ts'
+import { CHROMIUM, chromium, pageText } from '../helpers/chromium.ts'
 import { useTempDir } from '../helpers/temp.ts'
 import { FIXTURES, useDistSnapshot, vitest } from '../helpers/vitest.ts'
 
@@ -32,15 +32,6 @@ async function serve(root: string): Promise<{ server: Server; base: string }> {
   })
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
   return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` }
-}
-
-/** The visible text of a page from Chromium's --dump-dom: tags dropped, entities decoded, spaces collapsed. */
-function pageText(dom: string): string {
-  return dom
-    .replace(/<(script|style)[\s\S]*?<\/\1>/g, ' ')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ')
 }
 
 /** What each `href`/`src` on the page leads to: a data: address decoded, any other fetched from the report's server. */
