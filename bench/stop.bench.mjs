@@ -2,7 +2,10 @@
 // Stopping-early benchmark (npm run bench:stop): seeded simulations of the looks a run with
 // stopEarly makes (the built SequentialMonitor, a look every batch), per metric and scenario,
 // side by side: the Beta(½, ½) mixture with a look every fiftieth (earlier versions) and the
-// betting confidence sequences with a look every hundredth (this version).
+// betting confidence sequences with a look every hundredth (this version). Balanced accuracy
+// runs over a finite set of four unequal classes: old in a shuffled order, new in the
+// stratified order a run takes when it is a threshold (rounds of one decision per class drawn
+// with replacement; a decision drawn again is not scored again, and "scored" counts decisions).
 // At the boundary (true rate = the bound) the share of runs that pass early must stay ≤ alpha;
 // on a regression (15 points below) and a clear pass (15 points above) it reports the mean
 // share of decisions scored before the stop, next to two oracles that know the true effect:
@@ -11,12 +14,12 @@
 // anytime-valid method that does not know the effect can beat on average.
 // Then the sequential McNemar gate: discordant pairs needed, old and new e-values.
 import { parseArgs } from 'node:util'
-import { DEFAULT_STOP_ALPHA, lookStops, SequentialMonitor } from '../dist/core/index.js'
+import { DEFAULT_STOP_ALPHA, lookStops, SequentialMonitor, stratifiedOrder } from '../dist/core/index.js'
 import { DEFAULT_PRIOR, mcnemarBettingEValue, mcnemarEValue, wilsonInterval } from '../dist/stats/index.js'
 import { gateBoundary, mulberry32 } from './stop/gate-boundary.mjs'
 
 
-const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '2000' }, decisions: { type: 'string', default: '1000' }, alpha: { type: 'string', default: String(DEFAULT_STOP_ALPHA) } } })
+const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '2000' }, decisions: { type: 'string', default: '1000' }, alpha: { type: 'string', default: String(DEFAULT_STOP_ALPHA) }, metric: { type: 'string' }, 'skip-gates': { type: 'boolean' } } })
 const RUNS = Number(args.runs)
 const N = Number(args.decisions)
 const ALPHA = Number(args.alpha)
@@ -41,15 +44,15 @@ function draw(metric, rate, random) {
   return { criterion: 'k', gold: 'a', hit: metric === 'accuracy' ? success : true, consistent: metric === 'orderConsistency' ? success : true, circular: null }
 }
 
-function simulate(metric, bound, rate, seed, { prior, batch }) {
-  // The labelled set's classes in their shares (the monitor reads the class proportions from it).
-  const labelled = metric === 'balancedAccuracy' ? CLASSES.flatMap((c) => Array.from({ length: Math.round(c.share * 100) }, () => ({ criterion: 'k', gold: c.gold }))) : [{ criterion: 'k', gold: 'a' }]
+function simulate(metric, bound, rate, seed, how) {
+  if (metric === 'balancedAccuracy') return simulateSet(bound, rate, seed, how)
+  const { prior, batch } = how
   let passes = 0
   let fails = 0
   let scored = 0
   for (let run = 0; run < RUNS; run++) {
     const random = mulberry32(seed * 100_003 + run)
-    const monitor = new SequentialMonitor({ [metric]: bound }, ALPHA, labelled, prior)
+    const monitor = new SequentialMonitor({ [metric]: bound }, ALPHA, [{ criterion: 'k', gold: 'a' }], prior)
     let n = 0
     let verdict = 'undecided'
     while (n < N) {
@@ -63,6 +66,61 @@ function simulate(metric, bound, rate, seed, { prior, batch }) {
     scored += n / N
   }
   return { pass: passes / RUNS, fail: fails / RUNS, scored: scored / RUNS }
+}
+
+/**
+ * Balanced accuracy over a finite set of N decisions in CLASSES' shares, each class right on
+ * exactly its recall's share of its decisions (so the set's balanced accuracy is `rate`),
+ * scored in batches as a run does: old, a shuffled order and a look per batch; new, the
+ * stratified order, each look counting the complete rounds whose decisions are scored.
+ */
+function simulateSet(bound, rate, seed, { prior, batch }) {
+  const gold = CLASSES.flatMap((c) => Array.from({ length: Math.round(c.share * N) }, () => c.gold))
+  const labelled = gold.map((g) => ({ criterion: 'k', gold: g }))
+  let passes = 0
+  let fails = 0
+  let scored = 0
+  for (let run = 0; run < RUNS; run++) {
+    const random = mulberry32(seed * 100_003 + run)
+    // Each class right on exactly its recall's share of its decisions, at random places: the set's balanced accuracy is `rate`.
+    const hit = CLASSES.flatMap((c) => shuffle(Array.from({ length: Math.round(c.share * N) }, (_, i) => i < Math.round((rate + c.offset) * c.share * N)), random))
+    const observation = (r) => ({ criterion: 'k', gold: gold[r], hit: hit[r], consistent: true, circular: null })
+    const monitor = new SequentialMonitor({ balancedAccuracy: bound }, ALPHA, labelled, prior)
+    const strata = monitor.strata
+    const order = strata ? stratifiedOrder(gold.map((g) => strata.cellOf('k', g)), strata.cells.length, run) : undefined
+    const rowOrder = order ? order.rowOrder : shuffle(gold.map((_, r) => r), random)
+    const done = new Uint8Array(N)
+    let next = 0
+    let round = 0
+    let verdict = 'undecided'
+    while (next < N) {
+      for (let i = 0; i < batch && next < N; i++) {
+        const r = rowOrder[next++]
+        done[r] = 1
+        if (!order) monitor.observe(observation(r))
+      }
+      for (; order && (round + 1) * order.roundSize <= order.draws.length; round++) {
+        const draws = order.draws.subarray(round * order.roundSize, (round + 1) * order.roundSize)
+        if (!draws.every((r) => done[r])) break
+        monitor.observeRound(Array.from(draws, observation))
+      }
+      const look = monitor.look()
+      verdict = look.verdicts.balancedAccuracy
+      if (lookStops(look)) break
+    }
+    if (verdict === 'pass') passes++
+    if (verdict === 'fail') fails++
+    scored += next / N
+  }
+  return { pass: passes / RUNS, fail: fails / RUNS, scored: scored / RUNS }
+}
+
+function shuffle(items, random) {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1))
+    ;[items[i], items[j]] = [items[j], items[i]]
+  }
+  return items
 }
 
 // z quantiles for the oracle (one-sided α, power 80%).
@@ -130,6 +188,7 @@ let ok = true
 const goals = { accuracy: 0.09, orderConsistency: 0.075, balancedAccuracy: 0.12 }
 const misses = []
 METRICS.forEach(([metric, bound], m) => {
+  if (args.metric && args.metric !== metric) return
   const cells = {}
   for (const [name, how] of [['old', OLD], ['new', NEW]]) {
     cells[name] = {
@@ -150,63 +209,66 @@ METRICS.forEach(([metric, bound], m) => {
   if (now.regression.scored > 1.6 * fixed) misses.push(`${metric} −15 scored ${pct(now.regression.scored)} > 1.6 × its fixed-sample oracle (${pct(1.6 * fixed)})`)
 })
 
-// What peeking costs: a fixed-sample 95% Wilson interval read after every look, stopping at the first pass.
-let peeked = 0
-for (let run = 0; run < RUNS; run++) {
-  const random = mulberry32(999_331 + run)
-  let hits = 0
-  for (let n = 1; n <= N; n++) {
-    if (random() < 0.7) hits++
-    if (n % OLD_BATCH === 0 && wilsonInterval(hits, n, 0.95).lower >= 0.7) {
-      peeked++
-      break
-    }
-  }
-}
-console.log('')
-console.log(`peeking instead: a fixed-sample 95% Wilson interval read after every ${OLD_BATCH} passes ${pct(peeked / RUNS)} of accuracy runs at the boundary (one look at the end: ≤ 2.5%)`)
-
-// The sequential McNemar gate: discordant pairs until "regressed" (e ≥ 1/α), and the type-I error under H0 (θ = ½).
-console.log('')
-console.log(`sequential McNemar (discordant pairs seen one by one, up to ${N}): mean pairs to "regressed" / share of runs that got there`)
-console.log('')
-console.log('| chance a discordant pair went the bad way | uniform mixture over stakes (= Beta mixture, the default) | half-normal mixture over stakes (scale 0.5) |')
-console.log('| --- | --- | --- |')
-for (const theta of [0.5, 0.65, 0.75, 0.9, 1]) {
-  const row = [mcnemarEValue, mcnemarBettingEValue].map((eValue, v) => {
-    let pairs = 0
-    let crossed = 0
-    for (let run = 0; run < RUNS; run++) {
-      const random = mulberry32(31 * run + v * 0 + Math.round(theta * 1000))
-      let worse = 0
-      let better = 0
-      for (let i = 1; i <= N; i++) {
-        if (random() < theta) worse++
-        else better++
-        if (eValue(worse, better) >= 1 / ALPHA) {
-          crossed++
-          pairs += i
-          break
-        }
+// --skip-gates: the rate table only.
+if (!args['skip-gates']) {
+  // What peeking costs: a fixed-sample 95% Wilson interval read after every look, stopping at the first pass.
+  let peeked = 0
+  for (let run = 0; run < RUNS; run++) {
+    const random = mulberry32(999_331 + run)
+    let hits = 0
+    for (let n = 1; n <= N; n++) {
+      if (random() < 0.7) hits++
+      if (n % OLD_BATCH === 0 && wilsonInterval(hits, n, 0.95).lower >= 0.7) {
+        peeked++
+        break
       }
     }
-    if (theta === 0.5) ok &&= crossed / RUNS <= ALPHA + 3 * sigma
-    return theta === 0.5 ? `type-I ${pct(crossed / RUNS)}` : `${(pairs / Math.max(1, crossed)).toFixed(1)} / ${pct(crossed / RUNS)}`
-  })
-  console.log(`| ${theta === 0.5 ? '½ (H0)' : theta} | ${row[0]} | ${row[1]} |`)
-}
-console.log(`one-way flips to "regressed": uniform ${firstCross(mcnemarEValue)}, half-normal ${firstCross(mcnemarBettingEValue)}`)
+  }
+  console.log('')
+  console.log(`peeking instead: a fixed-sample 95% Wilson interval read after every ${OLD_BATCH} passes ${pct(peeked / RUNS)} of accuracy runs at the boundary (one look at the end: ≤ 2.5%)`)
 
-function firstCross(eValue) {
-  for (let w = 1; w < 100; w++) if (eValue(w, 0) >= 1 / ALPHA) return w
-  return '> 99'
-}
+  // The sequential McNemar gate: discordant pairs until "regressed" (e ≥ 1/α), and the type-I error under H0 (θ = ½).
+  console.log('')
+  console.log(`sequential McNemar (discordant pairs seen one by one, up to ${N}): mean pairs to "regressed" / share of runs that got there`)
+  console.log('')
+  console.log('| chance a discordant pair went the bad way | uniform mixture over stakes (= Beta mixture, the default) | half-normal mixture over stakes (scale 0.5) |')
+  console.log('| --- | --- | --- |')
+  for (const theta of [0.5, 0.65, 0.75, 0.9, 1]) {
+    const row = [mcnemarEValue, mcnemarBettingEValue].map((eValue, v) => {
+      let pairs = 0
+      let crossed = 0
+      for (let run = 0; run < RUNS; run++) {
+        const random = mulberry32(31 * run + v * 0 + Math.round(theta * 1000))
+        let worse = 0
+        let better = 0
+        for (let i = 1; i <= N; i++) {
+          if (random() < theta) worse++
+          else better++
+          if (eValue(worse, better) >= 1 / ALPHA) {
+            crossed++
+            pairs += i
+            break
+          }
+        }
+      }
+      if (theta === 0.5) ok &&= crossed / RUNS <= ALPHA + 3 * sigma
+      return theta === 0.5 ? `type-I ${pct(crossed / RUNS)}` : `${(pairs / Math.max(1, crossed)).toFixed(1)} / ${pct(crossed / RUNS)}`
+    })
+    console.log(`| ${theta === 0.5 ? '½ (H0)' : theta} | ${row[0]} | ${row[1]} |`)
+  }
+  console.log(`one-way flips to "regressed": uniform ${firstCross(mcnemarEValue)}, half-normal ${firstCross(mcnemarBettingEValue)}`)
 
-console.log('')
-// Thresholds and the baseline gate together (bench/stop/gate-boundary.mjs).
-const whole = gateBoundary({ runs: RUNS, decisions: N, alpha: ALPHA, batch: NEW_BATCH, mulberry32 })
-console.log(whole.lines.join('\n'))
-ok &&= whole.ok
+  function firstCross(eValue) {
+    for (let w = 1; w < 100; w++) if (eValue(w, 0) >= 1 / ALPHA) return w
+    return '> 99'
+  }
+
+  console.log('')
+  // Thresholds and the baseline gate together (bench/stop/gate-boundary.mjs).
+  const whole = gateBoundary({ runs: RUNS, decisions: N, alpha: ALPHA, batch: NEW_BATCH, mulberry32 })
+  console.log(whole.lines.join('\n'))
+  ok &&= whole.ok
+}
 console.log('')
 if (misses.length > 0) console.log(`goals not met: ${misses.join('; ')}`)
 console.log(`${ok ? 'ok' : 'FAILED'}: every false-pass and type-I rate ${ok ? '≤' : 'not ≤'} α + 3σ = ${pct(ALPHA + 3 * sigma)}; ${((performance.now() - t0) / 1000).toFixed(1)} s`)

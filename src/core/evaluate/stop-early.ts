@@ -1,13 +1,15 @@
 /**
  * The optional stage of a run that may stop early (docs/stopping-early.md): decisions in
- * a seeded random order, a look after every batch at anytime-valid bounds built from the
- * evaluator's own outcomes, and what the result then says (`stopEarly`, `notScored`).
+ * a seeded random order (stratified by criterion and gold option when balanced accuracy is a
+ * threshold), a look after every batch at anytime-valid bounds built from the evaluator's own
+ * outcomes, and what the result then says (`stopEarly`, `notScored`).
  */
-import { mulberry32 } from '../math/random.ts'
+import { mulberry32, shuffleInPlace } from '../math/random.ts'
 import { ConfigError } from '../support/errors.ts'
 import { isConsistent } from '../metrics/headline.ts'
 import type { EvalResult } from '../result/result.ts'
-import { lookStops, SequentialMonitor, type Look } from '../thresholds/sequential/monitor.ts'
+import { lookStops, SequentialMonitor, type Look, type SequentialObservation } from '../thresholds/sequential/monitor.ts'
+import { stratifiedOrder, type StratifiedOrder } from '../thresholds/sequential/strata.ts'
 import { resolveStopEarly, type StopEarlyOptions, type StopEarlySettings } from '../thresholds/sequential/options.ts'
 import type { Threshold } from '../thresholds/verdict.ts'
 import { pairedVerdict, pairFlags, PairedTally, type BaselineLooks } from '../thresholds/sequential/paired.ts'
@@ -30,6 +32,10 @@ export class EarlyStop {
   /** The baseline gate's paired counts over the decisions scored, when the looks decide it too. */
   private readonly paired: PairedTally | undefined
   private baselineVerdict: SequentialVerdict = 'undecided'
+  /** The stratified order's draws, each row's outcome once scored (a row drawn again is not scored again), and the next round to count. */
+  private readonly order: StratifiedOrder | undefined
+  private readonly outcomes = new Map<number, SequentialObservation | 'failed'>()
+  private nextRound = 0
 
   constructor(
     plan: Plan,
@@ -41,12 +47,20 @@ export class EarlyStop {
     // pride estimates its prior from a sample of the whole set, held back before anything else is aggregated.
     if (evaluation.debias === 'pride') throw new ConfigError('stopEarly cannot be used with debias "pride" (its prior needs a sample of the whole set first); use "cyclic"')
     this.settings = resolveStopEarly(option, plan.rows.length)
-    this.plan = { ...plan, rowOrder: shuffled(plan.rowOrder, evaluation.seed) }
     this.monitor = new SequentialMonitor(
       thresholds,
       this.settings.alpha,
       plan.rows.map((row) => ({ criterion: row.criterion.key, gold: row.answer_id })),
     )
+    const strata = this.monitor.strata
+    this.order = strata
+      ? stratifiedOrder(
+          plan.rows.map((row) => strata.cellOf(row.criterion.key, row.answer_id)!),
+          strata.cells.length,
+          evaluation.seed,
+        )
+      : undefined
+    this.plan = { ...plan, rowOrder: this.order?.rowOrder ?? shuffled(plan.rowOrder, evaluation.seed) }
     this.paired = baseline ? new PairedTally() : undefined
   }
 
@@ -61,8 +75,10 @@ export class EarlyStop {
       const orderings = this.plan.orderings[r]!
       // Circular accuracy's rule: the gold option picked under every ordering (the evaluator's own per-ordering picks).
       const circular = orderings.length > 1 ? aggregate.picks[r]!.every((id) => id === outcomes.gold[i]) : null
-      this.monitor.observe({ criterion: row.criterion.key, gold: row.answer_id, hit: outcomes.hits[i]!, consistent: orderings.length > 1 ? isConsistent(aggregate.picks[r]!) : null, circular })
+      this.outcomes.set(r, { criterion: row.criterion.key, gold: row.answer_id, hit: outcomes.hits[i]!, consistent: orderings.length > 1 ? isConsistent(aggregate.picks[r]!) : null, circular })
     })
+    for (const r of fresh) if (!this.outcomes.has(r)) this.outcomes.set(r, 'failed')
+    this.count(fresh)
     // The baseline gate: each scored decision paired with its baseline flags (the gate reads the same counts at the end).
     if (this.baseline && this.paired) {
       for (const record of outcomes.records) {
@@ -72,14 +88,32 @@ export class EarlyStop {
       this.baselineVerdict = pairedVerdict(this.paired, this.baseline.alpha, this.baseline.detectableDrop).verdict
     }
     // Before minDecisions no verdict is read, but the bets for the next batch still follow the data.
-    if (this.processed.size < this.settings.minDecisions) {
-      this.monitor.bet()
-      return false
-    }
+    if (this.processed.size < this.settings.minDecisions) return false
     this.last = this.monitor.look()
     // Every declared check decided, or one failed: the baseline gate's verdict counts as one.
     this.stoppedEarly = lookStops(this.last, this.baseline ? [this.baselineVerdict] : []) && this.processed.size < this.plan.rows.length
     return this.stoppedEarly
+  }
+
+  /**
+   * Hand the monitor what it can count now: the fresh rows in order, or, in a stratified order,
+   * every round whose draws are all scored (a round with a failed draw is left out whole).
+   */
+  private count(fresh: ReadonlySet<number>): void {
+    const { order } = this
+    if (!order) {
+      for (const r of fresh) {
+        const o = this.outcomes.get(r)
+        if (o && o !== 'failed') this.monitor.observe(o)
+      }
+      return
+    }
+    for (; (this.nextRound + 1) * order.roundSize <= order.draws.length; this.nextRound++) {
+      const draws = order.draws.subarray(this.nextRound * order.roundSize, (this.nextRound + 1) * order.roundSize)
+      const round = Array.from(draws, (r) => this.outcomes.get(r))
+      if (round.includes(undefined)) return
+      if (!round.includes('failed')) this.monitor.observeRound(round as SequentialObservation[])
+    }
   }
 
   /** The result as a run that may stop early reports it: requests actually made, `notScored`, `stopEarly`. */
@@ -103,11 +137,5 @@ export class EarlyStop {
 
 /** A seeded Fisher–Yates shuffle (data sorted by category must not bias the running estimate). */
 export function shuffled(order: readonly number[], seed: number): number[] {
-  const out = [...order]
-  const random = mulberry32((seed ^ 0x5eed) >>> 0)
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1))
-    ;[out[i], out[j]] = [out[j]!, out[i]!]
-  }
-  return out
+  return shuffleInPlace([...order], mulberry32((seed ^ 0x5eed) >>> 0))
 }

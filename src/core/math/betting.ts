@@ -98,236 +98,72 @@ function edge(outside: (m: number) => boolean, lo: number, hi: number, outsideLo
   return outsideLow ? hi : lo
 }
 
-/** Bets are quantised to this many steps of the largest safe stake (keeps a class's bet history short). */
-const STEPS = 20
-
-/** Share of Kelly's fraction staked (less than all of it: the plug-in estimate is noisy early). */
-const KELLY_SHARE = 1
-
-/** Largest fraction the plug-in stakes: a run of bad luck can cost at most this share per outcome. */
-const MAX_FRACTION = 0.8
-
-/**
- * Anytime-valid bounds on the mean of K class rates (balanced accuracy: the mean of recalls)
- * when the classes are observed in a schedule fixed before any outcome (the stratified order),
- * with bets chosen from the outcomes so far (predictable plug-in bets, Waudby-Smith & Ramdas
- * 2024, §4) and shared through the pooled estimate, so that four classes do not each pay for
- * learning their own bet from scratch.
- *
- * Validity. Fix candidate rates r = (r_1 … r_K). Class k's capital against "rate above r_k"
- * (mirror: below) multiplies, for each outcome X of that class, by 1 + f·(X − r_k)·c(r_k) with
- * a fraction f chosen before the batch holding X and the same for every candidate r: with
- * c(r) = 1/(1 − r) on the "below" side (a success × (1 − f), a failure × (1 + f·r/(1 − r))),
- * and mirrored on the "above" side. If r is the truth each factor has mean 1 given the past
- * (the class of each step is fixed in advance, its outcome is Bernoulli(r_k)), so the product
- * over classes M_t(r) is a nonnegative martingale and by Ville the true r stays in
- * R_t = { r : ln M_t(r) < ln(1/α) } at every look with chance ≥ 1 − α. Each class's ln M is
- * convex in its r_k (shown per factor), so R_t is convex and the greatest mean rate over it
- * is a one-multiplier Lagrange problem; the bound is read from its dual (weak duality: any
- * multiplier gives a valid upper bound), never from a point that might lie inside R_t.
- * A class not observed yet has no factor and may be anywhere in [0, 1].
- */
-export class PooledClassBetting {
-  /** Per class, per side: fraction step → [outcomes that lost, outcomes that won] at that stake. */
-  private readonly below: Map<number, [number, number]>[]
-  private readonly above: Map<number, [number, number]>[]
-  private readonly hits: number[]
-  private readonly seen: number[]
-  /** The stakes for the next outcomes, fixed at the last `bet`. */
-  private stakeBelow: number[]
-  private stakeAbove: number[]
-
-  /**
-   * @param shares each class's share of the decisions to come (the schedule's proportions)
-   * @param reference the rate the bets aim to separate from (the threshold); only power depends on it
-   */
-  constructor(
-    private readonly shares: readonly number[],
-    private readonly reference: number,
-  ) {
-    const k = shares.length
-    this.below = Array.from({ length: k }, () => new Map())
-    this.above = Array.from({ length: k }, () => new Map())
-    this.hits = new Array<number>(k).fill(0)
-    this.seen = new Array<number>(k).fill(0)
-    this.stakeBelow = new Array<number>(k).fill(0)
-    this.stakeAbove = new Array<number>(k).fill(0)
-    this.bet()
-  }
-
-  /** Count one outcome of class `k` at the stakes fixed before it. */
-  observe(k: number, hit: boolean): void {
-    this.seen[k]!++
-    if (hit) this.hits[k]!++
-    record(this.below[k]!, this.stakeBelow[k]!, !hit)
-    record(this.above[k]!, this.stakeAbove[k]!, hit)
-  }
-
-  /**
-   * Fix the stakes for the outcomes to come from the outcomes so far: the growth-optimal
-   * (Kelly) fraction against the null point nearest the pooled estimate. The estimate of each
-   * class is shrunk toward the reference, the null point is the reference-mean rates closest
-   * to it in the Fisher metric (moves ∝ variance / share), and Kelly's fraction (capped) is staked.
-   */
-  bet(): void {
-    const K = this.shares.length
-    const plan = (side: 1 | -1): number[] => {
-      // side 1: stake on "rates below the null" (successes lose); -1: mirrored.
-      const ref = side === 1 ? this.reference : 1 - this.reference
-      const q = this.seen.map((n, k) => ((side === 1 ? this.hits[k]! : n - this.hits[k]!) + 2 * ref) / (n + 2))
-      const mean = q.reduce((a, b) => a + b, 0) / K
-      if (mean >= ref) return q.map(() => 0)
-      const w = q.map((x, k) => (x * (1 - x)) / Math.max(this.shares[k]!, 1e-9))
-      const wMean = w.reduce((a, b) => a + b, 0) / K
-      return q.map((x, k) => {
-        const r = Math.min(0.999, x + ((ref - mean) * w[k]!) / wMean)
-        const kelly = (r - x) / r
-        return Math.floor(Math.max(0, Math.min(MAX_FRACTION, KELLY_SHARE * kelly)) * STEPS)
-      })
-    }
-    this.stakeBelow = plan(1)
-    this.stakeAbove = plan(-1)
-  }
-
-  /** The last looks' multipliers, to start the next search near them. */
-  private readonly nearAbove = { lnT: NaN }
-  private readonly nearBelow = { lnT: NaN }
-
-  /** One-sided ends: the lower errs with chance ≤ `alphaLower`, the upper with ≤ `alphaUpper`. */
-  bounds(alphaLower: number, alphaUpper: number): RateBounds {
-    return {
-      lower: alphaLower >= 1 ? 0 : 1 - greatestMean(this.above, Math.log(1 / alphaLower), this.nearAbove),
-      upper: alphaUpper >= 1 ? 1 : greatestMean(this.below, Math.log(1 / alphaUpper), this.nearBelow),
-    }
-  }
-}
-
-function record(history: Map<number, [number, number]>, step: number, won: boolean): void {
-  if (step === 0) return // no stake, no factor
-  const cell = history.get(step) ?? history.set(step, [0, 0]).get(step)!
-  cell[won ? 1 : 0]++
-}
-
-/** A class's bet history as flat arrays (fractions, outcomes lost and won at each), for the inner loops. */
-interface Stakes {
-  readonly f: Float64Array
-  readonly lost: Float64Array
-  readonly won: Float64Array
-}
-
-function stakesOf(history: Map<number, [number, number]>): Stakes {
-  const f = new Float64Array(history.size)
-  const lost = new Float64Array(history.size)
-  const won = new Float64Array(history.size)
-  let i = 0
-  for (const [step, [l, w]] of history) {
-    f[i] = step / STEPS
-    lost[i] = l
-    won[i++] = w
-  }
-  return { f, lost, won }
+/** One stratum's outcomes for a stratified rate, and the stake it carries relative to the others. */
+export interface StratumCount {
+  readonly successes: number
+  readonly n: number
+  /** Relative stake per outcome (> 0): the stratum's weight in the rate over its draws per round. */
+  readonly stake: number
 }
 
 /**
- * ln M(r) of one class's "below" capital: a lost outcome × (1 − f), a won one × (1 + f·r/(1 − r)).
- * Convex and nondecreasing in r.
+ * ln K(m) of the mixture over constant bets that a weighted mean of stratum rates is ABOVE m,
+ * when the outcomes come in rounds that draw every stratum a fixed number of times. Stratum s
+ * stakes λ·c_s per outcome (c_s its weight over its draws per round, `stake`), so a round's
+ * factor ∏ (1 + λ c_s (X − m)) has mean ∏ (1 + λ c_s (r_s − m)) ≤ exp(λ Σ c_s (r_s − m))
+ * = exp(λ M (μ − m)) ≤ 1 when the mean μ is at most m (1 + x ≤ eˣ; M the round's size): each
+ * constant bet is a supermartingale over rounds, and so is their mixture. With equal stakes
+ * it is {@link logCapitalAbove} of the pooled counts. Nonincreasing in m.
  */
-function logCapital(s: Stakes, r: number): number {
-  let sum = 0
-  for (let i = 0; i < s.f.length; i++) {
-    const f = s.f[i]!
-    if (s.lost[i]! > 0) sum += s.lost[i]! * Math.log1p(-f)
-    if (s.won[i]! > 0) sum += s.won[i]! * Math.log1p((f * r) / (1 - r))
+export function logStratifiedCapitalAbove(strata: readonly StratumCount[], m: number): number {
+  if (m <= 0) return strata.some((s) => s.successes > 0) ? Infinity : 0
+  if (m >= 1) return strata.some((s) => s.n > s.successes) ? -Infinity : 0
+  const top = strata.reduce((most, s) => Math.max(most, s.stake), 0)
+  const odds = (1 - m) / m
+  let max = -Infinity
+  const terms = new Array<number>(FRACTIONS.length)
+  for (let j = 0; j < FRACTIONS.length; j++) {
+    let t = LOG_WEIGHTS[j]!
+    for (const { successes, n, stake } of strata) {
+      // The largest safe λ is 1/(top·m): a failure at the largest stake then leaves 1 − f.
+      const f = (FRACTIONS[j]! * stake) / top
+      if (successes > 0) t += successes * Math.log1p(f * odds)
+      if (n > successes) t += (n - successes) * Math.log1p(-f)
+    }
+    terms[j] = t
+    if (t > max) max = t
   }
-  return sum
+  let sum = 0
+  for (const t of terms) sum += Math.exp(t - max)
+  return max + Math.log(sum)
 }
 
-/** d ln M / dr, increasing in r. */
-function slope(s: Stakes, r: number): number {
-  let sum = 0
-  for (let i = 0; i < s.f.length; i++) {
-    const f = s.f[i]!
-    sum += (s.won[i]! * f) / ((1 - r) * (1 - r + f * r))
-  }
-  return sum
-}
-
-/** d² ln M / dr², for Newton's steps on the slope. */
-function curvature(s: Stakes, r: number): number {
-  let sum = 0
-  for (let i = 0; i < s.f.length; i++) {
-    const f = s.f[i]!
-    const a = 1 - r
-    const b = 1 - r + f * r
-    sum += (s.won[i]! * f * (b + a * (1 - f))) / (a * a * b * b)
-  }
-  return sum
-}
-
-/** The r in [0, 1) where the slope equals t: Newton's steps kept inside a shrinking bracket. */
-function solveSlope(s: Stakes, t: number): number {
-  if (slope(s, 0) >= t) return 0
-  let lo = 0
-  let hi = 1
-  let r = 0.5
-  for (let i = 0; i < 60 && hi - lo > 1e-12; i++) {
-    const h = slope(s, r) - t
-    if (h < 0) lo = r
-    else hi = r
-    const next = r - h / curvature(s, r)
-    if (Math.abs(next - r) < 1e-13) return Math.max(lo, Math.min(next, hi))
-    r = next > lo && next < hi ? next : (lo + hi) / 2
-  }
-  return lo
+/** The mirror of {@link logStratifiedCapitalAbove}: that the mean is BELOW m. */
+export function logStratifiedCapitalBelow(strata: readonly StratumCount[], m: number): number {
+  return logStratifiedCapitalAbove(
+    strata.map((s) => ({ successes: s.n - s.successes, n: s.n, stake: s.stake })),
+    1 - m,
+  )
 }
 
 /**
- * The greatest mean of r over { Σ_k ln M_k(r_k) < level } (convex), as the dual value
- * min over μ of max_r [mean(r) − μ(Σ ln M_k(r_k) − level)]; every μ's value is an upper bound.
+ * One-sided anytime-valid ends for a weighted mean of stratum rates (balanced accuracy over
+ * gold classes, accuracy over the same classes) read from complete rounds of a stratified
+ * order, each end at its level, as {@link bettingRateBounds} does for one rate.
  */
-function greatestMean(histories: readonly Map<number, [number, number]>[], level: number, near?: { lnT: number }): number {
-  const K = histories.length
-  const all = histories.map(stakesOf)
-  // Classes without any won stake have a capital that never grows with r: their rate may be 1.
-  const free = all.filter((s) => slope(s, 0.5) === 0)
-  const tied = all.filter((s) => slope(s, 0.5) > 0)
-  if (tied.length === 0) return 1
-  const fixed = free.reduce((sum, s) => sum + logCapital(s, 0.5), 0)
-  const dual = (lnT: number) => {
-    const t = Math.exp(lnT)
-    const mu = 1 / (K * t)
-    let value = free.length / K + mu * (level - fixed)
-    for (const s of tied) {
-      const r = solveSlope(s, t)
-      value += r / K - mu * logCapital(s, r)
-    }
-    return value
+export function stratifiedRateBounds(strata: readonly StratumCount[], alphaLower: number, alphaUpper: number): RateBounds {
+  for (const a of [alphaLower, alphaUpper]) if (!(a > 0 && a <= 1)) throw new RangeError(`alpha must be in (0, 1], got ${a}`)
+  const used = strata.filter((s) => s.stake > 0)
+  for (const s of used)
+    if (!(Number.isInteger(s.n) && Number.isInteger(s.successes) && s.successes >= 0 && s.successes <= s.n && Number.isFinite(s.stake)))
+      throw new RangeError(`stratifiedRateBounds: need integers 0 ≤ successes ≤ n and a finite stake, got ${s.successes} of ${s.n} at ${s.stake}`)
+  const n = used.reduce((sum, s) => sum + s.n, 0)
+  if (n === 0) return { lower: 0, upper: 1 }
+  // The weighted estimate lies inside the rates no capital has ruled out.
+  const total = used.reduce((sum, s) => sum + s.stake * s.n, 0)
+  const rate = used.reduce((sum, s) => sum + s.stake * s.successes, 0) / total
+  return {
+    lower: alphaLower >= 1 ? 0 : edge((m) => logStratifiedCapitalAbove(used, m) >= Math.log(1 / alphaLower), 0, rate, true),
+    upper: alphaUpper >= 1 ? 1 : edge((m) => logStratifiedCapitalBelow(used, m) >= Math.log(1 / alphaUpper), rate, 1, false),
   }
-  // The dual is convex in μ, so unimodal in ln t: a golden-section search finds its least value,
-  // near the last look's multiplier when there was one (any multiplier's value is a valid bound).
-  const warm = near !== undefined && Number.isFinite(near.lnT)
-  let a = warm ? near.lnT - 2 : -16
-  let b = warm ? near.lnT + 2 : 16
-  const phi = (Math.sqrt(5) - 1) / 2
-  let c = b - phi * (b - a)
-  let d = a + phi * (b - a)
-  let fc = dual(c)
-  let fd = dual(d)
-  for (let i = 0; i < (warm ? 14 : 36); i++) {
-    if (fc <= fd) {
-      b = d
-      d = c
-      fd = fc
-      c = b - phi * (b - a)
-      fc = dual(c)
-    } else {
-      a = c
-      c = d
-      fc = fd
-      d = a + phi * (b - a)
-      fd = dual(d)
-    }
-  }
-  if (near) near.lnT = fc <= fd ? c : d
-  return Math.max(0, Math.min(1, fc, fd))
 }

@@ -50,6 +50,26 @@ describe('evaluateWithScorer with stopEarly', () => {
     expect(c.records.map((r) => r.id)).not.toEqual(a.records.map((r) => r.id))
   })
 
+  it('with balanced accuracy a threshold the order is stratified: a rare class is read from the first look, each decision scored once', async () => {
+    // 1000 decisions, 40 of them gold o3 and always wrong, all at the end of the file; the rest right.
+    // Balanced accuracy is 0.75 · 0.98 ≈ 0.74 against 0.9: a fail that a shuffled order learns only as o3 trickles in.
+    const data = Array.from({ length: 1000 }, (_, i) => {
+      const gold = i >= 960 ? 'o3' : `o${i % 3}`
+      return { id: `d${i}`, state: `${gold} ${gold === 'o3' || i % 50 === 0 ? 'wrong' : 'right'} steady`, criterion: { key: 'k', options: ['o0', 'o1', 'o2', 'o3'].map((id) => ({ id, text: id })) }, answer_id: gold }
+    })
+    const requests: number[] = []
+    const result = await evaluateWithScorer(data, (r, c) => (requests.push(r.length), bernoulliReader(r, c)), { thresholds: { balancedAccuracy: 0.9 }, stopEarly: true, statistics: false })
+    const s = result.stopEarly!
+    expect(s).toMatchObject({ stopped: true, verdicts: { balancedAccuracy: 'fail' } })
+    expect(s.bounds.balancedAccuracy!.upper).toBeLessThan(0.9)
+    expect(s.scored).toBeLessThan(100)
+    // Rounds hold one decision per class: the 4% class is a quarter of what was read.
+    expect(result.records.filter((r) => r.gold === 'o3').length).toBeGreaterThanOrEqual(s.scored / 5)
+    // A decision drawn in several rounds was scored once: 4 orderings per decision scored.
+    expect(requests.reduce((a, b) => a + b, 0)).toBe(s.scored * 4)
+    expect(new Set(result.records.map((r) => r.id)).size).toBe(s.scored)
+  })
+
   it('stops on the first failed threshold, leaving the others undecided', async () => {
     const data = bernoulliSet(1000, 0.5, 3)
     const result = await evaluateWithScorer(data, bernoulliReader, { thresholds: { balancedAccuracy: 0.7, orderConsistency: 0.5, slotSensitivityGap: { max: 0.5 } }, stopEarly: true, statistics: false })

@@ -4,14 +4,16 @@
  * sequences (Waudby-Smith & Ramdas 2024, JRSS-B; ../../math/betting.ts) with one-sided ends:
  * a `{ min }` or `{ max }` threshold's pass is read from one end and its fail from the other,
  * and only one of them can be wrong for a given true rate, so each end at α keeps every
- * verdict's error ≤ α (a `{ min, max }` band takes α/2 per end). Balanced accuracy is bounded
- * jointly over its classes with bets pooled across them; the worst criterion's takes each
- * criterion at α / criteria (a union bound). Given a `BetaPrior`, every bound is the beta
- * mixture of earlier versions instead (two-sided at α), for comparison.
+ * verdict's error ≤ α (a `{ min, max }` band takes α/2 per end). When balanced accuracy (or
+ * the worst criterion's) is a threshold, the decisions come in a stratified order (./strata.ts)
+ * and every rate is bounded from its complete rounds, with a stake per cell; the worst
+ * criterion's takes each criterion at α / criteria (a union bound). Given a `BetaPrior`, every
+ * bound is the beta mixture of earlier versions instead (two-sided at α), for comparison.
  */
 import { thresholdVerdict, toBounds, type Threshold } from '../verdict.ts'
 import { bernoulliConfidenceSequence, meanRateConfidenceSequence, type BetaPrior, type RateBounds } from '../../math/confidence-sequence.ts'
-import { bettingRateBounds, PooledClassBetting } from '../../math/betting.ts'
+import { bettingRateBounds, stratifiedRateBounds, type StratumCount } from '../../math/betting.ts'
+import { Strata } from './strata.ts'
 import type { SequentialVerdict } from '../../result/stop-early.ts'
 
 export type { SequentialVerdict }
@@ -60,27 +62,6 @@ export function endLevels(threshold: Threshold, alpha: number): Ends {
   return { alpha, lower: each, upper: each }
 }
 
-/** Class-rate betting for one set of classes (a criterion's, or the whole run's), with the classes' gold ids. */
-class ClassBets {
-  readonly bets: PooledClassBetting
-  readonly index = new Map<string, number>()
-  readonly counts: Tally[] = []
-  constructor(classes: Map<string, number>, reference: number) {
-    const total = [...classes.values()].reduce((a, b) => a + b, 0)
-    for (const gold of classes.keys()) {
-      this.index.set(gold, this.index.size)
-      this.counts.push(new Tally())
-    }
-    this.bets = new PooledClassBetting([...classes.values()].map((n) => n / total), reference)
-  }
-  observe(gold: string, hit: boolean): void {
-    const k = this.index.get(gold)
-    if (k === undefined) return
-    this.bets.observe(k, hit)
-    this.counts[k]!.add(hit)
-  }
-}
-
 /**
  * The verdict a pair of anytime-valid bounds allows: `pass` when every value inside them
  * meets the threshold, `fail` when none does, else `undecided`. Each end goes through
@@ -101,6 +82,21 @@ export interface Look {
   bounds: Record<string, RateBounds>
 }
 
+/** The keys bounded jointly over classes: declaring one makes the order stratified (without a `prior`). */
+const STRATIFIED_KEYS = ['balancedAccuracy', 'perCriterion']
+
+/** Per cell of a stratified order, the counts of its complete rounds for each rate. */
+class CellTallies {
+  readonly hit: Tally[]
+  readonly consistent: Tally[]
+  readonly circular: Tally[]
+  constructor(cells: number) {
+    this.hit = Array.from({ length: cells }, () => new Tally())
+    this.consistent = Array.from({ length: cells }, () => new Tally())
+    this.circular = Array.from({ length: cells }, () => new Tally())
+  }
+}
+
 /** The running state of the looks over one run. */
 export class SequentialMonitor {
   private readonly accuracy = new Tally()
@@ -110,15 +106,15 @@ export class SequentialMonitor {
   private readonly byClass = new Map<string, Tally>()
   /** Per criterion, per gold id (per-criterion balanced accuracy). */
   private readonly byCell = new Map<string, Map<string, Tally>>()
-  /** Pooled class betting for balanced accuracy, and per criterion for the worst criterion (without a `prior`). */
-  private readonly balanced: ClassBets | undefined
-  private readonly perCriterion = new Map<string, ClassBets>()
+  /** The cells of the stratified order and their counts, when the run takes one. */
+  readonly strata: Strata | undefined
+  private readonly cellTallies: CellTallies | undefined
   /** Each key's bounds so far, intersected over the looks; a decided key keeps its verdict. */
   private readonly held = new Map<string, { bounds: RateBounds; verdict: SequentialVerdict }>()
 
   /**
    * `labelled` are every labelled decision of the run (scored or not): the classes and
-   * cells of the union bounds are fixed before the first look.
+   * cells of the bounds are fixed before the first look.
    */
   constructor(
     private readonly thresholds: Readonly<Record<string, Threshold>>,
@@ -126,44 +122,39 @@ export class SequentialMonitor {
     labelled: readonly { criterion: string; gold: string }[],
     private readonly prior?: BetaPrior,
   ) {
-    const classSizes = new Map<string, number>()
-    const cellSizes = new Map<string, Map<string, number>>()
     for (const { criterion, gold } of labelled) {
       if (!this.byClass.has(gold)) this.byClass.set(gold, new Tally())
       const row = this.byCell.get(criterion) ?? this.byCell.set(criterion, new Map()).get(criterion)!
       if (!row.has(gold)) row.set(gold, new Tally())
-      classSizes.set(gold, (classSizes.get(gold) ?? 0) + 1)
-      const sizes = cellSizes.get(criterion) ?? cellSizes.set(criterion, new Map()).get(criterion)!
-      sizes.set(gold, (sizes.get(gold) ?? 0) + 1)
     }
-    // The bets aim at the threshold (only the power depends on where they aim).
-    const reference = (key: string) => {
-      const threshold = thresholds[key]
-      if (threshold === undefined) return undefined
-      const { min, max } = toBounds(threshold)
-      return min ?? max
-    }
-    const balanced = reference('balancedAccuracy')
-    this.balanced = !prior && balanced !== undefined && classSizes.size > 0 ? new ClassBets(classSizes, balanced) : undefined
-    const worst = reference('perCriterion')
-    if (!prior && worst !== undefined) for (const [criterion, sizes] of cellSizes) this.perCriterion.set(criterion, new ClassBets(sizes, worst))
+    const stratified = !prior && labelled.length > 0 && STRATIFIED_KEYS.some((key) => thresholds[key] !== undefined)
+    this.strata = stratified ? new Strata(labelled) : undefined
+    this.cellTallies = this.strata ? new CellTallies(this.strata.cells.length) : undefined
   }
 
-  /** Fix the pooled bets for the decisions to come from those scored so far (a look does it too). */
-  bet(): void {
-    this.balanced?.bets.bet()
-    for (const cell of this.perCriterion.values()) cell.bets.bet()
-  }
-
-  /** Count one scored decision. */
+  /** Count one scored decision (an order that is not stratified). */
   observe(o: SequentialObservation): void {
+    if (this.strata) throw new Error('SequentialMonitor: a stratified order is counted by whole rounds (observeRound)')
     this.accuracy.add(o.hit)
     if (o.consistent !== null) this.consistency.add(o.consistent)
     if (o.circular !== null) this.circular.add(o.circular)
     this.byClass.get(o.gold)?.add(o.hit)
     this.byCell.get(o.criterion)?.get(o.gold)?.add(o.hit)
-    this.balanced?.observe(o.gold, o.hit)
-    this.perCriterion.get(o.criterion)?.observe(o.gold, o.hit)
+  }
+
+  /**
+   * Count one complete round of a stratified order: one scored decision of every cell. A rate
+   * that some decision of the round lacks (one ordering: nothing could move it) skips the round.
+   */
+  observeRound(round: readonly SequentialObservation[]): void {
+    const { strata, cellTallies: tallies } = this
+    if (!strata || !tallies) throw new Error('SequentialMonitor: observeRound needs a stratified order')
+    const cells = round.map((o) => strata.cellOf(o.criterion, o.gold))
+    if (round.length !== strata.cells.length || new Set(cells).size !== round.length || cells.includes(undefined))
+      throw new Error(`SequentialMonitor: a round holds one decision of each of the ${strata.cells.length} cells`)
+    round.forEach((o, i) => tallies.hit[cells[i]!]!.add(o.hit))
+    if (round.every((o) => o.consistent !== null)) round.forEach((o, i) => tallies.consistent[cells[i]!]!.add(o.consistent!))
+    if (round.every((o) => o.circular !== null)) round.forEach((o, i) => tallies.circular[cells[i]!]!.add(o.circular!))
   }
 
   /** Bounds and verdicts of every threshold now; a key that is not a per-decision rate stays `undecided`, without bounds. */
@@ -187,16 +178,14 @@ export class SequentialMonitor {
       verdicts[key] = boundsVerdict(threshold, b)
       this.held.set(key, { bounds: b, verdict: verdicts[key] })
     }
-    // The next outcomes are bet on from what is known now: predictable, so the bounds stay valid.
-    this.bet()
     return { verdicts, bounds }
   }
 
   /** The anytime-valid bounds of a metric, or undefined for a key that is not a per-decision rate. */
   boundsOf(key: string): RateBounds | undefined {
     const { alpha, prior } = this
-    const threshold = this.thresholds[key]
-    const ends = endLevels(threshold ?? 0, alpha)
+    const ends = endLevels(this.thresholds[key] ?? 0, alpha)
+    if (this.strata) return this.stratifiedBounds(key, ends)
     switch (key) {
       case 'accuracy':
         return this.accuracy.bounds(ends, prior)
@@ -205,24 +194,43 @@ export class SequentialMonitor {
       case 'circularAccuracy':
         return this.circular.bounds(ends, prior)
       case 'balancedAccuracy':
-        return this.balanced ? this.balanced.bets.bounds(ends.lower, ends.upper) : meanRateConfidenceSequence([...this.byClass.values()], alpha, prior)
-      case 'perCriterion': {
+        return meanRateConfidenceSequence([...this.byClass.values()], alpha, prior)
+      case 'perCriterion':
         // The worst criterion: the minimum of per-criterion bounds, each joint over its classes at α / criteria.
-        let lower = Infinity
-        let upper = Infinity
+        return worstOf([...this.byCell.values()].map((row) => meanRateConfidenceSequence([...row.values()], alpha / this.byCell.size, prior)))
+      default:
+        return undefined
+    }
+  }
+
+  /** The bounds of a rate from the complete rounds of the stratified order, with each cell's stake for that rate. */
+  private stratifiedBounds(key: string, ends: Ends): RateBounds | undefined {
+    const strata = this.strata!
+    const tallies = this.cellTallies!
+    const counts = (of: Tally[], stakes: number[]): StratumCount[] => of.map((t, k) => ({ successes: t.successes, n: t.n, stake: stakes[k]! }))
+    switch (key) {
+      case 'accuracy':
+        return stratifiedRateBounds(counts(tallies.hit, strata.pooledStakes()), ends.lower, ends.upper)
+      case 'orderConsistency':
+        return stratifiedRateBounds(counts(tallies.consistent, strata.pooledStakes()), ends.lower, ends.upper)
+      case 'circularAccuracy':
+        return stratifiedRateBounds(counts(tallies.circular, strata.pooledStakes()), ends.lower, ends.upper)
+      case 'balancedAccuracy':
+        return stratifiedRateBounds(counts(tallies.hit, strata.balancedStakes()), ends.lower, ends.upper)
+      case 'perCriterion': {
         const share = this.byCell.size
-        for (const [criterion, row] of this.byCell) {
-          const cell = this.perCriterion.get(criterion)
-          const b = cell ? cell.bets.bounds(ends.lower / share, ends.upper / share) : meanRateConfidenceSequence([...row.values()], alpha / share, prior)
-          lower = Math.min(lower, b.lower)
-          upper = Math.min(upper, b.upper)
-        }
-        return Number.isFinite(lower) ? { lower, upper } : { lower: 0, upper: 1 }
+        return worstOf([...this.byCell.keys()].map((c) => stratifiedRateBounds(counts(tallies.hit, strata.criterionStakes(c)), ends.lower / share, ends.upper / share)))
       }
       default:
         return undefined
     }
   }
+}
+
+/** The worst criterion's bounds: the least of each end (both ends of the minimum of rates). */
+function worstOf(bounds: readonly RateBounds[]): RateBounds {
+  if (bounds.length === 0) return { lower: 0, upper: 1 }
+  return bounds.reduce((worst, b) => ({ lower: Math.min(worst.lower, b.lower), upper: Math.min(worst.upper, b.upper) }))
 }
 
 /** Whether a look ends the run: every threshold (and every other check the looks decide, `others`) decided, or any failed. */
