@@ -12,7 +12,7 @@ import { lookStops, SequentialMonitor, type Look, type SequentialObservation } f
 import { stratifiedOrder, type StratifiedOrder } from '../thresholds/sequential/strata.ts'
 import { resolveStopEarly, type StopEarlyOptions, type StopEarlySettings } from '../thresholds/sequential/options.ts'
 import type { Threshold } from '../thresholds/verdict.ts'
-import { pairedVerdict, pairFlags, PairedTally, type BaselineLooks } from '../thresholds/sequential/paired.ts'
+import { pairedVerdict, pairFlags, PairedTally, type BaselineLooks, type PairFlags } from '../thresholds/sequential/paired.ts'
 import type { SequentialVerdict } from '../result/stop-early.ts'
 import type { Aggregate } from './aggregate.ts'
 import type { Settings } from './options.ts'
@@ -36,6 +36,12 @@ export class EarlyStop {
   private readonly order: StratifiedOrder | undefined
   private readonly outcomes = new Map<number, SequentialObservation | 'failed'>()
   private nextRound = 0
+  /** In a stratified order: each row's cell, and the chance a draw of that cell is paired with the baseline (its size over the largest). */
+  private readonly cellOfRow: readonly number[] = []
+  private readonly pairChance: readonly number[] = []
+  private readonly pairCoin: () => number
+  /** Each scored row's baseline pair and flags now, for the draws that pair them. */
+  private readonly pairs = new Map<number, [PairFlags, PairFlags]>()
 
   constructor(
     plan: Plan,
@@ -53,13 +59,13 @@ export class EarlyStop {
       plan.rows.map((row) => ({ criterion: row.criterion.key, gold: row.answer_id })),
     )
     const strata = this.monitor.strata
-    this.order = strata
-      ? stratifiedOrder(
-          plan.rows.map((row) => strata.cellOf(row.criterion.key, row.answer_id)!),
-          strata.cells.length,
-          evaluation.seed,
-        )
-      : undefined
+    if (strata) {
+      this.cellOfRow = plan.rows.map((row) => strata.cellOf(row.criterion.key, row.answer_id)!)
+      const largest = strata.cells.reduce((most, cell) => Math.max(most, cell.size), 0)
+      this.pairChance = strata.cells.map((cell) => cell.size / largest)
+    }
+    this.order = strata ? stratifiedOrder(this.cellOfRow, strata.cells.length, evaluation.seed) : undefined
+    this.pairCoin = mulberry32((evaluation.seed ^ 0xba5e) >>> 0)
     this.plan = { ...plan, rowOrder: this.order?.rowOrder ?? shuffled(plan.rowOrder, evaluation.seed) }
     this.paired = baseline ? new PairedTally() : undefined
   }
@@ -78,15 +84,15 @@ export class EarlyStop {
       this.outcomes.set(r, { criterion: row.criterion.key, gold: row.answer_id, hit: outcomes.hits[i]!, consistent: orderings.length > 1 ? isConsistent(aggregate.picks[r]!) : null, circular })
     })
     for (const r of fresh) if (!this.outcomes.has(r)) this.outcomes.set(r, 'failed')
-    this.count(fresh)
-    // The baseline gate: each scored decision paired with its baseline flags (the gate reads the same counts at the end).
-    if (this.baseline && this.paired) {
-      for (const record of outcomes.records) {
-        const before = this.baseline.pair(record)
-        if (before) this.paired.add(before, pairFlags(record))
-      }
-      this.baselineVerdict = pairedVerdict(this.paired, this.baseline.alpha, this.baseline.detectableDrop).verdict
+    if (this.baseline) {
+      outcomes.records.forEach((record, i) => {
+        const before = this.baseline!.pair(record)
+        if (before) this.pairs.set(outcomes.scoredRows[i]!, [before, pairFlags(record)])
+      })
     }
+    this.count(fresh)
+    // The baseline gate's verdict on the paired counts so far (the gate reads the same e-values at the end).
+    if (this.baseline && this.paired) this.baselineVerdict = pairedVerdict(this.paired, this.baseline.alpha, this.baseline.detectableDrop).verdict
     // Before minDecisions no verdict is read, but the bets for the next batch still follow the data.
     if (this.processed.size < this.settings.minDecisions) return false
     this.last = this.monitor.look()
@@ -96,7 +102,7 @@ export class EarlyStop {
   }
 
   /**
-   * Hand the monitor what it can count now: the fresh rows in order, or, in a stratified order,
+   * Hand the looks what they can count now: the fresh rows in order, or, in a stratified order,
    * every round whose draws are all scored (a round with a failed draw is left out whole).
    */
   private count(fresh: ReadonlySet<number>): void {
@@ -105,6 +111,7 @@ export class EarlyStop {
       for (const r of fresh) {
         const o = this.outcomes.get(r)
         if (o && o !== 'failed') this.monitor.observe(o)
+        this.pair(r)
       }
       return
     }
@@ -113,7 +120,16 @@ export class EarlyStop {
       const round = Array.from(draws, (r) => this.outcomes.get(r))
       if (round.includes(undefined)) return
       if (!round.includes('failed')) this.monitor.observeRound(round as SequentialObservation[])
+      // The baseline gate is about the whole set: a draw is paired with chance ∝ its cell's size,
+      // so each round's pairs weigh the cells as the set does (a coin that never reads an outcome).
+      for (const r of draws) if (this.pairCoin() < this.pairChance[this.cellOfRow[r]!]!) this.pair(r)
     }
+  }
+
+  /** Add a scored row's baseline pair (if it has one) to the paired counts. */
+  private pair(r: number): void {
+    const pair = this.pairs.get(r)
+    if (pair && this.paired) this.paired.add(pair[0], pair[1])
   }
 
   /** The result as a run that may stop early reports it: requests actually made, `notScored`, `stopEarly`. */
@@ -129,7 +145,7 @@ export class EarlyStop {
       stopped: this.stoppedEarly,
       verdicts: look.verdicts,
       bounds: look.bounds,
-      ...(this.baseline ? { baseline: this.baselineVerdict } : {}),
+      ...(this.baseline && this.paired ? { baseline: this.baselineVerdict, baselinePairs: { ...this.paired } } : {}),
     }
     return result
   }

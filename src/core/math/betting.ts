@@ -159,11 +159,19 @@ export function stratifiedRateBounds(strata: readonly StratumCount[], alphaLower
       throw new RangeError(`stratifiedRateBounds: need integers 0 ≤ successes ≤ n and a finite stake, got ${s.successes} of ${s.n} at ${s.stake}`)
   const n = used.reduce((sum, s) => sum + s.n, 0)
   if (n === 0) return { lower: 0, upper: 1 }
+  // Cells of one stake bet alike: their counts add up (fewer terms in every capital).
+  const byStake = new Map<number, { successes: number; n: number; stake: number }>()
+  for (const s of used) {
+    const cell = byStake.get(s.stake) ?? byStake.set(s.stake, { successes: 0, n: 0, stake: s.stake }).get(s.stake)!
+    cell.successes += s.successes
+    cell.n += s.n
+  }
+  const merged = [...byStake.values()]
   // The weighted estimate lies inside the rates no capital has ruled out.
   const total = used.reduce((sum, s) => sum + s.stake * s.n, 0)
   const rate = used.reduce((sum, s) => sum + s.stake * s.successes, 0) / total
   return {
-    lower: alphaLower >= 1 ? 0 : edge((m) => logStratifiedCapitalAbove(used, m) >= Math.log(1 / alphaLower), 0, rate, true),
-    upper: alphaUpper >= 1 ? 1 : edge((m) => logStratifiedCapitalBelow(used, m) >= Math.log(1 / alphaUpper), rate, 1, false),
+    lower: alphaLower >= 1 ? 0 : edge((m) => logStratifiedCapitalAbove(merged, m) >= Math.log(1 / alphaLower), 0, rate, true),
+    upper: alphaUpper >= 1 ? 1 : edge((m) => logStratifiedCapitalBelow(merged, m) >= Math.log(1 / alphaUpper), rate, 1, false),
   }
 }

@@ -11,9 +11,11 @@ import { percent } from '../assertions/format.ts'
 
 /** Compare the scored part of a stopped run with the baseline, at the gate's `alpha`. */
 export function compareSequentially(baseline: BaselineFile, current: BaselineFile, gate: BaselineGateOptions, stop: StopEarlyResult): Omit<BaselineOutcome, 'file'> {
-  const pairs = pairDecisions(baseline, current)
+  const decisions = pairDecisions(baseline, current)
   // A changed setup or nothing paired fails as in a full run.
-  if (baseline.debias !== current.debias || baseline.scorer !== current.scorer || pairs.paired === 0) return compareWithBaseline(baseline, current, gate)
+  if (baseline.debias !== current.debias || baseline.scorer !== current.scorer || decisions.paired === 0) return compareWithBaseline(baseline, current, gate)
+  // The looks' own counts when they kept them (a stratified order pairs draws, weighed as the set is), else the scored decisions'.
+  const pairs = { ...decisions, ...stop.baselinePairs }
   const { worse, better, strictWorse, strictBetter, paired } = pairs
   // The looks' own test on the same counts: they stopped on this verdict (core/thresholds/sequential/paired.ts).
   const { verdict, eValue: e, strictEValue: strictE, notWorseEValue, strictNotWorseEValue } = pairedVerdict(pairs, gate.alpha, gate.detectableDrop)
@@ -21,7 +23,7 @@ export function compareSequentially(baseline: BaselineFile, current: BaselineFil
   const fmt = (value: number) => (value >= 100 ? value.toExponential(2) : value.toFixed(2))
   const drop = percent(passMargin(gate.detectableDrop))
   const message =
-    `stopped early after ${stop.scored} of ${stop.total} decisions: on the ${paired} scored decisions paired with the baseline, ` +
+    `stopped early after ${stop.scored} of ${stop.total} decisions: on the ${paired} ${stop.baselinePairs && paired !== decisions.paired ? 'draws of the stratified order' : 'scored decisions'} paired with the baseline, ` +
     // Both rates over the same decisions: the scored ones paired with the baseline (never the baseline's full-set rate).
     `order consistency ${percent(pairedRate(pairs.baselineConsistent - worse + better, pairs.comparable))} vs ${percent(pairedRate(pairs.baselineConsistent, pairs.comparable))} at baseline on those decisions, ` +
     `${worse} newly inconsistent, ${better} newly consistent (sequential McNemar e = ${fmt(e)}); ` +

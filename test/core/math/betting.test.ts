@@ -281,7 +281,7 @@ describe('McNemar e-processes (uniform and half-normal mixtures over stakes)', (
       }
       expect(crossed / runs).toBeLessThanOrEqual(slack(alpha, runs))
     }
-  })
+  }, 300_000)
 
   it('grows with pairs that went the bad way and shrinks with those that went the good way', () => {
     fc.assert(

@@ -10,7 +10,7 @@
 import { mcnemarEValue, mcnemarNotWorseEValue } from '../../math/sequential-mcnemar.ts'
 import { isConsistent } from '../../metrics/headline.ts'
 import type { DecisionRecord } from '../../result/record.ts'
-import type { SequentialVerdict } from '../../result/stop-early.ts'
+import type { LookPairs, SequentialVerdict } from '../../result/stop-early.ts'
 
 export type { SequentialVerdict }
 
@@ -33,20 +33,7 @@ export interface BaselineLooks {
 }
 
 /** The paired counts the gate reads. */
-export interface PairedCounts {
-  /** Decisions paired with the baseline. */
-  readonly paired: number
-  /** Paired decisions scored under several orderings both times. */
-  readonly comparable: number
-  /** Consistent at baseline, not now. */
-  readonly worse: number
-  /** Inconsistent at baseline, consistent now. */
-  readonly better: number
-  /** Right under every ordering at baseline, not now. */
-  readonly strictWorse: number
-  /** Right under every ordering now, not at baseline. */
-  readonly strictBetter: number
-}
+export type PairedCounts = Omit<LookPairs, 'baselineConsistent'>
 
 /** The verdict on paired counts, with its e-values. */
 export interface PairedVerdict {
@@ -70,17 +57,19 @@ export function pairFlags(record: Pick<DecisionRecord, 'picks' | 'gold'>): PairF
 }
 
 /** Running paired counts. */
-export class PairedTally implements PairedCounts {
+export class PairedTally implements LookPairs {
   paired = 0
   comparable = 0
   worse = 0
   better = 0
   strictWorse = 0
   strictBetter = 0
+  baselineConsistent = 0
   add(before: PairFlags, now: PairFlags): void {
     this.paired++
     if (before.consistent !== null && now.consistent !== null) {
       this.comparable++
+      if (before.consistent) this.baselineConsistent++
       if (before.consistent && !now.consistent) this.worse++
       else if (!before.consistent && now.consistent) this.better++
     }
