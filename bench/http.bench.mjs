@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // HTTP scorer (npm run bench:http). First, replicas that add up (bench/replicas.mjs): 1, 2 and 4
-// simulated capacity-limited servers at 40 and 400 decisions. Then throughput: openAIScorer at concurrency 64 against a
+// simulated replicas (4 requests processed at once each), 40 decisions at concurrency 8 and 40
+// and 400 at concurrency 32. Then throughput: openAIScorer at concurrency 64 against a
 // loopback mock that answers instantly (bench/http-mock.mjs, its own process), 200,000
 // requests in chunks of 1,024 as the evaluator sends them. Reports requests/s (target ≥ 2,000
 // on a 2-core machine) and heap/RSS every 20,000 requests (target: flat). Bounded: stops

@@ -72,7 +72,7 @@ export function choose(ranked: readonly Endpoint[], now: number): { endpoint: En
   return { endpoint: soonest, failover: soonest !== ranked[0] }
 }
 
-/** Record an attempt's outcome: a failure takes the endpoint out for `backoffMs · 2^(strikes−1)` (capped); a success restores it. */
+/** Record an attempt's outcome: a failure takes the endpoint out for `backoffMs · 2^(strikes−1)` (capped) unless it is out already; a success restores it. */
 export function settle(endpoint: Endpoint, ok: boolean, backoffMs: number, now: number, takeOut: boolean): void {
   if (ok) {
     endpoint.strikes = 0
@@ -80,7 +80,8 @@ export function settle(endpoint: Endpoint, ok: boolean, backoffMs: number, now: 
     return
   }
   endpoint.counts.failures++
-  if (!takeOut) return
+  // Requests in flight when it was taken out fail after: the same outage, not another strike.
+  if (!takeOut || endpoint.downUntil > now) return
   endpoint.strikes++
   endpoint.downUntil = now + Math.min(MAX_ENDPOINT_BACKOFF_MS, backoffMs * 2 ** (endpoint.strikes - 1))
 }

@@ -36,7 +36,7 @@ export type OpenAIScorer = FallibleScoreFn & {
 /**
  * Score requests against an OpenAI-compatible server (vLLM, llama.cpp server, TGI,
  * or a hosted API). Each request becomes one HTTP call, at most `concurrency` at a
- * time, results kept in request order. A request that cannot be scored after its
+ * time per endpoint, results kept in request order. A request that cannot be scored after its
  * retries comes back as a failure (`timeout`, `no_logprobs`, `parse_failure`,
  * `http_error`, `error`) and its decision is counted as failed, never dropped.
  */
@@ -76,7 +76,7 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
         }
       }
       if (!keys) return await mapConcurrent(requests, settings.concurrency, one)
-      // With several endpoints, each gets its share of the window (a lane per assigned endpoint).
+      // With several endpoints, each has a window of its own (a lane per assigned endpoint).
       const lane = routes ? (index: number) => settings.endpoints.indexOf(routes.get(keys[index]!)![0]!) : undefined
       const run = mapPrefixFirst(requests, (_, index) => (settings.prefixFirst ? keys[index]! : String(index)), settings.concurrency, one, lane)
       return await (routes ? run.finally(() => unanswered.forEach((n, endpoint) => answered(endpoint, n))) : run)

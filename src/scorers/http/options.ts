@@ -28,7 +28,7 @@ export interface OpenAIScorerOptions {
    * scrubbed from every message this scorer produces. Omit for keyless local servers.
    */
   apiKeyEnv?: string
-  /** Requests in flight at once. Default 4. */
+  /** Requests in flight at once, per endpoint: each of several replicas gets as many. Default 4. */
   concurrency?: number
   /** Time limit per attempt, in milliseconds. Default 60,000. */
   timeoutMs?: number

@@ -72,7 +72,7 @@ export function resolveHttpSettings(options: OpenAIScorerOptions): HttpSettings 
   if (!(concurrency >= 1)) throw new ConfigError(`openAIScorer: concurrency must be ≥ 1, got ${concurrency}`)
   if (!(Number.isInteger(maxResponseBytes) && maxResponseBytes >= 1))
     throw new ConfigError(`openAIScorer: maxResponseBytes must be an integer ≥ 1, got ${maxResponseBytes}`)
-  // Keep-alive sockets pooled per scorer, up to the concurrency limit (a user's `fetch` replaces it).
+  // Keep-alive sockets pooled per scorer, up to the concurrency limit per endpoint (a user's `fetch` replaces it).
   const doFetch = (options.fetch ?? pooledFetch(concurrency)) as typeof fetch
   return {
     model,
