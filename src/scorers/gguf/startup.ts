@@ -8,7 +8,7 @@ import { statSync } from 'node:fs'
 import { ConfigError, firstLineOf } from '../../core/support/errors.ts'
 import { chatRenderer, type ChatOptions, type PromptRenderer } from '../prompt/chat-template.ts'
 import { letterIdsInContext } from '../prompt/letter-readout.ts'
-import { LLAMA_MISSING } from './model-file.ts'
+import { LLAMA_INSTALL, LLAMA_MISSING } from './model-file.ts'
 import type { GgufScorerSettings } from './options.ts'
 
 type NodeLlamaCpp = typeof import('node-llama-cpp')
@@ -68,7 +68,7 @@ function binding(llamaCpp: NodeLlamaCpp, threads: number): Promise<Llama> {
       })
       .catch((error: unknown) => {
         bindings.delete(threads)
-        throw new ConfigError(`node-llama-cpp has no usable prebuilt CPU binary here (nothing is downloaded or built): ${firstLineOf(error)}`)
+        throw new ConfigError(`node-llama-cpp has no usable prebuilt CPU binary here (nothing is downloaded or built): ${LLAMA_INSTALL} (${firstLineOf(error)})`)
       })
     bindings.set(threads, pending)
   }
