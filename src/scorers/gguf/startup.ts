@@ -63,6 +63,8 @@ function binding(llamaCpp: NodeLlamaCpp, threads: number): Promise<Llama> {
         progressLogs: false,
         maxThreads: threads,
         logLevel: llamaCpp.LlamaLogLevel.error,
+        // Explicit, not from NODE_LLAMA_CPP_DEBUG: debug mode hands llama.cpp's whole log to stderr.
+        debug: false,
         // llama.cpp's own lines (llama_model_load: …) never reach stderr: a bad file is one line, ours.
         logger: () => {},
       })
