@@ -7,8 +7,7 @@ import type { ScoreFn } from '../core/scorer/contract.ts'
 import { withScorerManifest } from '../core/scorer/live-manifest.ts'
 import { ConfigError, DataError } from '../core/support/errors.ts'
 import { isGgufModel } from '../scorers/gguf/model-file.ts'
-import type { ModelFlagOptions } from './model-flags.ts'
-import { UsageError } from './usage-error.ts'
+import { refuseOtherFormatFlags, type ModelFlagOptions } from './model-flags.ts'
 
 export { isGgufModel }
 
@@ -27,13 +26,7 @@ export async function loadGgufModel(
   path: string,
   options: { batchSize?: number | undefined; workers?: number | undefined } & ModelFlagOptions,
 ): Promise<{ score: ScoreFn; description: string; manifest: Record<string, unknown>; close?: () => unknown }> {
-  const onnxOnly = [
-    ['dtype', options.dtype],
-    ['prepack-cache', options.prepackCache],
-    ['batch-size', options.batchSize],
-    ['workers', options.workers],
-  ].find(([, value]) => value !== undefined)
-  if (onnxOnly) throw new UsageError(`--${onnxOnly[0]} applies only to ONNX model directories, not to a GGUF file (${path})`)
+  refuseOtherFormatFlags('gguf', path, options)
   const entry = new URL('../gguf/index.js', import.meta.url).href
   const gguf: GgufModule = await import(entry).catch((error: unknown) => {
     if (error instanceof ConfigError || error instanceof DataError) throw error
@@ -44,7 +37,12 @@ export async function loadGgufModel(
     ...(options.system !== undefined ? { system: options.system } : {}),
     ...(options.chatTemplateKwargs !== undefined ? { chatTemplateKwargs: options.chatTemplateKwargs } : {}),
   }
-  const scorer = gguf.ggufScorer({ model: path, ...chat })
+  const scorer = gguf.ggufScorer({
+    model: path,
+    ...chat,
+    ...(options.threads !== undefined ? { threads: options.threads } : {}),
+    ...(options.sequences !== undefined ? { sequences: options.sequences } : {}),
+  })
   try {
     await scorer.ready()
   } catch (error) {

@@ -14,12 +14,21 @@ afterAll(() => temp.removeAll())
 describe('shared GGUF model (plugin `models`)', () => {
   test('two eval files in two forks score through the GGUF file', async () => {
     const { dir, gguf } = writeTwins(undefined, ['Q8_0'])
-    const { code, output } = await vitest(['run', '--root', join(FIXTURES, 'shared-gguf')], { SCEPTIC_FIXTURE_OUT: dir, SCEPTIC_GGUF_MODEL: gguf.Q8_0! })
+    const { code, output } = await vitest(['run', '--root', join(FIXTURES, 'shared-gguf')], { SCEPTIC_FIXTURE_OUT: dir, SCEPTIC_GGUF_MODEL: gguf.Q8_0!, SCEPTIC_CACHE_MODE: 'off' })
     expect(code, output).toBe(0)
     const who = readFileSync(join(dir, 'who.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
     expect(who.map((w) => w.file).sort()).toEqual([1, 2])
     expect(who.every((w) => w.n === 8 && /^gguf .*tiny-Q8_0\.gguf \(\d+ sequences? × \d+ threads?, KV cache F32\)$/.test(w.model))).toBe(true)
     expect(output).not.toMatch(/llama_model_load/)
+    // The served scorer's manifest entries reach each file's manifest, as a local GGUF scorer's do;
+    // its token counters are each file's own (the two files' prompts have the same token counts).
+    for (const { manifest } of who) {
+      expect(manifest).toMatchObject({ nodeLlamaCpp: '3.21.1', kvCacheType: 'F32', flashAttention: false, llamaCpp: expect.any(String) })
+      expect(manifest.minimumTokens, JSON.stringify(manifest)).toBeGreaterThan(0)
+      // Not ≥ minimumTokens: the sequence may still hold the other file's last prefix ("Ticket …").
+      expect(manifest.tokensEvaluated).toBeGreaterThan(manifest.minimumTokens / 2)
+    }
+    expect(who[0].manifest.minimumTokens).toBe(who[1].manifest.minimumTokens)
   }, 180_000)
 
   test('a file that is not GGUF fails the run, named in one line', async () => {

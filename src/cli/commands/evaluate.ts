@@ -21,7 +21,7 @@ import { modelInputFiles } from '../../scorers/onnx/model/model-dir.ts'
 import { cacheFromFlags, CACHE_FLAGS, integer, parse, type OptionTable } from '../args.ts'
 import type { Command } from '../command.ts'
 import { isGgufModel, loadGgufModel } from '../gguf-model.ts'
-import { MODEL_FLAGS, modelOptionsFromFlags, type ModelFlagOptions } from '../model-flags.ts'
+import { MODEL_FLAGS, modelOptionsFromFlags, refuseOtherFormatFlags, type ModelFlagOptions } from '../model-flags.ts'
 import { planOutputs, writeOutputs } from '../../core/support/outputs.ts'
 import { cliProgress } from '../progress.ts'
 import { useScorer } from '../scorer-lifecycle.ts'
@@ -250,6 +250,7 @@ interface OnnxModule {
 
 /** `--model DIR`: the ONNX scorer, loaded only when asked for (onnxruntime-node is optional). */
 async function loadModel(dir: string, options: { batchSize?: number | undefined; workers?: number | undefined } & ModelFlagOptions): Promise<LoadedScorer> {
+  refuseOtherFormatFlags('onnx', dir, options)
   // Resolved at run time next to the built CLI (dist/cli → dist/onnx), so the ONNX
   // scorer and onnxruntime-node are loaded only by users who ask for a model.
   const entry = new URL('../onnx/index.js', import.meta.url).href

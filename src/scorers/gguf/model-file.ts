@@ -8,8 +8,21 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ConfigError } from '../../core/support/errors.ts'
 
+/** The node-llama-cpp release the scorer is built and tested against (an optional peer, pinned exactly). */
+export const NODE_LLAMA_CPP_VERSION = '3.21.1'
+
+/** The npm package holding node-llama-cpp's prebuilt CPU binary for this machine, e.g. `@node-llama-cpp/linux-x64`. */
+export function binaryPackage(platform: string = process.platform, arch: string = process.arch): string {
+  const os = platform === 'darwin' ? 'mac' : platform === 'win32' ? 'win' : platform
+  const cpu = arch === 'arm' ? 'armv7l' : arch
+  return `@node-llama-cpp/${os}-${cpu}${os === 'mac' && cpu === 'arm64' ? '-metal' : ''}`
+}
+
+/** The install command for node-llama-cpp and its CPU binary, both pinned. */
+export const LLAMA_INSTALL = `npm i -E node-llama-cpp@${NODE_LLAMA_CPP_VERSION} ${binaryPackage()}@${NODE_LLAMA_CPP_VERSION}`
+
 /** The one line a user without node-llama-cpp reads. */
-export const LLAMA_MISSING = 'ggufScorer needs node-llama-cpp: npm i -E node-llama-cpp@3.21.1 (it brings its prebuilt CPU binary; nothing is downloaded or built)'
+export const LLAMA_MISSING = `ggufScorer needs node-llama-cpp: ${LLAMA_INSTALL} (the second package is its prebuilt CPU binary; nothing is downloaded or built)`
 
 /** Whether a model path names a GGUF file (a file other than `*.onnx`, or a name ending in `.gguf`) rather than an ONNX model directory. */
 export function isGgufModel(path: string): boolean {

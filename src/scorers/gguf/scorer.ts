@@ -128,7 +128,7 @@ export function ggufScorer(options: GgufScorerOptions): GgufScorer {
   }
 
   // A custom template function is code the key cannot see: no cache identity.
-  const identity: CacheIdentity | undefined = template ? undefined : { kind: 'gguf', label: settings.modelPath, files: { model: settings.modelPath }, settings: identitySettings(checked, build) }
+  const identity: CacheIdentity | undefined = template ? undefined : { kind: 'gguf', label: settings.modelPath, files: { model: settings.modelPath }, settings: identitySettings(checked, settings, build) }
   const description = describeScorer(checked, settings)
   return Object.defineProperties(score as GgufScorer, {
     ready: { value: () => ready().then(({ architecture, trainContext, vocab }) => ({ architecture, trainContext, vocab })) },
@@ -158,12 +158,13 @@ function describeScorer(options: GgufScorerOptions, settings: GgufScorerSettings
 
 /**
  * The settings part of the cache key: the llama.cpp build, the KV cache type and flash
- * attention (each moves the probabilities), the context length (too_long failures) and the
- * chat options when a template is on. Threads, sequences and batch size are left out: they
- * change only float rounding.
+ * attention (each moves the probabilities), the threads and sequences that computed them
+ * (sequences side by side once moved probabilities by up to 0.24, under Node 22; threads
+ * split llama.cpp's sums differently), the context length (too_long failures) and the chat
+ * options when a template is on. The batch size is left out: it changes only float rounding.
  */
-function identitySettings(options: GgufScorerOptions, build: { nodeLlamaCpp: string; llamaCpp: string }): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...build, kvCacheType: options.kvCacheType ?? 'F32', flashAttention: options.flashAttention ?? false }
+function identitySettings(options: GgufScorerOptions, settings: GgufScorerSettings, build: { nodeLlamaCpp: string; llamaCpp: string }): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...build, kvCacheType: settings.kvCacheType, flashAttention: settings.flashAttention, threads: settings.threads, sequences: settings.sequences }
   if (options.contextLength !== undefined) out.contextLength = options.contextLength
   if (options.chatTemplate === undefined || options.chatTemplate === false) return out
   out.chatTemplate = options.chatTemplate

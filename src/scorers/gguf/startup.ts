@@ -8,7 +8,7 @@ import { statSync } from 'node:fs'
 import { ConfigError, firstLineOf } from '../../core/support/errors.ts'
 import { chatRenderer, type ChatOptions, type PromptRenderer } from '../prompt/chat-template.ts'
 import { letterIdsInContext } from '../prompt/letter-readout.ts'
-import { LLAMA_MISSING } from './model-file.ts'
+import { LLAMA_INSTALL, LLAMA_MISSING } from './model-file.ts'
 import type { GgufScorerSettings } from './options.ts'
 
 type NodeLlamaCpp = typeof import('node-llama-cpp')
@@ -63,12 +63,14 @@ function binding(llamaCpp: NodeLlamaCpp, threads: number): Promise<Llama> {
         progressLogs: false,
         maxThreads: threads,
         logLevel: llamaCpp.LlamaLogLevel.error,
+        // Explicit, not from NODE_LLAMA_CPP_DEBUG: debug mode hands llama.cpp's whole log to stderr.
+        debug: false,
         // llama.cpp's own lines (llama_model_load: …) never reach stderr: a bad file is one line, ours.
         logger: () => {},
       })
       .catch((error: unknown) => {
         bindings.delete(threads)
-        throw new ConfigError(`node-llama-cpp has no usable prebuilt CPU binary here (nothing is downloaded or built): ${firstLineOf(error)}`)
+        throw new ConfigError(`node-llama-cpp has no usable prebuilt CPU binary here (nothing is downloaded or built): ${LLAMA_INSTALL} (${firstLineOf(error)})`)
       })
     bindings.set(threads, pending)
   }

@@ -12,7 +12,7 @@ import type { FallibleScoreFn, ScoreContext, ScoreRequest } from '../../core/sco
 import type { RemoteScorer } from '../../scorers/onnx/runtime/pool-server.ts'
 
 /** Per model name, the URL of its shared pool (provided by the models globalSetup). */
-export type SharedModelUrls = Record<string, { url: string; description: string; cacheIdentity?: CacheIdentity; readout?: string; prepacked?: string }>
+export type SharedModelUrls = Record<string, { url: string; description: string; cacheIdentity?: CacheIdentity; manifest?: Record<string, unknown> }>
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -29,8 +29,13 @@ export type SharedModelScorer = FallibleScoreFn & {
   close(): Promise<void>
   /** The shared model's identity for the score cache (docs/cache.md). */
   readonly cacheIdentity: CacheIdentity | undefined
-  /** What the run's manifest records of the pool: `{ readout, prepacked }`, as the local ONNX scorer's (docs/onnx.md#the-letter-readout-at-startup). */
-  manifestEntries(): { readout?: string; prepacked?: string }
+  /**
+   * What the run's manifest records of the shared model, as the local scorer's would: the served
+   * scorer's entries once it started (an ONNX pool's `readout`, `prepacked`; a GGUF scorer's
+   * llama.cpp build and KV cache type), with its counters (a GGUF scorer's `tokensEvaluated`,
+   * `minimumTokens`) counted over this file's calls only.
+   */
+  manifestEntries(): Record<string, unknown>
 }
 
 /**
@@ -57,14 +62,18 @@ export function sharedModel(name: string): SharedModelScorer {
   }
   // The client (and the onnx chunk it lives in) loads on first use only.
   let client: Promise<RemoteScorer> | undefined
+  let connected: RemoteScorer | undefined
   const connect = () =>
-    (client ??= import('../../scorers/onnx/runtime/pool-server.ts').then((m) => m.connectScorer(entry.url, { description: entry.description })))
+    (client ??= import('../../scorers/onnx/runtime/pool-server.ts').then((m) => (connected = m.connectScorer(entry.url, { description: entry.description }))))
   const score = async (requests: readonly ScoreRequest[], context?: ScoreContext) => (await connect())(requests, context)
   return Object.assign(score, {
     description: entry.description,
     cacheIdentity: entry.cacheIdentity,
-    // The pool started before any file ran, so what its head computes is known already.
-    manifestEntries: () => ({ ...(entry.readout !== undefined ? { readout: entry.readout } : {}), ...(entry.prepacked !== undefined ? { prepacked: entry.prepacked } : {}) }),
+    // The pool started before any file ran, so what its head computes is known already; counters start at 0 for this file.
+    manifestEntries: () => {
+      const zeros = Object.fromEntries(Object.entries(entry.manifest ?? {}).flatMap(([key, value]) => (typeof value === 'number' ? [[key, 0]] : [])))
+      return { ...entry.manifest, ...zeros, ...(connected?.counters() ?? {}) }
+    },
     close: async () => {
       if (client) await (await client).close()
     },

@@ -36,8 +36,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
         description: server.description.split(model).join(shown),
         // The served scorer's own identity: one home for what keys an ONNX scorer.
         cacheIdentity: server.scorer.cacheIdentity,
-        readout: server.scorer.manifestEntries().readout,
-        ...(server.scorer.manifestEntries().prepacked === undefined ? {} : { prepacked: server.scorer.manifestEntries().prepacked }),
+        // Everything the served scorer's manifest holds once it started (ONNX's readout, GGUF's llama.cpp build); its counters are each file's own (client.ts).
+        manifest: { ...server.scorer.manifestEntries() },
       }
     }
   } catch (error) {

@@ -36,8 +36,10 @@ describe('options', () => {
     const a = make({ model: gguf.F32! }).cacheIdentity!
     expect(a).toMatchObject({ kind: 'gguf', files: { model: gguf.F32 }, settings: { nodeLlamaCpp: '3.21.1', kvCacheType: 'F32', flashAttention: false } })
     expect(make({ model: gguf.F32!, kvCacheType: 'F16' }).cacheIdentity!.settings).toMatchObject({ kvCacheType: 'F16' })
-    // Threads and sequences change only float rounding.
-    expect(make({ model: gguf.F32!, sequences: 1, threads: 2 }).cacheIdentity).toEqual(a)
+    // Threads and sequences are keyed (sequences side by side once moved probabilities by 0.24); the batch size is not.
+    expect(make({ model: gguf.F32!, sequences: 2 }).cacheIdentity!.settings).toMatchObject({ sequences: 2 })
+    expect(make({ model: gguf.F32!, threads: 3 }).cacheIdentity!.settings).toMatchObject({ threads: 3 })
+    expect(make({ model: gguf.F32!, sequences: (a.settings as { sequences: number }).sequences, threads: (a.settings as { threads: number }).threads, batchSize: 64 }).cacheIdentity).toEqual(a)
     expect(make({ model: gguf.F32!, template: (state) => state }).cacheIdentity).toBeUndefined()
   })
 })

@@ -47,6 +47,8 @@ export interface RemoteScorer {
   close(): Promise<void>
   /** The scorer's description, for the report and `manifest.scorer`. */
   readonly description: string
+  /** This client's share of the served scorer's counters (a GGUF scorer's tokens), summed over its calls. */
+  counters(): Record<string, number>
 }
 
 /** Largest request body the server accepts, bytes: far above a 1024-request evaluator chunk. */
@@ -65,6 +67,23 @@ export async function startScorerServer(options: ScorerServerOptions, create: (o
     throw error
   })
   const token = randomBytes(12).toString('hex')
+  // Numbers among the scorer's manifest entries are counters (a GGUF scorer's tokens). Each
+  // call's share goes back with its vectors, so every client counts its own calls; such a
+  // scorer's calls run here one at a time, which makes the share exact (a GGUF scorer runs
+  // them one at a time anyway). Other scorers' calls run side by side, as before.
+  const counted = Object.keys(countersOf(scorer)).length > 0
+  let queue: Promise<unknown> = Promise.resolve()
+  const scoreCounted = async (requests: ScoreRequest[]): Promise<{ vectors: OnnxOutcome[]; counters?: Record<string, number> }> => {
+    if (!counted) return { vectors: await scorer(requests) }
+    const call = queue.then(async () => {
+      const before = countersOf(scorer)
+      const vectors = await scorer(requests)
+      const after = countersOf(scorer)
+      return { vectors, counters: Object.fromEntries(Object.entries(after).map(([key, value]) => [key, value - (before[key] ?? 0)])) }
+    })
+    queue = call.catch(() => undefined)
+    return call
+  }
   const server = createServer((req, res) => void handle(req, res))
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const send = (status: number, body: unknown): void => {
@@ -79,7 +98,7 @@ export async function startScorerServer(options: ScorerServerOptions, create: (o
       const requests = body.requests
       if (!Array.isArray(requests) || !requests.every(isRequest))
         return send(400, { error: { name: 'ScorerError', message: 'the body must be { requests: [{ state, criterion: { key, options }, prompt }] }' } })
-      send(200, { vectors: await scorer(requests) })
+      send(200, await scoreCounted(requests))
     } catch (error) {
       const name = error instanceof EvaluationError ? error.name : 'ScorerError'
       send(error instanceof EvaluationError ? 422 : 500, { error: { name, message: (error as Error)?.message ?? String(error) } })
@@ -117,6 +136,7 @@ export function connectScorer(url: string, options: ConnectOptions = {}): Remote
   // Keep-alive, with idle sockets unref'd by Node's agent: no reconnect per call, no hang on exit.
   const agent = new Agent({ keepAlive: true })
   let closed = false
+  const counters: Record<string, number> = {}
   const score = (requests: readonly ScoreRequest[], context?: ScoreContext): Promise<OnnxOutcome[]> => {
     if (closed) return Promise.reject(new ScorerError('this shared-scorer client is closed'))
     const body = JSON.stringify({ requests: requests.map(({ state, criterion, prompt }) => ({ state, criterion, prompt })) })
@@ -126,13 +146,16 @@ export function connectScorer(url: string, options: ConnectOptions = {}): Remote
         { method: 'POST', agent, ...(context?.signal ? { signal: context.signal } : {}), headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
         (res) => {
           readBody(res).then((text) => {
-            let parsed: { vectors?: OnnxOutcome[]; error?: { name: string; message: string } }
+            let parsed: { vectors?: OnnxOutcome[]; counters?: Record<string, number>; error?: { name: string; message: string } }
             try {
               parsed = JSON.parse(text)
             } catch {
               return reject(new ScorerError(`the shared scorer at ${base.origin} answered ${res.statusCode} with a body that is not JSON`))
             }
-            if (res.statusCode === 200 && Array.isArray(parsed.vectors)) return resolve(parsed.vectors)
+            if (res.statusCode === 200 && Array.isArray(parsed.vectors)) {
+              for (const [key, value] of Object.entries(parsed.counters ?? {})) if (typeof value === 'number') counters[key] = (counters[key] ?? 0) + value
+              return resolve(parsed.vectors)
+            }
             reject(rebuildError(parsed.error, res.statusCode))
           }, reject)
         },
@@ -149,7 +172,14 @@ export function connectScorer(url: string, options: ConnectOptions = {}): Remote
       },
     },
     description: { value: options.description ?? `shared onnx scorer at ${base.origin}`, enumerable: true },
+    counters: { value: () => ({ ...counters }) },
   })
+}
+
+/** The numeric entries of a scorer's `manifestEntries()`: its counters. */
+export function countersOf(scorer: unknown): Record<string, number> {
+  const entries = (scorer as { manifestEntries?: () => Record<string, unknown> }).manifestEntries?.() ?? {}
+  return Object.fromEntries(Object.entries(entries).filter((entry): entry is [string, number] => typeof entry[1] === 'number'))
 }
 
 function rebuildError(error: { name: string; message: string } | undefined, status: number | undefined): Error {
