@@ -148,7 +148,7 @@ describe('evaluateWithScorer with stopEarly', () => {
 
 describe('early stopping, simulated (seeded)', () => {
   /** The set's own value of a metric (what the full run would measure): accuracy, or the mean of the gold answers' recalls. */
-  function setValue(key: string, data: readonly { state: string; answer_id?: string | undefined }[]): number {
+  function setValue(key: string, data: readonly { state: string; answer_id?: string | null | undefined }[]): number {
     const right = (d: { state: string }) => d.state.includes('right')
     if (key === 'accuracy') return data.filter(right).length / data.length
     const golds = [...new Set(data.map((d) => d.answer_id))]
