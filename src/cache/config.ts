@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path'
 import { z } from 'zod'
 import { ConfigError } from '../core/support/errors.ts'
 import { refuseUnknownOptions, type SameKeys } from '../core/support/options.ts'
+import { listSegments } from './layout.ts'
 import { CACHE_MODES, type CacheMode } from './store.ts'
 
 /** The `cache` option of `describeDecisions`, the plugin and the library. */
@@ -92,4 +93,10 @@ export function resolveCache(
   const verify =
     given.verify !== undefined ? parseCacheVerify(given.verify, 'cache.verify') : envVerify ? parseCacheVerify(envVerify, CACHE_VERIFY_ENV) : DEFAULT_CACHE_VERIFY
   return { dir, mode, verify }
+}
+
+/** Whether the cache these options resolve to could serve a hit: it is read (mode not off) and holds at least one segment. */
+export function cacheMayServe(options: CacheOptions | false | undefined, context: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): boolean {
+  const { dir, mode } = resolveCache(options, context)
+  return mode !== 'off' && listSegments(dir).length > 0
 }

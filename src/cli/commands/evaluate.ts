@@ -2,6 +2,7 @@
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { CacheIdentity } from '../../cache/key.ts'
+import { cacheMayServe } from '../../cache/config.ts'
 import { cacheIdentityOf, withUserKey } from '../../cache/with-cache.ts'
 import { loadDecisions } from '../../core/decisions/load.ts'
 import { DEFAULT_PRIDE_FRACTION, MAX_EPOCHS } from '../../core/evaluate/settings.ts'
@@ -38,6 +39,8 @@ interface LoadedScorer {
   description: string
   manifest: Record<string, unknown>
   close?: () => unknown
+  /** Start loading the model now, before the first call (the ONNX scorer): its workers load while the run plans and the cache hashes. */
+  start?: () => void
   /** The cache identity, when the module exports a `cacheKey` (see docs/cache.md). */
   identity?: CacheIdentity
 }
@@ -95,16 +98,20 @@ export const evaluateCommand: Command = {
     const progress = cliProgress(data)
     try {
       const { result, part } = await useScorer(
-        () => (flags.model === undefined ? loadScorerModule(flags.scorer!) : isGgufModel(flags.model) ? loadGgufModel(flags.model, flags.modelOptions) : loadModel(flags.model, flags.modelOptions)),
-        (scorer) =>
-          runEvaluation(selected, scorer, settings, {
+        (): Promise<LoadedScorer> => (flags.model === undefined ? loadScorerModule(flags.scorer!) : isGgufModel(flags.model) ? loadGgufModel(flags.model, flags.modelOptions) : loadModel(flags.model, flags.modelOptions)),
+        (scorer) => {
+          // Once in use (a failed run closes the scorer), with something to score and no cache that could serve it all
+          // (a warm run that never calls the scorer must not pay for loading the model).
+          if (labelled.scored > 0 && !cacheMayServe(cacheFromFlags(raw))) scorer.start?.()
+          return runEvaluation(selected, scorer, settings, {
             cache: cacheFromFlags(raw),
             signal: limit?.signal,
             thresholds,
             onCacheWarning: (message) => process.stderr.write(`${message}\n`),
             onProgress: (p) => ((scored = p.scored), progress.update(p)),
             onWarning: (message) => (progress.done(), process.stderr.write(`${message}\n`)),
-          }),
+          })
+        },
         limit?.signal,
       )
       progress.done()
@@ -236,6 +243,7 @@ async function loadScorerModule(path: string): Promise<LoadedScorer> {
 /** The part of `vitest-sceptic/onnx` the CLI uses. */
 interface OnnxModule {
   onnxScorer(options: { model: string; batchSize?: number; workers?: number } & ModelFlagOptions): ScoreFn & {
+    ready(): Promise<unknown>
     close(): Promise<void>
     readonly description: string
     readonly settings: {
@@ -272,6 +280,8 @@ async function loadModel(dir: string, options: { batchSize?: number | undefined;
     // Its `readout` (the letter head made at startup, or the full logits and why) is read at the end of the run.
     manifest: withScorerManifest({ model: dir, batchSize, workers, threadsPerWorker, optimizedReadout, prefixSharing, ...modelFlagsOnly(options) }, scorer),
     close: () => scorer.close(),
+    // A failed start is thrown by the first call (the same promise); unawaited here, it must not end the process.
+    start: () => void scorer.ready().catch(() => undefined),
   }
 }
 

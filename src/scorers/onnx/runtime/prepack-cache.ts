@@ -18,11 +18,12 @@
  * partial folder.
  */
 import { createHash } from 'node:crypto'
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, utimesSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { cpus } from 'node:os'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import { ConfigError, firstLineOf } from '../../../core/support/errors.ts'
+import { fileDigestSync, memoName } from '../../../core/support/file-digest.ts'
 import { CACHEDIR_SIGNATURE, CACHEDIR_TAG, moveOwnFolderSync, removeFileSync, removeOwnTreeSync, writeFileAtomicSync, writeNewFileSync } from '../../../core/support/files.ts'
 import { hostTag, writerMayRun } from '../../../core/support/process-identity.ts'
 import { externalDataOf } from '../model/model-dir.ts'
@@ -38,7 +39,6 @@ const ENTRY_FILE = 'entry.json'
 const KEY = /^[0-9a-f]{32}$/
 /** Files hashed on every run up to this size; a larger one's hash is remembered by its stat. */
 const WHOLE_BYTES = 64 * 2 ** 20
-const HASH_BLOCK = 4 * 2 ** 20
 /** A remembered hash: `<32 hex of the path>.digest`. */
 const DIGEST_SUFFIX = '.digest'
 const DIGEST_NAME = /^[0-9a-f]{32}\.digest$/
@@ -220,48 +220,17 @@ export function prepackKey({ graphPath, files, salt }: PrepackSource, root?: str
 
 /**
  * A file's content hash: sha256 of its bytes, whatever its mtime says (an in-place edit that puts
- * the mtime back is another key). A large file's hash is remembered in the folder, keyed on its
- * path, device, inode, size, mtime and ctime: a run that loads an entry reads one stat, not 2 GB.
- * Every write sets the ctime, and so does putting the mtime back, so an edit re-hashes. (Making
- * the letter head at startup hard-links the weights, which moves their ctime too: the run after a
- * write hashes once more, then loads stat-only.)
+ * the mtime back is another key). A large file's hash is remembered in the folder by the one rule
+ * of file-digest.ts (keyed on its stat, ctime included): a run that loads an entry reads one stat,
+ * not 2 GB. (Making the letter head at startup hard-links the weights, which moves their ctime:
+ * the run after a write hashes once more, then loads stat-only.)
  */
 function fileFingerprint(path: string, root: string | undefined): string {
-  const stat = statSync(path, { bigint: true })
-  if (stat.size <= WHOLE_BYTES || root === undefined) return hashWhole(path)
-  const identity = `${resolve(path)}\n${stat.dev} ${stat.ino} ${stat.size} ${stat.mtimeNs} ${stat.ctimeNs}`
-  const memo = join(root, `${createHash('sha256').update(resolve(path)).digest('hex').slice(0, 32)}${DIGEST_SUFFIX}`)
-  try {
-    const [saved, digest] = readFileSync(memo, 'utf8').split('\n=')
-    if (saved === identity && /^[0-9a-f]{64}$/.test(digest ?? '')) {
-      ignoringWriteErrors(() => utimesSync(memo, new Date(), new Date()))
-      return digest!
-    }
-  } catch {
-    // no memo yet, or an unreadable one: hash
-  }
-  const digest = hashWhole(path)
-  const after = statSync(path, { bigint: true })
-  // A file rewritten while it was hashed is not remembered under the new stat.
-  if (after.ctimeNs === stat.ctimeNs && after.mtimeNs === stat.mtimeNs && after.size === stat.size && after.ino === stat.ino)
-    ignoringWriteErrors(() => {
-      writeFileAtomicSync(memo, `${identity}\n=${digest}`, { fsync: false })
-      pruneDigests(root)
-    })
-  return digest
-}
-
-/** sha256 of a file's bytes, read in blocks. */
-function hashWhole(path: string): string {
-  const hash = createHash('sha256')
-  const fd = openSync(path, 'r')
-  try {
-    const block = Buffer.allocUnsafe(HASH_BLOCK)
-    for (let read; (read = readSync(fd, block, 0, HASH_BLOCK, null)) > 0; ) hash.update(block.subarray(0, read))
-    return hash.digest('hex')
-  } finally {
-    closeSync(fd)
-  }
+  if (root === undefined) return fileDigestSync(path) ?? 'absent'
+  const file = join(root, `${memoName(path)}${DIGEST_SUFFIX}`)
+  // Eviction goes by last use: a served memo is marked used; a stored one prunes the oldest.
+  const used = (stored: boolean) => (stored ? pruneDigests(root) : utimesSync(file, new Date(), new Date()))
+  return fileDigestSync(path, { file, above: WHOLE_BYTES, used }) ?? 'absent'
 }
 
 /** Keep the {@link KEEP_DIGESTS} remembered hashes used last (one per large weight file). */
