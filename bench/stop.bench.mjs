@@ -12,7 +12,8 @@
 // the fixed-sample one-sided test at the same α with 80% power, and the sequential
 // probability ratio test of the true rate against the bound (Wald 1945), which no
 // anytime-valid method that does not know the effect can beat on average.
-// Then the sequential McNemar gate: discordant pairs needed, old and new e-values.
+// Then the sequential McNemar gate: discordant pairs needed, old and new e-values. The end-to-end
+// time to verdict of the ONNX scorer at the Qwen2.5-0.5B shape is its own bench (npm run bench:verdict).
 import { parseArgs } from 'node:util'
 import { DEFAULT_STOP_ALPHA, lookStops, SequentialMonitor, stratifiedOrder } from '../dist/core/index.js'
 import { DEFAULT_PRIOR, mcnemarBettingEValue, mcnemarEValue, wilsonInterval } from '../dist/stats/index.js'
