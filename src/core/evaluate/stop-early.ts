@@ -93,7 +93,7 @@ export class EarlyStop {
     this.count(fresh)
     // The baseline gate's verdict on the paired counts so far (the gate reads the same e-values at the end).
     if (this.baseline && this.paired) this.baselineVerdict = pairedVerdict(this.paired, this.baseline.alpha, this.baseline.detectableDrop).verdict
-    // Before minDecisions no verdict is read, but the bets for the next batch still follow the data.
+    // Before minDecisions no verdict is read (the counts above still grow).
     if (this.processed.size < this.settings.minDecisions) return false
     this.last = this.monitor.look()
     // Every declared check decided, or one failed: the baseline gate's verdict counts as one.
@@ -122,7 +122,7 @@ export class EarlyStop {
       if (!round.includes('failed')) this.monitor.observeRound(round as SequentialObservation[])
       // The baseline gate is about the whole set: a draw is paired with chance ∝ its cell's size,
       // so each round's pairs weigh the cells as the set does (a coin that never reads an outcome).
-      for (const r of draws) if (this.pairCoin() < this.pairChance[this.cellOfRow[r]!]!) this.pair(r)
+      if (this.paired) for (const r of draws) if (this.pairCoin() < this.pairChance[this.cellOfRow[r]!]!) this.pair(r)
     }
   }
 
