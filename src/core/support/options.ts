@@ -22,11 +22,12 @@ export function shownKey(key: string): string {
 /**
  * Throw a {@link ConfigError} for the first key of `value` (or of an option object nested in
  * it) that `schema` does not know. `where` names the options as the user wrote them, e.g.
- * `describeDecisions("ranking") options` or `sceptic() options`. Only keys are checked here:
- * each face checks the values with its own rules after this.
+ * `describeDecisions("ranking") options` or `sceptic() options`; `at`, where `value` sits in
+ * them (`['models', 'tiny']`). Only keys are checked here: each face checks the values with
+ * its own rules after this.
  */
-export function refuseUnknownOptions(schema: z.ZodType, value: unknown, where: string): void {
-  const problem = unknownOption(schema, value, [])
+export function refuseUnknownOptions(schema: z.ZodType, value: unknown, where: string, at: readonly string[] = []): void {
+  const problem = unknownOption(schema, value, at)
   if (problem) throw new ConfigError(unknownOptionText(problem.path, problem.key, problem.known, where))
 }
 

@@ -43,7 +43,7 @@ export interface GgufScorerOptions extends ChatOptions {
    * sequence reserves a KV cache this long. Default: the model's trained context, at most 4096.
    */
   contextLength?: number
-  /** Sequences evaluated side by side in one llama.cpp batch, each holding one decision's prefix. Default 1 (more were seen to move probabilities under Node 22). */
+  /** Sequences evaluated side by side, each holding one decision's prefix; their prefixes share llama.cpp batches, their letter reads take turns. Default 1 (2 or 4 measured no less CPU on 2 cores). */
   sequences?: number
   /**
    * llama.cpp threads. Default 1 on a machine of 1–2 cores, else half the cores, at most 4:
@@ -105,7 +105,7 @@ export function resolveSettings(options: GgufScorerOptions, trainContext?: numbe
   return {
     modelPath: resolve(options.model),
     contextLength: options.contextLength ?? (trainContext === undefined ? undefined : Math.min(trainContext, 4096)),
-    // One sequence by default: parallel sequences moved probabilities by up to 0.24 under Node 22 in CI (a race not yet found).
+    // One sequence by default: more give the same numbers (startup.ts) but measured no faster on 2 cores.
     sequences: options.sequences ?? 1,
     threads: options.threads ?? (cores <= 2 ? 1 : Math.min(4, Math.floor(cores / 2))),
     batchSize: options.batchSize ?? 512,

@@ -159,8 +159,8 @@ function describeScorer(options: GgufScorerOptions, settings: GgufScorerSettings
 /**
  * The settings part of the cache key: the llama.cpp build, the KV cache type and flash
  * attention (each moves the probabilities), the threads and sequences that computed them
- * (sequences side by side once moved probabilities by up to 0.24, under Node 22; threads
- * split llama.cpp's sums differently), the context length (too_long failures) and the chat
+ * (threads split llama.cpp's sums differently; sequences side by side once swapped requests'
+ * outputs), the context length (too_long failures) and the chat
  * options when a template is on. The batch size is left out: it changes only float rounding.
  */
 function identitySettings(options: GgufScorerOptions, settings: GgufScorerSettings, build: { nodeLlamaCpp: string; llamaCpp: string }): Record<string, unknown> {

@@ -5,7 +5,7 @@
  * and one context with a sequence per decision evaluated side by side.
  */
 import { statSync } from 'node:fs'
-import { ConfigError, firstLineOf } from '../../core/support/errors.ts'
+import { ConfigError, firstLineOf, ScorerError } from '../../core/support/errors.ts'
 import { chatRenderer, type ChatOptions, type PromptRenderer } from '../prompt/chat-template.ts'
 import { letterIdsInContext } from '../prompt/letter-readout.ts'
 import { LLAMA_INSTALL, LLAMA_MISSING } from './model-file.ts'
@@ -138,7 +138,10 @@ export async function startScorer(settings: GgufScorerSettings, { chat, onDispos
   try {
     context = await model.createContext({
       sequences: settings.sequences,
-      contextSize: perSequence,
+      // One cell more than the longest prompt: node-llama-cpp keeps a sequence's last cell free
+      // and makes room by erasing the prompt's start, so a prompt of exactly contextLength
+      // tokens needs contextLength + 1 cells.
+      contextSize: perSequence + 1,
       batchSize: Math.min(settings.batchSize, perSequence),
       threads: settings.threads,
       flashAttention: settings.flashAttention,
@@ -149,9 +152,34 @@ export async function startScorer(settings: GgufScorerSettings, { chat, onDispos
     throw new ConfigError(`${path}: llama.cpp cannot make a context of ${settings.sequences} × ${perSequence} tokens: ${firstLineOf(error)} (lower contextLength or sequences)`)
   }
   dispose.push(() => context.dispose())
-  const sequences = Array.from({ length: settings.sequences }, () => context.getSequence())
+  // A prompt over contextLength is a too_long failure before it reaches here; should one get
+  // through anyway, the call fails rather than answer from a prompt whose start was erased.
+  const contextShift = { strategy: () => { throw new ScorerError(`${path}: a prompt needed more than the ${perSequence} tokens of its sequence; llama.cpp would have erased its start`) } }
+  const sequences = Array.from({ length: settings.sequences }, () => context.getSequence({ contextShift }))
+  if (sequences.length > 1) oneOutputAtATime(sequences)
   const readout = letterReadouts(llamaCpp, model, vocab)
   return { model, context, sequences, encode, letterIds, readout, render, trainContext, vocab, architecture }
+}
+
+/**
+ * Evaluations that read outputs (logits) run one sequence at a time; the others' evaluations
+ * without outputs (a decision's shared prefix) still join the same llama.cpp batch. llama.cpp
+ * puts a batch's outputs back in request order lazily, in place, on their first read
+ * (`output_reorder`), and node-llama-cpp reads the outputs of one batch from several threads
+ * at once: with two sequences' outputs in one batch, a request could get the other's letter
+ * probabilities (seen: 8 sequences, 5 of 240 requests, now and then).
+ */
+function oneOutputAtATime(sequences: readonly LlamaSequence[]): void {
+  let last: Promise<unknown> = Promise.resolve()
+  for (const sequence of sequences) {
+    const evaluate = sequence.controlledEvaluate.bind(sequence)
+    sequence.controlledEvaluate = ((input, options) => {
+      if (!input.some((item) => Array.isArray(item))) return evaluate(input, options)
+      const run = last.then(() => evaluate(input, options))
+      last = run.catch(() => undefined)
+      return run
+    }) as typeof evaluate
+  }
 }
 
 /** Rows of the token embedding: the ids the model has logits for. */

@@ -15,10 +15,11 @@ import { ConfigError } from '../../core/index.ts'
 import { atStartup } from './startup-error.ts'
 import type { z } from 'zod'
 import { refuseUnknownOptions, type SameKeys } from '../../core/support/options.ts'
-import { ScepticPluginOptionsSchema } from './options-schema.ts'
+import { refuseOtherScorerKeys, ScepticPluginOptionsSchema } from './options-schema.ts'
 import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, type ScepticContext, type SharedModelOptions } from '../suite/context.ts'
 import { withEvalInclude } from './include.ts'
 import { checkSharedModels, checkVitestVersion, installedVitestVersion } from './preflight.ts'
+import { isGgufModel } from '../../scorers/gguf/model-file.ts'
 import { parseProgress } from '../suite/progress.ts'
 import { withRerunTriggers } from './watch.ts'
 import type { SuiteDefaults } from '../../run/settings.ts'
@@ -63,12 +64,13 @@ export interface ScepticPluginOptions extends SuiteDefaults {
    */
   progress?: boolean | 'auto'
   /**
-   * ONNX models to load once per run and share across every eval file:
-   * `{ tiny: 'models/tiny' }` or `{ qwen: { model: 'models/qwen', workers: 2 } }`
-   * (paths relative to the Vitest root). Eval files score with `sharedModel('tiny')`.
-   * The pools live in Vitest's main process; test workers only send requests.
+   * Models to load once per run and share across every eval file: an ONNX model directory or
+   * a GGUF file, `{ tiny: 'models/tiny' }`, `{ qwen: { model: 'models/qwen', workers: 2 } }` or
+   * `{ q8: { model: 'models/q8.gguf', threads: 1 } }` (paths relative to the Vitest root); an
+   * entry takes its own scorer's options. Eval files score with `sharedModel('tiny')`.
+   * The models live in Vitest's main process; test workers only send requests.
    */
-  models?: Record<string, string | Omit<SharedModelOptions, 'model'> & { model: string }>
+  models?: Record<string, string | SharedModelOptions>
   /**
    * The score cache for every suite (docs/cache.md): `{ dir, mode, verify }` (`dir` relative to
    * the Vitest root) or `false` (off). Default: `SCEPTIC_CACHE_DIR` / `SCEPTIC_CACHE_MODE`,
@@ -94,7 +96,10 @@ const VM_POOLS = new Set(['vmThreads', 'vmForks'])
  * ```
  */
 export function sceptic(options: ScepticPluginOptions = {}): Plugin {
-  atStartup(() => refuseUnknownOptions(ScepticPluginOptionsSchema, options, 'sceptic() options'))
+  // `models` entries take their own scorer's keys: a `.gguf` one now, others once the root is known (resolveModels).
+  const { models, ...others } = options
+  atStartup(() => refuseUnknownOptions(ScepticPluginOptionsSchema, others, 'sceptic() options'))
+  atStartup(() => refuseOtherScorerKeys(models, (model) => (/\.gguf$/i.test(model) ? 'gguf' : undefined)))
   // Checked when the config is loaded: a bad default names the option before any test runs.
   const defaults = atStartup(() => suiteDefaultsFrom(options as Readonly<Record<string, unknown>>))
   atStartup(() => checkGateSettings('vitest-sceptic: sceptic()', options))
@@ -194,16 +199,18 @@ function resolveCacheOption(cache: CacheOptions | false, root: string): CacheOpt
 
 /** Model entries with absolute paths (relative ones resolve against the Vitest root). */
 function resolveModels(models: NonNullable<ScepticPluginOptions['models']>, root: string): Record<string, SharedModelOptions> {
+  const absolute = (path: string) => (isAbsolute(path) ? path : resolve(root, path))
   const resolved: Record<string, SharedModelOptions> = Object.fromEntries(
     Object.entries(models).map(([name, entry]) => {
       const options = typeof entry === 'string' ? { model: entry } : entry
       if (typeof options.model !== 'string' || options.model === '')
-        throw new ConfigError(`vitest-sceptic: models.${name} needs a model directory`)
-      const absolute = (path: string) => (isAbsolute(path) ? path : resolve(root, path))
-      return [name, { ...options, model: absolute(options.model), ...(typeof options.prepackCache === 'string' ? { prepackCache: absolute(options.prepackCache) } : {}) }]
+        throw new ConfigError(`vitest-sceptic: models.${name} needs a model (an ONNX model directory or a .gguf file)`)
+      return [name, { ...options, model: absolute(options.model), ...('prepackCache' in options && typeof options.prepackCache === 'string' ? { prepackCache: absolute(options.prepackCache) } : {}) }]
     }),
   )
   checkSharedModels(resolved, root)
+  // Each entry's keys are its own scorer's: a GGUF file's (by name or by content) or an ONNX directory's.
+  refuseOtherScorerKeys(resolved, (model) => (isGgufModel(model) ? 'gguf' : 'onnx'))
   return resolved
 }
 

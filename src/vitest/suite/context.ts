@@ -6,6 +6,7 @@
 import type {} from 'vitest'
 import { inject } from 'vitest'
 import type { CacheOptions } from '../../cache/config.ts'
+import type { GgufScorerOptions } from '../../scorers/gguf/options.ts'
 import type { Dtype } from '../../scorers/onnx/model/dtype.ts'
 import type { SuiteDefaults } from '../../run/settings.ts'
 
@@ -25,7 +26,7 @@ export interface ScepticContext {
   detectableDrop: number
   /** The plugin's score cache setting (`dir` absolute), or `false` (off); suites' own `cache` wins. */
   cache?: CacheOptions | false
-  /** Shared ONNX models by name: scorer options with an absolute `model` path (see `sharedModel`). */
+  /** Shared models by name: scorer options with an absolute `model` path (see `sharedModel`). */
   models?: Record<string, SharedModelOptions>
   /** Vitest's `--shard i/n` of this run (1-based `index` of `count`), when sharded: suites with `shard: 'decisions'` split by it. */
   shard?: { index: number; count: number }
@@ -33,8 +34,14 @@ export interface ScepticContext {
   defaults?: SuiteDefaults
 }
 
-/** How the plugin starts one shared model: the ONNX scorer's options (JSON only: they cross processes). */
-export interface SharedModelOptions {
+/** How the plugin starts one shared model: an ONNX model directory's options or a GGUF file's (JSON only: they cross processes). */
+export type SharedModelOptions = SharedOnnxModelOptions | SharedGgufModelOptions
+
+/** A GGUF file's: ggufScorer's options but `template` (a function does not cross processes). */
+export type SharedGgufModelOptions = Omit<GgufScorerOptions, 'template'>
+
+/** An ONNX model directory's: the ONNX scorer's options that are JSON. */
+export interface SharedOnnxModelOptions {
   /** Absolute model directory. */
   model: string
   /** Prompts per run. */
