@@ -12,15 +12,19 @@
 // the fixed-sample one-sided test at the same α with 80% power, and the sequential
 // probability ratio test of the true rate against the bound (Wald 1945), which no
 // anytime-valid method that does not know the effect can beat on average.
+// Then the bets of the betting bounds, side by side at the same looks: the previous weights (a
+// half-normal over the fraction of the largest stake) and this version's (a half-normal over the
+// effect each bet is Kelly for), on the same cells and on two large effects near a small rate
+// (order consistency 0.05 under 0.2 and 0.02 under 0.17; --large-only runs just those).
 // Then the sequential McNemar gate: discordant pairs needed, old and new e-values. The end-to-end
 // time to verdict of the ONNX scorer at the Qwen2.5-0.5B shape is its own bench (npm run bench:verdict).
 import { parseArgs } from 'node:util'
 import { DEFAULT_STOP_ALPHA, lookStops, SequentialMonitor, stratifiedOrder } from '../dist/core/index.js'
-import { DEFAULT_PRIOR, mcnemarBettingEValue, mcnemarEValue, wilsonInterval } from '../dist/stats/index.js'
+import { DEFAULT_PRIOR, FRACTION_BETS, mcnemarBettingEValue, mcnemarEValue, wilsonInterval } from '../dist/stats/index.js'
 import { gateBoundary, mulberry32 } from './stop/gate-boundary.mjs'
 
 
-const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '2000' }, decisions: { type: 'string', default: '1000' }, alpha: { type: 'string', default: String(DEFAULT_STOP_ALPHA) }, metric: { type: 'string' }, 'skip-gates': { type: 'boolean' } } })
+const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '2000' }, decisions: { type: 'string', default: '1000' }, alpha: { type: 'string', default: String(DEFAULT_STOP_ALPHA) }, metric: { type: 'string' }, 'skip-gates': { type: 'boolean' }, 'large-only': { type: 'boolean' } } })
 const RUNS = Number(args.runs)
 const N = Number(args.decisions)
 const ALPHA = Number(args.alpha)
@@ -47,13 +51,13 @@ function draw(metric, rate, random) {
 
 function simulate(metric, bound, rate, seed, how) {
   if (metric === 'balancedAccuracy') return simulateSet(bound, rate, seed, how)
-  const { prior, batch } = how
+  const { prior, bets, batch } = how
   let passes = 0
   let fails = 0
   let scored = 0
   for (let run = 0; run < RUNS; run++) {
     const random = mulberry32(seed * 100_003 + run)
-    const monitor = new SequentialMonitor({ [metric]: bound }, ALPHA, [{ criterion: 'k', gold: 'a' }], prior)
+    const monitor = new SequentialMonitor({ [metric]: bound }, ALPHA, [{ criterion: 'k', gold: 'a' }], prior, bets)
     let n = 0
     let verdict = 'undecided'
     while (n < N) {
@@ -75,7 +79,7 @@ function simulate(metric, bound, rate, seed, how) {
  * scored in batches as a run does: old, a shuffled order and a look per batch; new, the
  * stratified order, each look counting the complete rounds whose decisions are scored.
  */
-function simulateSet(bound, rate, seed, { prior, batch }) {
+function simulateSet(bound, rate, seed, { prior, bets, batch }) {
   const gold = CLASSES.flatMap((c) => Array.from({ length: Math.round(c.share * N) }, () => c.gold))
   const labelled = gold.map((g) => ({ criterion: 'k', gold: g }))
   let passes = 0
@@ -86,7 +90,7 @@ function simulateSet(bound, rate, seed, { prior, batch }) {
     // Each class right on exactly its recall's share of its decisions, at random places: the set's balanced accuracy is `rate`.
     const hit = CLASSES.flatMap((c) => shuffle(Array.from({ length: Math.round(c.share * N) }, (_, i) => i < Math.round((rate + c.offset) * c.share * N)), random))
     const observation = (r) => ({ criterion: 'k', gold: gold[r], hit: hit[r], consistent: true, circular: null })
-    const monitor = new SequentialMonitor({ balancedAccuracy: bound }, ALPHA, labelled, prior)
+    const monitor = new SequentialMonitor({ balancedAccuracy: bound }, ALPHA, labelled, prior, bets)
     const strata = monitor.strata
     const order = strata ? stratifiedOrder(gold.map((g) => strata.cellOf('k', g)), strata.cells.length, run) : undefined
     const rowOrder = order ? order.rowOrder : shuffle(gold.map((_, r) => r), random)
@@ -175,43 +179,62 @@ const METRICS = [
   ['orderConsistency', 0.8],
   ['balancedAccuracy', 0.7],
 ]
+/** Large effects near a small rate: order consistency 15 points under thresholds of 0.2 and 0.17 (a model that answers by position). */
+const LARGE = [
+  ['orderConsistency', 0.2],
+  ['orderConsistency', 0.17],
+]
 const OLD = { prior: DEFAULT_PRIOR, batch: OLD_BATCH }
+const PREVIOUS = { prior: undefined, bets: FRACTION_BETS, batch: NEW_BATCH }
 const NEW = { prior: undefined, batch: NEW_BATCH }
 const t0 = performance.now()
 const sigma = Math.sqrt((ALPHA * (1 - ALPHA)) / RUNS)
 const pct = (x) => `${(x * 100).toFixed(1)}%`
 console.log(`stopEarly bench: ${RUNS} seeded runs per cell, ${N} decisions, α = ${ALPHA} (3σ = ${pct(3 * sigma)})`)
-console.log(`old: Beta(½, ½) mixture, two-sided, a look every ${OLD_BATCH}; new: betting confidence sequences, one-sided ends, a look every ${NEW_BATCH}`)
-console.log('')
-console.log('| metric | bound | false pass at the boundary old / new | −15: share scored old / new | oracle fixed / SPRT | +15: share scored old / new | oracle fixed / SPRT |')
-console.log('| --- | --- | --- | --- | --- | --- | --- |')
+console.log(`old: Beta(½, ½) mixture, two-sided, a look every ${OLD_BATCH}; new: betting confidence sequences, one-sided ends, a look every ${NEW_BATCH}, bets on effects`)
 let ok = true
 const goals = { accuracy: 0.09, orderConsistency: 0.075, balancedAccuracy: 0.12 }
 const misses = []
-METRICS.forEach(([metric, bound], m) => {
-  if (args.metric && args.metric !== metric) return
-  const cells = {}
-  for (const [name, how] of [['old', OLD], ['new', NEW]]) {
-    cells[name] = {
-      boundary: simulate(metric, bound, bound, 3 * m + 1, how),
-      regression: simulate(metric, bound, bound - 0.15, 3 * m + 2, how),
-      clear: simulate(metric, bound, Math.min(1, bound + 0.15), 3 * m + 3, how),
+const rows = [...(args['large-only'] ? [] : METRICS.map(([metric, bound], m) => [metric, bound, m])), ...LARGE.map(([metric, bound], k) => [metric, bound, 40 + k])]
+  .filter(([metric]) => !args.metric || args.metric === metric)
+  .map(([metric, bound, m]) => {
+    const cells = {}
+    for (const [name, how] of [['old', OLD], ['previous', PREVIOUS], ['new', NEW]]) {
+      cells[name] = {
+        boundary: simulate(metric, bound, bound, 3 * m + 1, how),
+        regression: simulate(metric, bound, bound - 0.15, 3 * m + 2, how),
+        clear: simulate(metric, bound, Math.min(1, bound + 0.15), 3 * m + 3, how),
+      }
+      ok &&= cells[name].boundary.pass <= ALPHA + 3 * sigma
     }
+    const oracle = (rate) => `${pct(fixedOracle(metric, bound, rate))} / ${metric === 'balancedAccuracy' ? '–' : pct(sprtOracle(bound, rate, 11 * m + Math.round(rate * 100)))}`
+    return { metric, bound, cells, oracles: [oracle(bound - 0.15), oracle(Math.min(1, bound + 0.15))] }
+  })
+const both = (a, b) => `${pct(a.scored)} / ${pct(b.scored)}${a.fail + a.pass < 0.999 || b.fail + b.pass < 0.999 ? ` (decided ${pct(a.fail + a.pass)} / ${pct(b.fail + b.pass)})` : ''}`
+/** The table of two of the cells' settings side by side. */
+function table(first, second, heading) {
+  console.log('')
+  console.log(heading)
+  console.log('')
+  console.log(`| metric | bound | false pass at the boundary ${first} / ${second} | −15: share scored ${first} / ${second} | oracle fixed / SPRT | +15: share scored ${first} / ${second} | oracle fixed / SPRT |`)
+  console.log('| --- | --- | --- | --- | --- | --- | --- |')
+  for (const { metric, bound, cells, oracles } of rows) {
+    const [a, b] = [cells[first], cells[second]]
+    console.log(`| ${metric} | ${bound} | ${pct(a.boundary.pass)} / ${pct(b.boundary.pass)} | ${both(a.regression, b.regression)} | ${oracles[0]} | ${both(a.clear, b.clear)} | ${oracles[1]} |`)
   }
-  for (const name of ['old', 'new']) ok &&= cells[name].boundary.pass <= ALPHA + 3 * sigma
-  const oracle = (rate) => `${pct(fixedOracle(metric, bound, rate))} / ${metric === 'balancedAccuracy' ? '–' : pct(sprtOracle(bound, rate, 11 * m + Math.round(rate * 100)))}`
-  const { old, new: now } = cells
-  const both = (a, b) => `${pct(a.scored)} / ${pct(b.scored)}${a.fail + a.pass < 0.999 || b.fail + b.pass < 0.999 ? ` (decided ${pct(a.fail + a.pass)} / ${pct(b.fail + b.pass)})` : ''}`
-  console.log(
-    `| ${metric} | ${bound} | ${pct(old.boundary.pass)} / ${pct(now.boundary.pass)} | ${both(old.regression, now.regression)} | ${oracle(bound - 0.15)} | ${both(old.clear, now.clear)} | ${oracle(Math.min(1, bound + 0.15))} |`,
-  )
+}
+table('old', 'new', 'the bounds: old (Beta mixture) / new (betting, bets on effects)')
+table('previous', 'new', 'the bets at the same looks: previous (half-normal over the fraction of the largest stake) / new (half-normal over the effect)')
+for (const { metric, bound, cells } of rows) {
+  if (bound !== METRICS.find(([m]) => m === metric)[1]) continue
   const fixed = fixedOracle(metric, bound, bound - 0.15)
+  const now = cells.new
   if (now.regression.scored > goals[metric]) misses.push(`${metric} −15 scored ${pct(now.regression.scored)} > goal ${pct(goals[metric])}`)
   if (now.regression.scored > 1.6 * fixed) misses.push(`${metric} −15 scored ${pct(now.regression.scored)} > 1.6 × its fixed-sample oracle (${pct(1.6 * fixed)})`)
-})
+}
 
 // --skip-gates: the rate table only.
-if (!args['skip-gates']) {
+if (!args['skip-gates'] && !args['large-only']) {
   // What peeking costs: a fixed-sample 95% Wilson interval read after every look, stopping at the first pass.
   let peeked = 0
   for (let run = 0; run < RUNS; run++) {

@@ -31,7 +31,7 @@ export { mcnemarRegression, minimumDetectableDiscordant, powerCheck } from './st
 export type { McNemarRegression, PowerCheck } from './statistics/regression-gate.ts'
 // Stopping early: anytime-valid bounds and the sequential McNemar (docs/stopping-early.md).
 export { bernoulliConfidenceSequence, betaMixtureConfidenceSequence, DEFAULT_PRIOR } from './math/confidence-sequence.ts'
-export { bettingRateBounds, stratifiedRateBounds, type StratumCount } from './math/betting.ts'
+export { bettingRateBounds, EFFECT_BETS, FRACTION_BETS, stratifiedRateBounds, type BetMixture, type StratumCount } from './math/betting.ts'
 export type { BetaPrior, RateBounds } from './math/confidence-sequence.ts'
 export { mcnemarBetaMixtureEValue, mcnemarBettingEValue, mcnemarEValue, mcnemarNotWorseEValue } from './math/sequential-mcnemar.ts'
 export { pairedVerdict, PairedTally } from './thresholds/sequential/paired.ts'

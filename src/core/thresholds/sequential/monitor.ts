@@ -8,11 +8,12 @@
  * the worst criterion's) is a threshold, the decisions come in a stratified order (./strata.ts)
  * and every rate is bounded from its complete rounds, with a stake per cell; the worst
  * criterion's takes each criterion at α / criteria (a union bound). Given a `BetaPrior`, every
- * bound is the beta mixture of earlier versions instead (two-sided at α), for comparison.
+ * bound is the beta mixture of earlier versions instead (two-sided at α), and given another
+ * `BetMixture`, the bets are that mixture's: both for comparison.
  */
 import { thresholdVerdict, toBounds, type Threshold } from '../verdict.ts'
 import { bernoulliConfidenceSequence, meanRateConfidenceSequence, type BetaPrior, type RateBounds } from '../../math/confidence-sequence.ts'
-import { bettingRateBounds, stratifiedRateBounds, type StratumCount } from '../../math/betting.ts'
+import { bettingRateBounds, EFFECT_BETS, stratifiedRateBounds, type BetMixture, type StratumCount } from '../../math/betting.ts'
 import { Strata } from './strata.ts'
 import type { SequentialVerdict } from '../../result/stop-early.ts'
 
@@ -43,8 +44,8 @@ class Tally {
     this.n++
     if (success) this.successes++
   }
-  bounds(ends: Ends, prior: BetaPrior | undefined): RateBounds {
-    return prior ? bernoulliConfidenceSequence(this.successes, this.n, ends.alpha, prior) : bettingRateBounds(this.successes, this.n, ends.lower, ends.upper)
+  bounds(ends: Ends, prior: BetaPrior | undefined, bets: BetMixture): RateBounds {
+    return prior ? bernoulliConfidenceSequence(this.successes, this.n, ends.alpha, prior) : bettingRateBounds(this.successes, this.n, ends.lower, ends.upper, bets)
   }
 }
 
@@ -121,6 +122,7 @@ export class SequentialMonitor {
     private readonly alpha: number,
     labelled: readonly { criterion: string; gold: string }[],
     private readonly prior?: BetaPrior,
+    private readonly bets: BetMixture = EFFECT_BETS,
   ) {
     for (const { criterion, gold } of labelled) {
       if (!this.byClass.has(gold)) this.byClass.set(gold, new Tally())
@@ -183,16 +185,16 @@ export class SequentialMonitor {
 
   /** The anytime-valid bounds of a metric, or undefined for a key that is not a per-decision rate. */
   boundsOf(key: string): RateBounds | undefined {
-    const { alpha, prior } = this
+    const { alpha, prior, bets } = this
     const ends = endLevels(this.thresholds[key] ?? 0, alpha)
     if (this.strata) return this.stratifiedBounds(key, ends)
     switch (key) {
       case 'accuracy':
-        return this.accuracy.bounds(ends, prior)
+        return this.accuracy.bounds(ends, prior, bets)
       case 'orderConsistency':
-        return this.consistency.bounds(ends, prior)
+        return this.consistency.bounds(ends, prior, bets)
       case 'circularAccuracy':
-        return this.circular.bounds(ends, prior)
+        return this.circular.bounds(ends, prior, bets)
       case 'balancedAccuracy':
         return meanRateConfidenceSequence([...this.byClass.values()], alpha, prior)
       case 'perCriterion':
@@ -207,19 +209,20 @@ export class SequentialMonitor {
   private stratifiedBounds(key: string, ends: Ends): RateBounds | undefined {
     const strata = this.strata!
     const tallies = this.cellTallies!
+    const bets = this.bets
     const counts = (of: Tally[], stakes: number[]): StratumCount[] => of.map((t, k) => ({ successes: t.successes, n: t.n, stake: stakes[k]! }))
     switch (key) {
       case 'accuracy':
-        return stratifiedRateBounds(counts(tallies.hit, strata.pooledStakes()), ends.lower, ends.upper)
+        return stratifiedRateBounds(counts(tallies.hit, strata.pooledStakes()), ends.lower, ends.upper, bets)
       case 'orderConsistency':
-        return stratifiedRateBounds(counts(tallies.consistent, strata.pooledStakes()), ends.lower, ends.upper)
+        return stratifiedRateBounds(counts(tallies.consistent, strata.pooledStakes()), ends.lower, ends.upper, bets)
       case 'circularAccuracy':
-        return stratifiedRateBounds(counts(tallies.circular, strata.pooledStakes()), ends.lower, ends.upper)
+        return stratifiedRateBounds(counts(tallies.circular, strata.pooledStakes()), ends.lower, ends.upper, bets)
       case 'balancedAccuracy':
-        return stratifiedRateBounds(counts(tallies.hit, strata.balancedStakes()), ends.lower, ends.upper)
+        return stratifiedRateBounds(counts(tallies.hit, strata.balancedStakes()), ends.lower, ends.upper, bets)
       case 'perCriterion': {
         const share = this.byCell.size
-        return worstOf([...this.byCell.keys()].map((c) => stratifiedRateBounds(counts(tallies.hit, strata.criterionStakes(c)), ends.lower / share, ends.upper / share)))
+        return worstOf([...this.byCell.keys()].map((c) => stratifiedRateBounds(counts(tallies.hit, strata.criterionStakes(c)), ends.lower / share, ends.upper / share, bets)))
       }
       default:
         return undefined
