@@ -3,11 +3,12 @@
  * shared token prefix (a decision's orderings share its evidence), each group runs on one
  * sequence: the sequence keeps whatever leading tokens it already holds that the group's
  * prefix starts with, evaluates the rest of the prefix once, then for each request erases
- * back to the prefix and evaluates only that request's own tokens, reading the letters'
- * probabilities at its last position. The sequences take groups from one queue, and
+ * back to the prefix and evaluates only that request's own tokens, reading the softmax over
+ * its letters at its last position (readout.ts). The sequences take groups from one queue, and
  * node-llama-cpp evaluates what they submit together in one batch.
  */
 import { commonPrefix, groupByPrefix } from '../onnx/runtime/prefix.ts'
+import type { LetterReadout } from './readout.ts'
 import type { LlamaSequence } from './startup.ts'
 
 /** What a call evaluates. */
@@ -18,6 +19,8 @@ export interface EvaluationInput {
   readonly letters: readonly Int32Array[]
   /** Requests to evaluate. */
   readonly rows: readonly number[]
+  /** What to ask for at a request's last token, given its letters. */
+  readonly readout: (letters: Int32Array) => LetterReadout
 }
 
 /** Letter probabilities by request, and the tokens llama.cpp evaluated. */
@@ -28,11 +31,10 @@ export interface Evaluated {
 
 /**
  * Evaluate `rows` on `sequences`. `cancel.cancelled` stops taking new groups (a group
- * in flight finishes). Probabilities are the model's softmax over its whole vocabulary,
- * read at the letters' ids.
+ * in flight finishes). Probabilities are the softmax over each request's letters.
  */
 export async function evaluateRows(sequences: readonly LlamaSequence[], input: EvaluationInput, cancel: { cancelled: boolean }): Promise<Evaluated> {
-  const { ids, letters, rows } = input
+  const { ids, letters, rows, readout } = input
   // Groups over the runnable rows; a lone request is a group with no shared prefix.
   const plan = groupByPrefix(rows.map((r) => ids[r]!), 2)
   const groups = [...plan.groups.map((g) => ({ rows: g.rows.map((i) => rows[i]!), prefixLength: g.prefixLength })), ...plan.singles.map((i) => ({ rows: [rows[i]!], prefixLength: ids[rows[i]!]!.length - 1 }))]
@@ -55,7 +57,7 @@ export async function evaluateRows(sequences: readonly LlamaSequence[], input: E
         if (sequence.nextTokenIndex > prefix.length) await sequence.eraseContextTokenRanges([{ start: prefix.length, end: sequence.nextTokenIndex }])
         const suffix = Array.from(ids[r]!.subarray(prefix.length))
         const last = suffix.pop()!
-        const result = await sequence.controlledEvaluate([...suffix, [last, { generateNext: { probabilities: true } }]] as never[])
+        const result = await sequence.controlledEvaluate([...suffix, [last, { generateNext: readout(letters[r]!) }]] as never[])
         tokensEvaluated += suffix.length + 1
         const next = (result.at(-1) as { next?: { probabilities?: Map<number, number> } } | undefined)?.next?.probabilities
         probabilities.set(

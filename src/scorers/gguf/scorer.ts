@@ -96,7 +96,7 @@ export function ggufScorer(options: GgufScorerOptions): GgufScorer {
     const onAbort = () => (cancel.cancelled = true)
     signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      const { probabilities, tokensEvaluated } = await evaluateRows(started.sequences, { ids, letters, rows }, cancel)
+      const { probabilities, tokensEvaluated } = await evaluateRows(started.sequences, { ids, letters, rows, readout: started.readout }, cancel)
       signal?.throwIfAborted()
       for (const r of rows) results[r] = probabilities.get(r)!
       stats.requests += rows.length
@@ -164,7 +164,8 @@ function describeScorer(options: GgufScorerOptions, settings: GgufScorerSettings
  * options when a template is on. The batch size is left out: it changes only float rounding.
  */
 function identitySettings(options: GgufScorerOptions, settings: GgufScorerSettings, build: { nodeLlamaCpp: string; llamaCpp: string }): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...build, kvCacheType: settings.kvCacheType, flashAttention: settings.flashAttention, threads: settings.threads, sequences: settings.sequences }
+  // `readout`: scores from the whole-vocabulary readout (before 0.4) are not served for the letters' softmax.
+  const out: Record<string, unknown> = { ...build, readout: 'letters', kvCacheType: settings.kvCacheType, flashAttention: settings.flashAttention, threads: settings.threads, sequences: settings.sequences }
   if (options.contextLength !== undefined) out.contextLength = options.contextLength
   if (options.chatTemplate === undefined || options.chatTemplate === false) return out
   out.chatTemplate = options.chatTemplate

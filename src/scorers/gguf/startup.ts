@@ -10,6 +10,7 @@ import { chatRenderer, type ChatOptions, type PromptRenderer } from '../prompt/c
 import { letterIdsInContext } from '../prompt/letter-readout.ts'
 import { LLAMA_INSTALL, LLAMA_MISSING } from './model-file.ts'
 import type { GgufScorerSettings } from './options.ts'
+import { letterReadouts, type LetterReadout } from './readout.ts'
 
 type NodeLlamaCpp = typeof import('node-llama-cpp')
 type Llama = Awaited<ReturnType<NodeLlamaCpp['getLlama']>>
@@ -28,6 +29,8 @@ export interface Started {
   readonly encode: (text: string, plain: boolean) => Int32Array
   /** Letter ids A.. for `count` options after `prompt`, read in context (cached per prompt ending). */
   readonly letterIds: (prompt: string, count: number, plain: boolean) => Int32Array
+  /** What to ask llama.cpp for at a request's last token: the softmax over these letters. */
+  readonly readout: (letters: Int32Array) => LetterReadout
   readonly render: PromptRenderer | undefined
   /** The model's trained context, in tokens. */
   readonly trainContext: number
@@ -147,7 +150,8 @@ export async function startScorer(settings: GgufScorerSettings, { chat, onDispos
   }
   dispose.push(() => context.dispose())
   const sequences = Array.from({ length: settings.sequences }, () => context.getSequence())
-  return { model, context, sequences, encode, letterIds, render, trainContext, vocab, architecture }
+  const readout = letterReadouts(llamaCpp, model, vocab)
+  return { model, context, sequences, encode, letterIds, readout, render, trainContext, vocab, architecture }
 }
 
 /** Rows of the token embedding: the ids the model has logits for. */

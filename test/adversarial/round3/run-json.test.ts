@@ -3,7 +3,7 @@
 // wrong types, a huge share, a missing manifest) is one DataError naming the file and the field —
 // never a TypeError, a stack trace or a page drawn from garbage with exit 0. Older shapes
 // (intervals as [lower, upper], verdicts as strings, absent optional fields) stay readable.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
@@ -175,7 +175,7 @@ describe('sceptic merge: a part file field of the wrong type is one DataError na
     lines = readFileSync(join(dir, 'p.records.shard.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Json)
     records = readFileSync(join(dir, 'p.records.jsonl'), 'utf8')
   })
-  afterAll(() => void 0)
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
   it('property: a header, row or answer field of another type is refused in one line naming the part file', async () => {
     // The header, two decision rows and two answers: each line kind.

@@ -3,6 +3,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Decision } from '../../../src/core/decisions/schema.ts'
+import type { EvalResult } from '../../../src/core/result/result.ts'
 import { buildGguf, bpeTokenizer, tokenizerVocabSize, writeModelDir, type DecoderOptions, type GgufOptions, type GgufType } from '../../../scripts/onnx-fixture/index.ts'
 import { TempDirs } from '../../helpers/temp.ts'
 
@@ -44,4 +45,13 @@ export function decisions(n: number): Decision[] {
     criterion: { key: 'queue', question: 'Which queue should handle this ticket?', options: OPTIONS },
     answer_id: OPTIONS[i % 4]!.id,
   }))
+}
+
+/** The largest |Δp| between two runs' records of the same decisions, option by option. */
+export function maxDistance(a: EvalResult, b: EvalResult): number {
+  let max = 0
+  a.records.forEach((record, i) => {
+    for (const [option, p] of Object.entries(record.probabilities)) max = Math.max(max, Math.abs(p - b.records[i]!.probabilities[option]!))
+  })
+  return max
 }
