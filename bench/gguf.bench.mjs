@@ -1,11 +1,15 @@
 #!/usr/bin/env node
-// GGUF against ONNX, side by side (npm run bench:gguf [-- --shape small|qwen2.5-0.5b --decisions N --prompt-tokens N --rows 'a;b']).
+// GGUF against ONNX, side by side (npm run bench:gguf [-- --shape small|qwen2.5-0.5b --decisions N --prompt-tokens N --rows 'a;b'
+// --head-scale X --attention-sharpness X]).
 // One generated Qwen2 model written as an ONNX fp32 directory, an ONNX int8 one (`sceptic quantize-model
 // --format int8`) and GGUF files of the same weights (read back from the ONNX model). At qwen2.5-0.5b
 // (the default) it is bench/onnx-qwen.bench.mjs's model and cache: hidden 896, 24 layers, 14/2 heads,
 // SwiGLU 4864, vocab 151936, tied head, the Qwen3 tokenizer; the GGUF files are
 // cached next to it, keyed by the GGUF writer's source. At small: the fixture's 64-wide model and
-// tokenizer, in a temporary folder. The same decisions (cyclic, 4 options, prompts of at least
+// tokenizer, in a temporary folder. --head-scale (final-norm gain) and --attention-sharpness set the
+// random weights (defaults 8 and 3 at qwen2.5-0.5b: bench:onnx's chaotic model B; 4 and 3 at small);
+// `--head-scale 2 --attention-sharpness 1` is docs/performance.md's model A. Each setting has its own
+// cached ONNX, int8 and GGUF models. The same decisions (cyclic, 4 options, prompts of at least
 // --prompt-tokens tokens, default 80: the scoring time grows with them) are scored by each row, each
 // in its own child process: scoring and CPU seconds, tokens evaluated (GGUF: against the minimum),
 // agreement with ONNX fp32 (its clear decisions, margin >= 0.05, and their per-ordering picks), the
@@ -27,6 +31,8 @@ const { values: args } = parseArgs({
     decisions: { type: 'string', default: '100' },
     rows: { type: 'string' },
     'prompt-tokens': { type: 'string', default: '80' },
+    'head-scale': { type: 'string' },
+    'attention-sharpness': { type: 'string' },
     child: { type: 'string' },
     model: { type: 'string' },
     options: { type: 'string', default: '{}' },
@@ -82,6 +88,13 @@ const rowNames = args.rows ? args.rows.split(';').map((r) => r.trim()) : DEFAULT
 for (const name of rowNames) if (!ROWS[name]) throw new Error(`--rows: unknown row "${name}"; rows: ${Object.keys(ROWS).join(' | ')}`)
 if (rowNames[0] !== 'onnx fp32') throw new Error('--rows: the first row must be "onnx fp32" (the reference)')
 if (!['small', 'qwen2.5-0.5b'].includes(args.shape)) throw new Error('--shape: small or qwen2.5-0.5b')
+const setting = (name) => {
+  if (args[name] === undefined) return undefined
+  const value = Number(args[name])
+  if (!(value > 0)) throw new Error(`--${name}: a positive number, not "${args[name]}"`)
+  return value
+}
+const randomModel = { headScale: setting('head-scale'), attentionSharpness: setting('attention-sharpness') }
 
 const load = [loadavg()[0]]
 const scratch = mkdtempSync(join(tmpdir(), 'sceptic-gguf-bench-'))
@@ -122,7 +135,7 @@ try {
     console.log(`  ${variant.name}: ${row.seconds.toFixed(1)} s, ${row.cpuSeconds.toFixed(1)} CPU s, kept ${(100 * a.decisions).toFixed(1)}% / ${(100 * a.picks).toFixed(1)}%, max |dp| ${maxDelta(done[0], row).toExponential(1)} (load average ${row.load.toFixed(1)})`)
   }
   load.push(loadavg()[0])
-  if (done.length > 0) report(done, decisions.length, promptTokens, load)
+  if (done.length > 0) report(done, decoder, decisions.length, promptTokens, load)
   if (cut) {
     console.log(`INCOMPLETE: ${done.length} of ${variants.length} rows ran`)
     process.exitCode = 1
@@ -137,13 +150,14 @@ async function models(shape) {
   if (shape === 'small') {
     const fixture = await loadFixture()
     const tokenizer = fixture.bpeTokenizer({ merges: 200 })
-    const decoder = { architecture: 'qwen2', hidden: 64, layers: 2, heads: 4, kvHeads: 2, ffn: 128, seed: 11, headScale: 4, attentionSharpness: 3, maxPositions: 1024, vocab: fixture.tokenizerVocabSize(tokenizer) }
+    const decoder = { architecture: 'qwen2', hidden: 64, layers: 2, heads: 4, kvHeads: 2, ffn: 128, seed: 11, headScale: randomModel.headScale ?? 4, attentionSharpness: randomModel.attentionSharpness ?? 3, maxPositions: 1024, vocab: fixture.tokenizerVocabSize(tokenizer) }
     const dir = join(scratch, 'small')
     fixture.writeModelDir(dir, { tokenizer, decoder, nested: true })
     return { dir, decoder, tokenizer, pre: 'gpt-2', ggufDir: join(scratch, 'gguf') }
   }
-  // bench/onnx-qwen.bench.mjs's model and cache (its default final-norm gain, 8).
-  const decoder = { ...SHAPES[shape], headScale: 8 }
+  // bench/onnx-qwen.bench.mjs's model and cache (its defaults: final-norm gain 8, the shape's attention sharpness); keyed by both.
+  const base = SHAPES[shape]
+  const decoder = { ...base, attentionSharpness: randomModel.attentionSharpness ?? base.attentionSharpness, headScale: randomModel.headScale ?? 8 }
   const { dir } = await modelDir(shape, decoder)
   return { dir, decoder, tokenizer: JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8')), pre: 'qwen2', ggufDir: `${dir}-gguf-${writer}` }
 }
@@ -160,9 +174,9 @@ function int8Model(dir) {
 }
 
 /** The table, the parity line and the goals. */
-function report(rows, count, promptTokens, load) {
+function report(rows, decoder, count, promptTokens, load) {
   const [fp32] = rows
-  console.log(`\nshape ${args.shape}: ${count} decisions x 4 orderings (cyclic), prompts of ${promptTokens.toFixed(0)} tokens on average; load average ${load.map((l) => l.toFixed(1)).join(' -> ')} on ${readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? '?'} cores`)
+  console.log(`\nshape ${args.shape}, final-norm gain ${decoder.headScale}, attention sharpness ${decoder.attentionSharpness}: ${count} decisions x 4 orderings (cyclic), prompts of ${promptTokens.toFixed(0)} tokens on average; load average ${load.map((l) => l.toFixed(1)).join(' -> ')} on ${readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? '?'} cores`)
   const header = ['scorer', 'scoring s', 'x onnx fp32', 'CPU s', 'tokens (min)', 'clear kept', 'picks kept', 'max |dp|', 'peak RSS']
   const cells = rows.map((row) => {
     const a = agreement(fp32.records, row.records)
