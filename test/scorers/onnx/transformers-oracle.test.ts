@@ -88,6 +88,10 @@ describe.each(REAL_TOKENIZERS)('%s tokenizer', (name) => {
     ;({ oracle, dispose, tokenizer: json } = await loadOracle(dir))
   })
   afterAll(() => dispose())
+  // The scorer's plain-prompt vectors at batch 8, started once (a scorer's start loads the
+  // tokenizer twice and rewrites the graph: seconds at Gemma's vocabulary) and read by both tests.
+  let plainAt8: Promise<Awaited<ReturnType<ReturnType<typeof scorer>>>> | undefined
+  const plainBatch8 = () => (plainAt8 ??= Promise.resolve(scorer({ model: dir, workers: 1, threadsPerWorker: 1, batchSize: 8, maxLogitsBytes: 2 ** 30 })(requests())))
 
   it('BOS exactly once, plain and through the template; letters read as " A" after "Answer:" and "A" after the assistant header', async () => {
     const tokenizer = await loadTokenizer(dir)
@@ -110,10 +114,8 @@ describe.each(REAL_TOKENIZERS)('%s tokenizer', (name) => {
   it('plain prompt: equal to transformers.js within 1e-4 at batch 1 and 8', async () => {
     const list = requests()
     const expected = await oracle(list)
-    for (const batchSize of [1, 8]) {
-      const got = await scorer({ model: dir, workers: 1, threadsPerWorker: 1, batchSize, maxLogitsBytes: 2 ** 30 })(list)
-      expect(maxAbsDiff(got, expected), `batch ${batchSize}`).toBeLessThan(1e-4)
-    }
+    const got = { 1: await scorer({ model: dir, workers: 1, threadsPerWorker: 1, batchSize: 1, maxLogitsBytes: 2 ** 30 })(list), 8: await plainBatch8() }
+    for (const batchSize of [1, 8] as const) expect(maxAbsDiff(got[batchSize], expected), `batch ${batchSize}`).toBeLessThan(1e-4)
   })
 
   it('chat template: equal to transformers.js within 1e-4 at batch 1 and 8', async () => {
@@ -126,8 +128,7 @@ describe.each(REAL_TOKENIZERS)('%s tokenizer', (name) => {
       expect(maxAbsDiff(got, expected), `batch ${batchSize}`).toBeLessThan(1e-4)
     }
     // The template changes what the model reads: the plain prompt gives other numbers.
-    const plain = await scorer({ model: dir, workers: 1, threadsPerWorker: 1, batchSize: 8, maxLogitsBytes: 2 ** 30 })(list)
-    expect(maxAbsDiff(plain, expected)).toBeGreaterThan(1e-3)
+    expect(maxAbsDiff(await plainBatch8(), expected)).toBeGreaterThan(1e-3)
   })
 })
 

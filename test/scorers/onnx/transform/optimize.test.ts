@@ -12,6 +12,7 @@ import { ConfigError } from '../../../../src/core/support/errors.ts' // optimize
 import { optimizeModel } from '../../../../src/scorers/onnx/transform/optimize.ts'
 import { READOUT_FILE } from '../../../../src/scorers/onnx/readout/readout-file.ts'
 import type { ModelDirOptions } from '../../../../scripts/onnx-fixture/index.ts'
+import type { OnnxScorer } from '../../../../dist/onnx/index.js'
 import { makeModel, maxAbsDiff, sampleRequests, tempDir, scorerFactory } from '../helpers.ts'
 
 const { onnx } = createRequire(import.meta.url)('onnx-proto') as { onnx: typeof OnnxNamespace }
@@ -55,6 +56,11 @@ const variants: [string, ModelDirOptions, ((dir: string) => void)?][] = [
 describe.each(variants)('optimize-model: %s', (_, options, transform) => {
   const dir = makeModel({ tokenizer: 'bpe', ...options })
   transform?.(dir)
+  // The reference both tests compare with: the full logits, no prefix sharing; started and run once.
+  let full: OnnxScorer | undefined
+  let fullVectors: ReturnType<OnnxScorer> | undefined
+  const reference = () => (full ??= scorer({ model: dir, workers: 1, prefixSharing: 'off', readout: 'full' }))
+  const original = () => (fullVectors ??= reference()(sampleRequests()))
 
   it('gives the original letter probabilities (within 1e-5), with and without prefix sharing', async () => {
     const out = join(tempDir(), 'optimized')
@@ -63,15 +69,14 @@ describe.each(variants)('optimize-model: %s', (_, options, transform) => {
     expect(result.letters).toBe(40)
     expect(result.vocab).toBe(options.decoder!.vocab)
     const requests = sampleRequests()
-    const original = await scorer({ model: dir, workers: 1, prefixSharing: 'off', readout: 'full' })(requests)
     const optimized = scorer({ model: out, workers: 1, prefixSharing: 'off' })
     const info = await optimized.ready()
     expect(info.plan.vocab).toBe(40) // the head computes 40 columns, not the vocabulary
     expect(info.readout).toBe('last position, letter rows (sceptic optimize-model)')
     expect(optimized.settings.optimizedReadout).toBe(true)
     expect(optimized.description).toContain('optimized readout')
-    expect(maxAbsDiff(await optimized(requests), original)).toBeLessThan(1e-5)
-    expect(maxAbsDiff(await scorer({ model: out, workers: 2 })(requests), original)).toBeLessThan(1e-5)
+    expect(maxAbsDiff(await optimized(requests), await original())).toBeLessThan(1e-5)
+    expect(maxAbsDiff(await scorer({ model: out, workers: 2 })(requests), await original())).toBeLessThan(1e-5)
     expect(JSON.parse(readFileSync(join(out, READOUT_FILE), 'utf8')).letterIds).toHaveLength(40)
     expect(existsSync(join(out, 'tokenizer.json'))).toBe(true)
     if (options.externalDataMinBytes !== undefined) {
@@ -90,9 +95,7 @@ describe.each(variants)('optimize-model: %s', (_, options, transform) => {
 
   it('by default the scorer makes the same letter head at startup: the full readout\'s probabilities (within 1e-5), its temporary copy removed at close()', async () => {
     const requests = sampleRequests()
-    const full = scorer({ model: dir, workers: 1, readout: 'full' })
-    expect((await full.ready()).readout).toBe("full logits: readout: 'full' was asked for")
-    const original = await full(requests)
+    expect((await reference().ready()).readout).toBe("full logits: readout: 'full' was asked for")
     const ownTmp = tempDir('sceptic-own-tmp-')
     const savedTmp = process.env.TMPDIR
     process.env.TMPDIR = ownTmp
@@ -103,7 +106,7 @@ describe.each(variants)('optimize-model: %s', (_, options, transform) => {
     expect(info.readout).toBe('last position, 40 letter rows (made at startup)')
     expect(auto.manifestEntries()).toEqual({ readout: info.readout })
     expect(info.plan.vocab).toBe(40)
-    expect(maxAbsDiff(await auto(requests), original)).toBeLessThan(1e-5)
+    expect(maxAbsDiff(await auto(requests), await original())).toBeLessThan(1e-5)
     // Its copy lives in its own temporary directory (TMPDIR read at startup), so other files' scorers are not counted.
     const copies = () => readdirSync(ownTmp).filter((name) => name.startsWith('sceptic-readout-'))
     expect(copies()).toHaveLength(1)
