@@ -89,8 +89,10 @@ describe('sceptic() plugin options', () => {
   test('`baselines`: did you mean `baseline`?', () => {
     refused(() => sceptic({ baselines: 'evals/__baselines__' } as never), 'baselines', 'baseline')
   })
-  test('a shared model entry: `models.tiny.wokers`', () => {
-    refused(() => sceptic({ models: { tiny: { model: 'models/tiny', wokers: 2 } } } as never), 'models.tiny.wokers', 'models.tiny.workers')
+  // A `.gguf` entry is checked at once; a path the plugin must place (an ONNX directory, a GGUF file named
+  // otherwise) once the root is known, still at config load: test/vitest/plugin/model-entries.test.ts.
+  test('a shared model entry: `models.tiny.thread`', () => {
+    refused(() => sceptic({ models: { tiny: { model: 'models/tiny.gguf', thread: 2 } } } as never), 'models.tiny.thread', 'models.tiny.threads')
   })
   test('the cache: `cache.mdoe`', () => {
     refused(() => sceptic({ cache: { mdoe: 'off' } } as never), 'cache.mdoe', 'cache.mode')
