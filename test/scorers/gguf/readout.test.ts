@@ -11,7 +11,7 @@ import { buildPrompt } from '../../../src/core/requests/prompt.ts'
 import type { EvalResult } from '../../../src/core/result/result.ts'
 import { onnxScorer } from '../../../dist/onnx/index.js'
 import { ggufScorer, type GgufScorer } from '../../../src/scorers/gguf/index.ts'
-import { letterReadouts } from '../../../src/scorers/gguf/readout.ts'
+import { lettersFrom, letterReadouts, RAISE } from '../../../src/scorers/gguf/readout.ts'
 import { decisions, maxDistance, SMALL, temp, writeTwins } from './helpers.ts'
 
 const DECISIONS = decisions(40)
@@ -64,9 +64,22 @@ describe('letters far below the likeliest token', () => {
     const max = maxDistance(fromGguf, fromOnnx)
     expect(fromGguf.records).toHaveLength(40)
     expect(max).toBeLessThan(1e-4)
+    // The letters sat more than RAISE logits below the likeliest token: those orderings were read again, exactly.
+    expect(gguf.stats.exactReadouts).toBeGreaterThan(0)
     expect(fromGguf.records.map((r) => r.prediction)).toEqual(fromOnnx.records.map((r) => r.prediction))
     // Answers, and not one answer everywhere: agreement would then be trivial. (Ties are no answer: this head is that confident.)
     expect(new Set(fromGguf.records.map((r) => r.prediction).filter((p) => p !== null)).size).toBeGreaterThan(1)
+  })
+})
+
+describe('lettersFrom', () => {
+  it("gives the letters' probabilities in the letters' order, and nothing when another token was left", () => {
+    const letters = Int32Array.from([7, 5, 9])
+    expect(lettersFrom(new Map([[5, 0.25], [9, 0.25], [7, 0.5]]), letters)).toEqual([0.5, 0.25, 0.25])
+    // A letter the chain left out has probability 0 (it can only be left out beside other letters).
+    expect(lettersFrom(new Map([[5, 1]]), letters)).toEqual([0, 1, 0])
+    expect(lettersFrom(new Map([[5, 0.5], [9, 0.25], [8, 0.25]]), letters)).toBeUndefined()
+    expect(lettersFrom(undefined, letters)).toBeUndefined()
   })
 })
 
@@ -80,7 +93,7 @@ describe('letterReadouts', () => {
       const eos = model.tokens.eos as number
       expect(model.isEogToken(model.tokens.eos!)).toBe(true)
       const readouts = letterReadouts(llamaCpp, model, vocab)
-      const a = readouts(Int32Array.from([10, 11, 11, 12]))
+      const a = readouts.exact(Int32Array.from([10, 11, 11, 12]))
       const biases = (a.options.tokenBias as { _biases: Map<number, number> })._biases
       expect(a.options.topK).toBe(3)
       expect(biases.size).toBe(vocab - 3)
@@ -88,9 +101,14 @@ describe('letterReadouts', () => {
       expect(biases.get(eos)).toBe(-Infinity)
       expect([...biases.values()].every((b) => b === -Infinity)).toBe(true)
       // The same letters give the same readout; the ninth new set pushes out the least recently used.
-      expect(readouts(Int32Array.from([10, 11, 11, 12]))).toBe(a)
-      for (let i = 0; i < 8; i++) readouts(Int32Array.from([20 + i, 30]))
-      expect(readouts(Int32Array.from([10, 11, 11, 12]))).not.toBe(a)
+      expect(readouts.exact(Int32Array.from([10, 11, 11, 12]))).toBe(a)
+      for (let i = 0; i < 8; i++) readouts.exact(Int32Array.from([20 + i, 30]))
+      expect(readouts.exact(Int32Array.from([10, 11, 11, 12]))).not.toBe(a)
+      // The raised readout: only the distinct letters, each raised by RAISE, top-k of them.
+      const raised = readouts.raised(Int32Array.from([10, 11, 11, 12]))
+      expect(raised.options.topK).toBe(3)
+      expect([...(raised.options.tokenBias as { _biases: Map<number, number> })._biases]).toEqual([[10, RAISE], [11, RAISE], [12, RAISE]])
+      expect(readouts.raised(Int32Array.from([10, 11, 11, 12]))).toBe(raised)
     } finally {
       await model.dispose()
     }
