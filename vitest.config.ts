@@ -11,8 +11,22 @@ import { configDefaults, defineConfig } from 'vitest/config'
 const SHARED_DIRS = ['test/core', 'test/structure', 'test/run', 'test/helpers', 'test/vitest/assertions', 'test/vitest/baseline', 'test/vitest/plugin', 'test/vitest/shards', 'test/vitest/suite', 'test/cache', 'test/scorers/http']
 // ...but for these, which set environment variables, V8 flags, fake timers or spies.
 const ISOLATED_ANYWAY = new Set(['test/cache/stale.test.ts', 'test/cache/marker-race.test.ts', 'test/cache/concurrent-readers.test.ts', 'test/scorers/http/secrets.test.ts', 'test/scorers/http/timeout-gc.test.ts'])
+// ...and these files from other folders, checked the same way (none uses vi.mock, whose
+// module mocks a shared worker would keep): 52 CPU s isolated, 22 CPU s shared.
+const SHARED_FILES = [
+  'test/adversarial/gate.test.ts', 'test/adversarial/options.test.ts', 'test/adversarial/options.property.test.ts', 'test/adversarial/verdicts.test.ts',
+  'test/adversarial/round3/escaping.test.ts', 'test/adversarial/round3/looks.test.ts', 'test/adversarial/round3/outputs.test.ts', 'test/adversarial/round3/run-json.test.ts', 'test/adversarial/round3/timeout.test.ts',
+  'test/cli/build-if-stale.test.ts', 'test/cli/output-flags.test.ts', 'test/docs/facts.test.ts', 'test/docs/links.test.ts', 'test/jest/options.test.ts',
+  'test/report/github.test.ts', 'test/report/html.test.ts', 'test/report/robustness-report.test.ts', 'test/report/stop-early.test.ts', 'test/report/suite-tests.test.ts', 'test/report/ties.test.ts', 'test/report/verdict.test.ts',
+  'test/scorers/ai/decision-mock.test.ts', 'test/scorers/ai/decision-scorer.test.ts', 'test/scorers/ai/option-keys.test.ts',
+  'test/scorers/onnx/fixture.test.ts', 'test/scorers/onnx/stages.test.ts', 'test/scorers/onnx/units.test.ts', 'test/scorers/onnx/model/model-config.test.ts', 'test/scorers/onnx/prompt/tokenizer.test.ts',
+  'test/vitest/units.test.ts',
+]
 const root = fileURLToPath(new URL('.', import.meta.url))
-const SHARED = SHARED_DIRS.flatMap((dir) => (readdirSync(join(root, dir), { recursive: true }) as string[]).filter((file) => file.endsWith('.test.ts')).map((file) => `${dir}/${file}`)).filter((file) => !ISOLATED_ANYWAY.has(file))
+const SHARED = [
+  ...SHARED_DIRS.flatMap((dir) => (readdirSync(join(root, dir), { recursive: true }) as string[]).filter((file) => file.endsWith('.test.ts')).map((file) => `${dir}/${file}`)).filter((file) => !ISOLATED_ANYWAY.has(file)),
+  ...SHARED_FILES,
+]
 
 // The project's own tests. The example eval project has its own config in examples/.
 export default defineConfig({

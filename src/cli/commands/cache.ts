@@ -4,13 +4,11 @@ import { cacheStats, clearCache } from '../../cache/admin.ts'
 import { clearSelected } from '../../cache/clear-selected.ts'
 import { resolveCache } from '../../cache/config.ts'
 import { parse, type OptionTable } from '../args.ts'
+import { thousands } from '../../core/support/thousands.ts'
 import type { Command } from '../command.ts'
 import { UsageError } from '../usage-error.ts'
 
 const USAGE = 'cache (stats [DIR] | clear [DIR] [--model DIR] [--scorer DESCRIPTION] [--older-than DAYS])'
-
-/** Thousands separated, locale-independent. */
-const n = (value: number) => value.toLocaleString('en-US')
 
 /** A string from a file, JSON-escaped without its quotes. */
 const shown = (text: string) => JSON.stringify(text).slice(1, -1)
@@ -44,11 +42,11 @@ export const cacheCommand: Command = {
       for (const warning of stats.warnings) process.stderr.write(`${warning}\n`)
       const lines = [
         `cache     ${dir}`,
-        `entries   ${n(stats.entries)}`,
-        `size      ${(stats.bytes / 1024 / 1024).toFixed(1)} MiB in ${n(stats.segments)} segment${stats.segments === 1 ? '' : 's'}`,
+        `entries   ${thousands(stats.entries)}`,
+        `size      ${(stats.bytes / 1024 / 1024).toFixed(1)} MiB in ${thousands(stats.segments)} segment${stats.segments === 1 ? '' : 's'}`,
         `models    ${stats.scorers.length === 0 ? 'none' : stats.scorers.length}`,
         // Labels and kinds are read from files: shown JSON-escaped, so no control character reaches the terminal.
-        ...stats.scorers.map((s) => `  ${n(s.entries).padStart(9)}  ${shown(s.kind).padEnd(5)} ${shown(s.label)}`),
+        ...stats.scorers.map((s) => `  ${thousands(s.entries).padStart(9)}  ${shown(s.kind).padEnd(5)} ${shown(s.label)}`),
       ]
       process.stdout.write(lines.join('\n') + '\n')
       return 0
@@ -69,7 +67,7 @@ export const cacheCommand: Command = {
       scorer !== undefined ? ` of scorer ${JSON.stringify(scorer)}` : '',
       days !== undefined ? ` older than ${days} day${days === 1 ? '' : 's'}` : '',
     ].join('')
-    process.stdout.write(`removed ${n(removed)} entr${removed === 1 ? 'y' : 'ies'}${which} from ${dir}${live}\n`)
+    process.stdout.write(`removed ${thousands(removed)} entr${removed === 1 ? 'y' : 'ies'}${which} from ${dir}${live}\n`)
     if (scorer !== undefined && !cacheStats(dir).scorers.some((s) => s.label === scorer) && removed === 0)
       process.stderr.write(`no scorer described as ${JSON.stringify(scorer)} in the cache; \`sceptic cache stats\` lists the descriptions\n`)
     return 0

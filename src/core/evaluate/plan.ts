@@ -7,6 +7,7 @@ import { isLabelled, reorderCriterion, type Criterion, type Decision, type Label
 import { mulberry32 } from '../math/random.ts'
 import { decisionId } from '../decisions/id.ts'
 import { ConfigError, DataError } from '../support/errors.ts'
+import { thousands } from '../support/thousands.ts'
 import { orderings, type DebiasMode, type Ordering } from '../requests/orderings.ts'
 import { pinnedSlots } from '../metrics/robustness.ts'
 import { MAX_EPOCH_VALUES, type Settings } from './options.ts'
@@ -80,7 +81,7 @@ export function planEvaluation(decisions: readonly Decision[], settings: Setting
     rows.forEach((row, r) => (held += (row.criterion.options.length + sets[r]!.length) * epochs))
     if (held > MAX_EPOCH_VALUES)
       throw new ConfigError(
-        `epochs ${epochs} over ${rows.length.toLocaleString('en')} decisions would hold ${held.toLocaleString('en')} per-epoch values (options and orderings times epochs), over the ${MAX_EPOCH_VALUES.toLocaleString('en')} one run may hold; use fewer epochs or split the data (sceptic evaluate --shard)`,
+        `epochs ${epochs} over ${thousands(rows.length)} decisions would hold ${thousands(held)} per-epoch values (options and orderings times epochs), over the ${thousands(MAX_EPOCH_VALUES)} one run may hold; use fewer epochs or split the data (sceptic evaluate --shard)`,
       )
   }
   const all = rows.map((_, r) => r)

@@ -8,6 +8,7 @@ import { MAX_RESAMPLES } from '../math/bootstrap.ts'
 import { AVERAGE_MODES, DEBIAS_MODES, DEFAULT_DEBIAS } from '../requests/orderings.ts'
 import { ConfigError } from '../support/errors.ts'
 import { optionKeysAt, unknownOptionText } from '../support/options.ts'
+import { thousands } from '../support/thousands.ts'
 import { resolveReducer, type Reducer, type ReducerLike } from './reducers.ts'
 
 /** Most epochs a run takes: every epoch is held per decision until the run ends. */
@@ -59,9 +60,9 @@ export const EVALUATE_RULES: Readonly<Record<string, string>> = {
   epochs: `an integer ≥ 1 and ≤ ${MAX_EPOCHS}`,
   reducer: 'a reducer name (mean, median, mode, max, at_least_K, pass_at_K, …) or a reducer',
   statistics: 'true, false or { resamples?, level? }',
-  'statistics.resamples': `an integer ≥ 1 and ≤ ${MAX_RESAMPLES.toLocaleString('en')}`,
+  'statistics.resamples': `an integer ≥ 1 and ≤ ${thousands(MAX_RESAMPLES)}`,
   'statistics.level': 'in (0, 1)',
-  chunkSize: `an integer ≥ 1 and ≤ ${MAX_CHUNK_SIZE.toLocaleString('en')} (requests per scorer call)`,
+  chunkSize: `an integer ≥ 1 and ≤ ${thousands(MAX_CHUNK_SIZE)} (requests per scorer call)`,
   seed: 'an integer ≥ 0',
   storePrompts: 'true or false',
   stopEarly: 'true, false or { alpha?, batch?, minDecisions? }',

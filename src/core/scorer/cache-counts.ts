@@ -2,6 +2,7 @@
  * How the evaluator learns what a score cache did during one run, without knowing
  * anything about caches: a caching scorer carries a counter under {@link CACHE_COUNTS}.
  */
+import { thousands } from '../support/thousands.ts'
 
 /** Requests a score cache answered (`hits`) and passed on to the scorer (`misses`). */
 export interface CacheCounts {
@@ -66,10 +67,9 @@ export function cacheCountsSince(score: unknown, before: CacheCounts | undefined
  * and for a remote scorer with hits `, 8 re-checked live` or why they were not.
  */
 export function formatCacheCounts(counts: CacheCounts): string {
-  const n = (value: number) => value.toLocaleString('en-US')
-  const line = `${n(counts.hits)} hit${counts.hits === 1 ? '' : 's'}, ${n(counts.misses)} scored`
+  const line = `${thousands(counts.hits)} hit${counts.hits === 1 ? '' : 's'}, ${thousands(counts.misses)} scored`
   if (counts.hits === 0) return line
   if (counts.verifySkipped === 'sampled') return `${line}, hits not re-checked live (a sampling scorer)`
   if (counts.verifySkipped === 'off') return `${line}, hits not re-checked live (cache verify 0)`
-  return counts.verified !== undefined ? `${line}, ${n(counts.verified)} re-checked live` : line
+  return counts.verified !== undefined ? `${line}, ${thousands(counts.verified)} re-checked live` : line
 }

@@ -10,6 +10,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { mulberry32 } from '../../../src/core/math/random.ts'
+import { onceByCounts } from '../../helpers/memo.ts'
 import { logFactorial } from '../../../src/core/math/binomial.ts'
 import {
   bettingRateBounds,
@@ -103,6 +104,8 @@ describe('bets on effects (the default mixture of the rate bounds)', () => {
     const runs = 240
     let low = 0
     let high = 0
+    // The bounds are a pure function of (s, n), which the runs of one rate revisit.
+    const bounds = onceByCounts((s, n) => bettingRateBounds(s, n, alpha, alpha))
     for (let run = 0; run < runs; run++) {
       const random = mulberry32(31_000 + run)
       const p = [0.02, 0.17, 0.83, 0.98][run % 4]!
@@ -112,7 +115,7 @@ describe('bets on effects (the default mixture of the rate bounds)', () => {
       for (let n = 1; n <= 400; n++) {
         if (random() < p) s++
         if (n % 10 !== 0) continue
-        const { lower, upper } = bettingRateBounds(s, n, alpha, alpha)
+        const { lower, upper } = bounds(s, n)
         missedLow ||= lower > p
         missedHigh ||= upper < p
       }

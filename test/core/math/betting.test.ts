@@ -7,6 +7,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { mulberry32 } from '../../../src/core/math/random.ts'
+import { onceByCounts } from '../../helpers/memo.ts'
 import { logFactorial } from '../../../src/core/math/binomial.ts'
 import { bettingRateBounds, logCapitalAbove, logCapitalBelow, logStratifiedCapitalAbove, logStratifiedCapitalBelow, stratifiedRateBounds } from '../../../src/core/math/betting.ts'
 import { Strata, stratifiedOrder } from '../../../src/core/thresholds/sequential/strata.ts'
@@ -67,6 +68,8 @@ describe('betting capital for a Bernoulli rate', () => {
     const runs = 300
     let low = 0
     let high = 0
+    // The bounds are a pure function of (s, n), which the runs of one rate revisit.
+    const bounds = onceByCounts((s, n) => bettingRateBounds(s, n, alpha, alpha))
     for (let run = 0; run < runs; run++) {
       const random = mulberry32(7000 + run)
       const p = [0.05, 0.5, 0.7, 0.93][run % 4]!
@@ -76,7 +79,7 @@ describe('betting capital for a Bernoulli rate', () => {
       for (let n = 1; n <= 1000; n++) {
         if (random() < p) s++
         if (n % 20 !== 0) continue
-        const { lower, upper } = bettingRateBounds(s, n, alpha, alpha)
+        const { lower, upper } = bounds(s, n)
         missedLow ||= lower > p
         missedHigh ||= upper < p
       }
@@ -265,6 +268,8 @@ describe('McNemar e-processes (uniform and half-normal mixtures over stakes)', (
     const alpha = 0.05
     const runs = 400
     for (const [theta, eValue] of [[0.5, mcnemarEValue], [0.4, mcnemarEValue], [0.5, mcnemarBettingEValue], [0.4, mcnemarBettingEValue]] as const) {
+      // Both e-values are pure functions of the counts, which the 400 paths revisit.
+      const e = onceByCounts(eValue)
       let crossed = 0
       for (let run = 0; run < runs; run++) {
         const random = mulberry32(4200 + run)
@@ -273,7 +278,7 @@ describe('McNemar e-processes (uniform and half-normal mixtures over stakes)', (
         for (let i = 0; i < 500; i++) {
           if (random() < theta) w++
           else b++
-          if (eValue(w, b) >= 1 / alpha) {
+          if (e(w, b) >= 1 / alpha) {
             crossed++
             break
           }

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { mulberry32 } from '../../../src/core/math/random.ts'
+import { onceByCounts } from '../../helpers/memo.ts'
 import { logFactorial } from '../../../src/core/math/binomial.ts'
 import {
   bernoulliConfidenceSequence,
@@ -65,6 +66,8 @@ describe('betaMixtureConfidenceSequence (beta mixture, Ville)', () => {
     const alpha = 0.1
     const runs = 400
     let missed = 0
+    // The sequence is a pure function of (s, n), which the runs of one rate revisit.
+    const bounds = onceByCounts((s, n) => bernoulliConfidenceSequence(s, n, alpha))
     for (let run = 0; run < runs; run++) {
       const random = mulberry32(1000 + run)
       const p = [0.05, 0.5, 0.7, 0.93][run % 4]!
@@ -72,7 +75,7 @@ describe('betaMixtureConfidenceSequence (beta mixture, Ville)', () => {
       for (let n = 1; n <= 1000; n++) {
         if (random() < p) s++
         if (n % 10 !== 0) continue
-        const { lower, upper } = bernoulliConfidenceSequence(s, n, alpha)
+        const { lower, upper } = bounds(s, n)
         if (p < lower || p > upper) {
           missed++
           break
@@ -158,6 +161,8 @@ describe('mcnemarEValue (sequential McNemar on the discordant pairs)', () => {
     expect(mcnemarEValue(0, 30)).toBeLessThan(0.1)
     const alpha = 0.05
     let crossed = 0
+    // A pure function of the counts, which the 400 paths revisit.
+    const eValue = onceByCounts(mcnemarEValue)
     for (let run = 0; run < 400; run++) {
       const random = mulberry32(run)
       let w = 0
@@ -165,7 +170,7 @@ describe('mcnemarEValue (sequential McNemar on the discordant pairs)', () => {
       for (let i = 0; i < 300; i++) {
         if (random() < 0.5) w++
         else b++
-        if (i % 5 === 4 && mcnemarEValue(w, b) >= 1 / alpha) {
+        if (i % 5 === 4 && eValue(w, b) >= 1 / alpha) {
           crossed++
           break
         }
