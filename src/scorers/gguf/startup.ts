@@ -11,6 +11,7 @@ import { letterIdsInContext } from '../prompt/letter-readout.ts'
 import { LLAMA_INSTALL, LLAMA_MISSING } from './model-file.ts'
 import type { GgufScorerSettings } from './options.ts'
 import { letterReadouts, type LetterReadouts } from './readout.ts'
+import { reuseSamplers } from './samplers.ts'
 
 type NodeLlamaCpp = typeof import('node-llama-cpp')
 type Llama = Awaited<ReturnType<NodeLlamaCpp['getLlama']>>
@@ -105,6 +106,9 @@ export async function startScorer(settings: GgufScorerSettings, { chat, onDispos
   onDispose(async () => {
     for (const step of dispose.reverse()) await step()
   })
+  // Before the model goes: its pooled samplers hold a reference to it.
+  const releaseSamplers = reuseSamplers(llama, model)
+  dispose.push(async () => releaseSamplers())
   const metadata = model.fileInfo.metadata as { tokenizer?: { chat_template?: unknown; ggml?: { add_bos_token?: unknown } } }
   const addBos = metadata.tokenizer?.ggml?.add_bos_token === true && model.tokens.bos !== null
   const vocab = vocabSize(model)
