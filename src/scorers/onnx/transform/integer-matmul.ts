@@ -28,6 +28,18 @@ export function quantizeColumns(weight: ArrayLike<number>, K: number, N: number)
   return { values, scales }
 }
 
+/**
+ * `values` as uint8 on the zero point 128 (`v + 128`, in [1, 255]): with uint8 activations this
+ * is ORT's U8U8 product, exact on every x86-64 CPU. Int8 weights would make it U8S8, which
+ * CPUs without VNNI (AVX2, AVX-512 without VNNI) compute with VPMADDUBSW, whose int16 pair
+ * sums saturate (255 × 127 × 2 > 32767): the same model moved decisions on an AVX2 CPU.
+ */
+export function onZeroPoint128(values: Int8Array): Uint8Array {
+  const out = new Uint8Array(values.length)
+  for (let i = 0; i < values.length; i++) out[i] = values[i]! + 128
+  return out
+}
+
 /** Names of the constants every rewritten MatMul shares (added once per graph by {@link sharedConstants}). */
 const C = { max: 'sceptic_int8_127', zeroU8: 'sceptic_int8_zp', one: 'sceptic_int8_one', tiny: 'sceptic_int8_tiny', axes: 'sceptic_int8_axes', first: 'sceptic_int8_0', last: 'sceptic_int8_m1' } as const
 
@@ -88,7 +100,7 @@ export function integerMatMulNodes(onnx: typeof OnnxNamespace, input: string, ou
     { opType: 'Expand', input: [C.zeroU8, n('m')], output: [n('zp')] },
     // round(x / scale) + 128, saturated to uint8: in [1, 255] by construction.
     { opType: 'QuantizeLinear', input: [n('x2'), n('scale1'), n('zp')], output: [n('xq')], attribute: [{ name: 'axis', type: A.INT, i: 0 }] },
-    { opType: 'MatMulIntegerToFloat', domain: 'com.microsoft', input: [n('xq'), weightName, C.one, scalesName, C.zeroU8], output: [n('y2')] },
+    { opType: 'MatMulIntegerToFloat', domain: 'com.microsoft', input: [n('xq'), weightName, C.one, scalesName, C.zeroU8, C.zeroU8], output: [n('y2')] },
     { opType: 'Mul', input: [n('y2'), n('scale')], output: [n('y2s')] },
     { opType: 'Shape', input: [input], output: [n('shape')] },
     { opType: 'Slice', input: [n('shape'), C.first, C.last], output: [n('lead')] },
