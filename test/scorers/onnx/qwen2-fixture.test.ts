@@ -14,6 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { LETTERS } from '../../../src/core/decisions/schema.ts'
 import type { ScoreRequest } from '../../../src/core/scorer/contract.ts'
 import { halfToFloat, softmax } from '../../../src/scorers/onnx/readout/readout.ts'
+import { EXACT_INTEGER_PRODUCTS } from '../../../src/scorers/onnx/runtime/integer-precision.ts'
 import { letterContinuation } from '../../../src/scorers/prompt/letter-readout.ts'
 import { buildDecoder, buildModelFiles, makeVariant, qwen2Config, TINY_EXAMPLE, writeModelDir, type DecoderOptions } from '../../../scripts/onnx-fixture/index.ts'
 import { maxAbsDiff, sampleRequests, scorerFactory, tempDir } from './helpers.ts'
@@ -99,7 +100,8 @@ function qwen2Reference(model: Uint8Array, o: { hidden: number; layers: number; 
 }
 
 async function ortLogits(model: Uint8Array, ids: number[][], mask: number[][], positions?: number[][]): Promise<{ dims: readonly number[]; data: Float32Array }> {
-  const session = await ort.InferenceSession.create(model, { intraOpNumThreads: 1 })
+  // The scorer's integer precision: without it ORT's int8 (U8S8) products saturate on CPUs without VNNI.
+  const session = await ort.InferenceSession.create(model, { intraOpNumThreads: 1, extra: { session: EXACT_INTEGER_PRODUCTS } })
   try {
     const B = ids.length
     const tensor = (rows: number[][]) => new ort.Tensor('int64', BigInt64Array.from(rows.flat(), BigInt), [B, rows[0]!.length])

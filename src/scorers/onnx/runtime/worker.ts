@@ -16,6 +16,7 @@ import { planInputs, ModelIoError, type InputPlan } from '../model/model-io.ts'
 import { halfToFloat, softmax } from '../readout/readout.ts'
 import { ORT_MISSING, type PrepackSave, type CloseMessage, type EncodeMessage, type LoadMessage, type RunErrorKind, type RunMessage, type WorkerInit, type WorkerMessage } from './protocol.ts'
 import { loadTokenizer, type LoadedTokenizer } from '../prompt/tokenizer.ts'
+import { EXACT_INTEGER_PRODUCTS } from './integer-precision.ts'
 
 const init = workerData as WorkerInit
 const port = parentPort!
@@ -86,12 +87,13 @@ async function createSession(path: string, save: PrepackSave | undefined): Promi
     // Fatal only: ORT's own error lines (coloured, ignoring NO_COLOR) would duplicate the
     // one-line ScorerError that reports every run failure with the requests it hit.
     logSeverityLevel: 4,
+    extra: { session: EXACT_INTEGER_PRODUCTS },
   }
   if (!save) return { session: await ort.InferenceSession.create(path, options) }
   const saving = {
     ...options,
     optimizedModelFilePath: save.modelPath,
-    extra: { session: { save_external_prepacked_constant_initializers: '1', optimized_model_external_initializers_file_name: save.dataFile, optimized_model_external_initializers_min_size_in_bytes: '1024' } },
+    extra: { session: { ...EXACT_INTEGER_PRODUCTS, save_external_prepacked_constant_initializers: '1', optimized_model_external_initializers_file_name: save.dataFile, optimized_model_external_initializers_min_size_in_bytes: '1024' } },
   }
   try {
     return { session: await ort.InferenceSession.create(path, saving), saved: true }
