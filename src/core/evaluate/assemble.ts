@@ -32,6 +32,7 @@ import type { Plan } from './plan.ts'
 import { prideManifest } from './priors.ts'
 import type { Outcomes } from './records.ts'
 import { largest } from '../support/spreadless.ts'
+import { cpuKind } from '../support/cpu-kind.ts'
 
 /** What the run itself measured, for the manifest. */
 export interface RunFacts {
@@ -96,6 +97,8 @@ export function assembleResult(
     circularChance: circularChance(panelInput),
     seed,
     versions: { node: process.versions.node, vitestSceptic: pkg.version },
+    // Quantized kernels differ by CPU kind: a baseline or a cached score from another kind is re-checked, not trusted.
+    cpu: cpuKind(),
     started: new Date(facts.startedAt).toISOString(),
     seconds: facts.seconds,
     scorer: facts.scorer,

@@ -25,6 +25,7 @@ export const COMPUTED_MANIFEST_KEYS: readonly string[] = Object.freeze([
   'chance',
   'seed',
   'versions',
+  'cpu',
   'started',
   'seconds',
   'scorer',

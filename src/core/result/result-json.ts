@@ -120,6 +120,7 @@ export const ManifestJsonExtraFields = checkedFields({
   flagged: dictSchema(count).optional(),
   tied: z.looseObject({ decisions: count, picks: count }, { error: 'must be an object { decisions, picks }' }).optional(),
   versions: z.looseObject({ node: string.optional(), vitestSceptic: string.optional() }, { error: 'must be an object' }).optional(),
+  cpu: z.looseObject({ kind: string, model: string }, { error: 'must be an object { kind, model }' }).optional(),
   cache: z.looseObject({ hits: count, misses: count }, { error: 'must be an object { hits, misses }' }).optional(),
   stopEarlyOff: string.optional(),
   thresholds: dictSchema(z.union([number, z.looseObject({ min: number.optional(), max: number.optional() })], { error: 'must be a number or { min, max }' })).optional(),

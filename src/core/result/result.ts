@@ -49,6 +49,12 @@ export interface Manifest {
   seed: number
   /** Runtime and package versions. */
   versions: { node: string; vitestSceptic: string }
+  /**
+   * The CPU kind that scored (`x86-64 AVX2`, `x86-64 AVX-512 VNNI`, `arm64 dot product`…) and its
+   * model name: quantized kernels differ by kind (docs/onnx-models.md, "Which CPU"). Absent in
+   * results written before 0.5.
+   */
+  cpu?: { kind: string; model: string }
   /** ISO 8601 UTC start time. */
   started: string
   /** Labelled decisions that could not be scored (a request failed after the scorer's retries). */

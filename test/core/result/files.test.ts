@@ -2,6 +2,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest'
 import type { z } from 'zod'
 import { evaluateWithScorer } from '../../../src/core/evaluate/index.ts'
 import { DataError } from '../../../src/core/support/errors.ts'
+import { cpuKind } from '../../../src/core/support/cpu-kind.ts'
 import { DecisionRecordSchema, type DecisionRecord } from '../../../src/core/result/record.ts'
 import { parseComparable, parseRecordsJsonl, parseResultJson } from '../../../src/core/result/files.ts'
 import { EvalResultJsonSchema, EvalResultSchema, recordsToJsonl, resultToJson, type EvalResult, type EvalResultJson } from '../../../src/core/result/result.ts'
@@ -38,6 +39,8 @@ describe('one schema per result artifact', () => {
 
   it('a result and its records round-trip through every reader, optional record fields kept', async () => {
     const result = await fullResult()
+    // The CPU kind that scored, from the one home that reads it.
+    expect(result.manifest.cpu).toEqual(cpuKind())
     expect(result.records[0]).toHaveProperty('promptHash')
     expect(result.records[0]).toHaveProperty('prompt')
     expect(result.records[0]).toHaveProperty('epochValues')

@@ -30,6 +30,7 @@ import { externalDataOf } from '../model/model-dir.ts'
 import { declaredExternalData } from '../model/external-locations.ts'
 import type { ReadoutFile } from '../readout/readout-file.ts'
 import type { PrepackSave } from './protocol.ts'
+import { cpuFeatures } from '../../../core/support/cpu-kind.ts'
 
 /** Complete entries kept: a new one evicts the oldest beyond this (each is about 1.7× the weights). */
 export const KEEP = 2
@@ -258,7 +259,7 @@ function ortVersion(): string {
 function cpuFingerprint(): string {
   let flags = ''
   try {
-    flags = /^flags\s*:(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? ''
+    flags = cpuFeatures(readFileSync('/proc/cpuinfo', 'utf8')).join(' ')
   } catch {
     // Not Linux: the model name and architecture stand for the features.
   }
