@@ -1,5 +1,8 @@
 // Shared test helpers: fixture model directories in a temp folder, and requests.
+import { writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { join } from 'node:path'
+import type { onnx as OnnxNamespace } from 'onnx-proto'
 import { buildPrompt } from '../../../src/core/requests/prompt.ts'
 import type { Criterion } from '../../../src/core/decisions/schema.ts'
 import type { ScoreRequest } from '../../../src/core/scorer/contract.ts'
@@ -96,5 +99,46 @@ export function scorerFactory(): (options: Parameters<typeof onnxScorer>[0]) => 
     const s = onnxScorer(options)
     open.push(s)
     return s
+  }
+}
+
+/**
+ * A model file computing a MatMulInteger of uint8 `a` [1, 2] by int8 [[127], [127]]: fed
+ * [255, 255], 255·127·2 = 64770 exact, 32767 where ORT sums int8 pairs in saturating int16
+ * (VPMADDUBSW: x86-64 CPUs without VNNI). Its path, in a temp directory.
+ */
+export function saturationProbe(): string {
+  const { onnx } = createRequire(import.meta.url)('onnx-proto') as { onnx: typeof OnnxNamespace }
+  const T = onnx.TensorProto.DataType
+  const info = (name: string, type: number, dims: number[]) => ({ name, type: { tensorType: { elemType: type, shape: { dim: dims.map((dimValue) => ({ dimValue })) } } } })
+  const model = onnx.ModelProto.create({
+    irVersion: 8,
+    opsetImport: [{ domain: '', version: 17 }],
+    graph: {
+      name: 'probe',
+      node: [{ opType: 'MatMulInteger', input: ['a', 'b'], output: ['y'] }],
+      initializer: [{ name: 'b', dims: [2, 1], dataType: T.INT8, rawData: Uint8Array.of(127, 127) }],
+      input: [info('a', T.UINT8, [1, 2])],
+      output: [info('y', T.INT32, [1, 1])],
+    },
+  })
+  const path = join(tempDir(), 'probe.onnx')
+  writeFileSync(path, onnx.ModelProto.encode(model).finish())
+  return path
+}
+
+/**
+ * Whether this process's CPU, as ORT's kernels see it (an emulated one too), has VNNI-exact
+ * int8 products; `false` on x86-64 CPUs without VNNI, whose 4-bit kernels at accuracy level 4
+ * also depend on the batch (docs/onnx-models.md, "Which CPU").
+ */
+export async function exactInt8Products(): Promise<boolean> {
+  const ort = await import('onnxruntime-node')
+  const session = await ort.InferenceSession.create(saturationProbe(), { logSeverityLevel: 4 })
+  try {
+    const out = await session.run({ a: new ort.Tensor('uint8', Uint8Array.of(255, 255), [1, 2]) })
+    return Number(out.y!.data[0]) !== 32767
+  } finally {
+    await session.release()
   }
 }

@@ -9,7 +9,7 @@ import { quantizeModel } from '../../../../src/scorers/onnx/transform/quantize.t
 import { optimizeModel } from '../../../../src/scorers/onnx/transform/optimize.ts'
 import { packNBits } from '../../../../src/scorers/onnx/transform/nbits.ts'
 import { sceptic } from '../../../helpers/run.ts'
-import { makeModel, maxAbsDiff, sampleRequests, scorerFactory, tempDir } from '../helpers.ts'
+import { exactInt8Products, makeModel, maxAbsDiff, sampleRequests, scorerFactory, tempDir } from '../helpers.ts'
 
 const scorer = scorerFactory()
 
@@ -18,12 +18,12 @@ const scorer = scorerFactory()
  * per run (no per-tensor activation fallback), and differs from the fp32 model in `dir` by
  * more than 0 and less than `maxDelta`.
  */
-async function expectBatchInvariantAndNearFp32(out: string, dir: string, maxDelta: number): Promise<void> {
+async function expectBatchInvariantAndNearFp32(out: string, dir: string, maxDelta: number, batchBound = 1e-5): Promise<void> {
   const requests = sampleRequests()
   const one = await scorer({ model: out, workers: 1, batchSize: 1, prefixSharing: 'off' })(requests)
   const eight = scorer({ model: out, workers: 1, batchSize: 8 })
   expect(eight.settings.perTensorActivations).toBeUndefined()
-  expect(maxAbsDiff(await eight(requests), one)).toBeLessThan(1e-5)
+  expect(maxAbsDiff(await eight(requests), one)).toBeLessThan(batchBound)
   const fp32 = await scorer({ model: dir, workers: 1, batchSize: 8 })(requests)
   const delta = maxAbsDiff(one, fp32)
   expect(delta).toBeGreaterThan(0)
@@ -66,8 +66,10 @@ describe('quantizeModel', () => {
     expect(graph.node!.filter((n) => n.opType === 'MatMulNBits')).toHaveLength(8)
     expect(graph.node!.filter((n) => n.opType === 'MatMul').map((n) => n.input![1])).toEqual(expect.arrayContaining(['lm_head']))
     expect(graph.initializer!.find((t) => t.name === 'wte')!.dataType).toBe(onnx.TensorProto.DataType.FLOAT)
-    // Random weights are the worst case for quantization; 8 bits is far closer than 4.
-    await expectBatchInvariantAndNearFp32(out, dir, bits === 8 ? 0.05 : 0.5)
+    // Random weights are the worst case for quantization; 8 bits is far closer than 4. 4 bits
+    // at level 4 on a CPU without VNNI: the weaker bound of docs/onnx-models.md, "Which CPU".
+    const batchBound = bits === 4 && !(await exactInt8Products()) ? 0.01 : 1e-5
+    await expectBatchInvariantAndNearFp32(out, dir, bits === 8 ? 0.05 : 0.5, batchBound)
   })
 
   it.each([4, 8] as const)('%i bits, accuracy level 0: equals the fp32 graph carrying the dequantized weights (the packing is what ORT reads)', async (bits) => {
