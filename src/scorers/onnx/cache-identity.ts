@@ -2,14 +2,17 @@
  * What decides an ONNX scorer's vectors and failures, for the score cache (docs/cache.md,
  * "Key"): the bytes of the model, its external data, the tokenizer files, config.json (the
  * context length, the cache shapes) and the optimized readout sidecar, and the settings
- * that change the numbers (`contextLength` among them). Batch size, workers
- * and prefix sharing change only float rounding (≤ 1e-5) and are left out.
+ * that change the numbers (`contextLength` among them), and for a graph with integer kernels
+ * (8-bit, 4-bit) the CPU kind. Batch size, workers and prefix sharing change only float
+ * rounding (≤ 1e-5; docs/onnx-models.md, "Which CPU", names the one exception) and are left out.
  */
 import { dirname, join } from 'node:path'
 import type { CacheIdentity } from '../../core/scorer/contract.ts'
 import { declaredExternalData } from './model/external-locations.ts'
 import { externalDataOf, type ModelFiles } from './model/model-dir.ts'
 import { READOUT_FILE } from './readout/readout-file.ts'
+import { integerKernelOp } from './transform/activation-quant.ts'
+import { cpuKind } from '../../core/support/cpu-kind.ts'
 
 
 /** The identity of an ONNX scorer over these files with these output-deciding settings. */
@@ -25,7 +28,9 @@ export function onnxCacheIdentity(files: ModelFiles, settings: Record<string, un
   // Files named like the model's external data, and any other the graph itself names.
   const external = [...new Set([...externalDataOf(files.modelPath), ...declaredExternalData(files.modelPath)])].sort()
   external.forEach((path, i) => (roles[`externalData${i}`] = path))
-  return { kind: 'onnx', label: files.dir, files: roles, settings }
+  // Integer kernels score differently by CPU kind: a cached score from another kind is re-scored, not trusted.
+  const cpu = integerKernelOp(files.modelPath) === undefined ? {} : { cpu: cpuKind().kind }
+  return { kind: 'onnx', label: files.dir, files: roles, settings: { ...settings, ...cpu } }
 }
 
 /** The scorer options that change the vectors (beyond the files), as {@link OnnxIdentityOptions} name them. */

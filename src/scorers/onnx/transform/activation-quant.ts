@@ -20,7 +20,24 @@ const CHUNK = 16 * 1024 * 1024
  * errs on the safe side: one prompt per run is exact, only slower.
  */
 export function perTensorActivationOp(path: string): string | undefined {
-  const needles = PER_TENSOR_ACTIVATION_OPS.map((op) => Buffer.from(op, 'latin1'))
+  return firstOpNamed(path, PER_TENSOR_ACTIVATION_OPS)
+}
+
+/**
+ * Op types that run on integer kernels, which differ by CPU kind (docs/onnx-models.md, "Which
+ * CPU"): a graph holding one is scored differently on AVX2 and on VNNI CPUs, so its cached
+ * scores are keyed by the CPU kind. A longer name before its prefix: the scan matches substrings.
+ */
+export const INTEGER_KERNEL_OPS = ['MatMulNBits', 'MatMulIntegerToFloat', 'MatMulInteger', 'QLinearMatMul', 'QAttention', 'QGemm', 'ConvInteger', 'QLinearConv', ...PER_TENSOR_ACTIVATION_OPS] as const
+
+/** The first op type of {@link INTEGER_KERNEL_OPS} named in the model file at `path`, or `undefined`. */
+export function integerKernelOp(path: string): string | undefined {
+  return firstOpNamed(path, INTEGER_KERNEL_OPS)
+}
+
+/** The first of `ops` whose name appears in the file at `path` (the earliest in `ops` when a chunk holds several). */
+function firstOpNamed(path: string, ops: readonly string[]): string | undefined {
+  const needles = ops.map((op) => Buffer.from(op, 'latin1'))
   const overlap = largest(needles.map((n) => n.length)) - 1
   const fd = openSync(path, 'r')
   try {
@@ -32,7 +49,7 @@ export function perTensorActivationOp(path: string): string | undefined {
       if (read === 0) return undefined
       position += read
       const view = buffer.subarray(0, carried + read)
-      for (let i = 0; i < needles.length; i++) if (view.includes(needles[i]!)) return PER_TENSOR_ACTIVATION_OPS[i]
+      for (let i = 0; i < needles.length; i++) if (view.includes(needles[i]!)) return ops[i]
       carried = Math.min(overlap, view.length)
       view.copyWithin(0, view.length - carried)
     }
