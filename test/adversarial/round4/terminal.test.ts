@@ -1,10 +1,12 @@
 // Every string from data that reaches a terminal line goes through the one escaper: a criterion
 // key, suite name, file, scoring error or baseline message holding an ESC colour code, an OSC 8
 // link, a bare CR or a forged newline prints as visible text in the sceptic report both the
-// Vitest and the Jest reporter write (renderReports), never as a control sequence.
+// Vitest and the Jest reporter write (renderReports) and in the progress line (a suite name),
+// never as a control sequence.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { renderReports, type SuiteReport } from '../../../src/vitest/reporter/reporter.ts'
+import { formatProgress } from '../../../src/vitest/suite/progress.ts'
 import { fakeResult } from '../../helpers/fake-result.ts'
 
 /** The pieces an attacker puts in a string meant for a terminal. */
@@ -42,6 +44,17 @@ describe('the sceptic report prints data strings escaped (Vitest and Jest report
         const shown = color ? text.replace(/\u001b\[[0-9;]*m/g, '') : text
         expect(shown).not.toMatch(CONTROL)
         expect(shown.split('\n').length).toBe(renderReports(reports('x'), color).split('\n').length)
+      }),
+      { numRuns: 200, seed: 42 },
+    )
+  })
+
+  it('the progress line both the reporter and the CLI print shows a hostile suite name as text (property)', () => {
+    fc.assert(
+      fc.property(hostile, (name) => {
+        const line = formatProgress({ suite: name, scored: 1, total: 2, elapsedMs: 1000 })
+        expect(line).not.toMatch(CONTROL)
+        expect(line).not.toContain('\n')
       }),
       { numRuns: 200, seed: 42 },
     )
