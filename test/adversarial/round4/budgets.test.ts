@@ -51,9 +51,13 @@ describe('the balanced-accuracy chance test stays within its budget', () => {
     const structure = fc
       .array(fc.record({ size, options: fc.array(fc.integer({ min: 2, max: 6 }), { minLength: 1, maxLength: 5 }), hit: fc.double({ min: 0, max: 1, noNaN: true }) }), { minLength: 1, maxLength: 300 })
       .filter((classes) => classes.reduce((s, c) => s + c.size, 0) <= 100_000)
+    // Issue 42's shape: criteria of 2–6 options, one gold class per option, each of 1–13 decisions.
+    const hit = fc.double({ min: 0, max: 1, noNaN: true })
+    const criterion = fc.integer({ min: 2, max: 6 }).chain((k) => fc.array(fc.record({ size: fc.integer({ min: 1, max: 13 }), options: fc.constant([k]), hit }), { minLength: k, maxLength: k }))
+    const criteria = fc.array(criterion, { minLength: 3, maxLength: 8 }).map((classes) => classes.flat())
     fc.assert(
-      fc.property(structure, (classes) => withinBudget(classes.map((c) => klass(c.size, c.options, Math.round(c.hit * c.size))))),
-      { numRuns: 40, seed: 42 },
+      fc.property(fc.oneof(structure, criteria), (classes) => withinBudget(classes.map((c) => klass(c.size, c.options, Math.round(c.hit * c.size))))),
+      { numRuns: 60, seed: 42 },
     )
   })
 
