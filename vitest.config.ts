@@ -15,7 +15,7 @@ const ISOLATED_ANYWAY = new Set(['test/cache/stale.test.ts', 'test/cache/marker-
 // module mocks a shared worker would keep): 52 CPU s isolated, 22 CPU s shared.
 const SHARED_FILES = [
   'test/adversarial/gate.test.ts', 'test/adversarial/options.test.ts', 'test/adversarial/options.property.test.ts', 'test/adversarial/verdicts.test.ts',
-  'test/adversarial/round3/escaping.test.ts', 'test/adversarial/round3/looks.test.ts', 'test/adversarial/round3/outputs.test.ts', 'test/adversarial/round3/run-json.test.ts', 'test/adversarial/round3/timeout.test.ts',
+  'test/adversarial/round3/escaping.test.ts', 'test/adversarial/round4/budgets.test.ts', 'test/adversarial/round4/terminal.test.ts', 'test/adversarial/round3/looks.test.ts', 'test/adversarial/round3/outputs.test.ts', 'test/adversarial/round3/run-json.test.ts', 'test/adversarial/round3/timeout.test.ts',
   'test/cli/build-if-stale.test.ts', 'test/cli/output-flags.test.ts', 'test/docs/facts.test.ts', 'test/docs/links.test.ts', 'test/jest/options.test.ts',
   'test/report/github.test.ts', 'test/report/html.test.ts', 'test/report/robustness-report.test.ts', 'test/report/stop-early.test.ts', 'test/report/suite-tests.test.ts', 'test/report/ties.test.ts', 'test/report/verdict.test.ts',
   'test/scorers/ai/decision-mock.test.ts', 'test/scorers/ai/decision-scorer.test.ts', 'test/scorers/ai/option-keys.test.ts',

@@ -1,4 +1,5 @@
 /** Numbers as people read them (shares, points, p-values, intervals, the letters and progress lines), for every output that prints one. */
+import { escapeControl } from '../core/support/escape.ts'
 
 /** What a number that was not measured prints as. */
 export const NOT_MEASURED = 'n/a'
@@ -148,7 +149,8 @@ export interface ProgressFacts {
 export function progressLine({ suite, scored, total, elapsedMs }: ProgressFacts): string {
   const rate = elapsedMs > 0 ? scored / (elapsedMs / 1000) : 0
   const eta = rate > 0 ? (total - scored) / rate : Infinity
-  return `${suite}: ${scored}/${total} decisions scored · ${rate.toFixed(1)}/s · ETA ${formatDuration(eta)}`
+  // The suite's name is the user's (or the data's): escaped like every string on a terminal line.
+  return `${escapeControl(suite)}: ${scored}/${total} decisions scored · ${rate.toFixed(1)}/s · ETA ${formatDuration(eta)}`
 }
 
 /** Seconds as `42s`, `3m 05s` or `1h 02m`; `?` when unknown. */

@@ -34,13 +34,24 @@ function binomialTrimmed(n: number, q: number): Pmf {
   return { offset: lo, mass: kept }
 }
 
-function convolve(a: Pmf, b: Pmf): Pmf {
+/** Work a computation spent, in cells written plus multiply-adds: what {@link BUDGET} bounds. */
+interface Meter {
+  work: number
+}
+
+function convolve(a: Pmf, b: Pmf, meter?: Meter): Pmf {
   const mass = new Float64Array(a.mass.length + b.mass.length - 1)
+  // Zeros skipped on both sides: a class binned onto a fine lattice is mostly zeros, and so is the sum.
+  const nonzero: number[] = []
+  for (let j = 0; j < b.mass.length; j++) if (b.mass[j] !== 0) nonzero.push(j)
+  let products = 0
   for (let i = 0; i < a.mass.length; i++) {
     const ai = a.mass[i]!
     if (ai === 0) continue
-    for (let j = 0; j < b.mass.length; j++) mass[i + j]! += ai * b.mass[j]!
+    for (const j of nonzero) mass[i + j]! += ai * b.mass[j]!
+    products += nonzero.length
   }
+  if (meter) meter.work += mass.length + products
   return { offset: a.offset + b.offset, mass }
 }
 
@@ -56,11 +67,14 @@ function upperTail(pmf: Pmf, from: number): number {
  * one binomial per distinct probability (rows with the same option count share one), so 10^5
  * rows over a few option counts take milliseconds rather than the O(n²) recursion.
  */
-export function guesserHits(chances: readonly number[]): Pmf {
+export function guesserHits(chances: readonly number[], meter?: Meter): Pmf {
   const rows = new Map<number, number>()
   for (const q of chances) rows.set(q, (rows.get(q) ?? 0) + 1)
   let pmf: Pmf = { offset: 0, mass: Float64Array.of(1) }
-  for (const [q, n] of [...rows].sort((x, y) => x[0] - y[0])) pmf = convolve(pmf, binomialTrimmed(n, q))
+  for (const [q, n] of [...rows].sort((x, y) => x[0] - y[0])) {
+    if (meter) meter.work += n + 1
+    pmf = convolve(pmf, binomialTrimmed(n, q), meter)
+  }
   return pmf
 }
 
@@ -92,10 +106,12 @@ export interface BalancedAccuracyChanceTest {
   pLower: number
   /** `exact` (every recall on one lattice), `grid` (recalls rounded up to a grid of 1/G), `hoeffding` (past the cost budget). */
   method: 'exact' | 'grid' | 'hoeffding'
+  /** Cells written plus multiply-adds this test spent, as counted in its loops (≤ {@link BUDGET} on the lattice or grid). */
+  work: number
 }
 
-/** Multiply-adds one balanced-accuracy test may spend (about a tenth of a second). */
-const BUDGET = 3e7
+/** Cells written plus multiply-adds one balanced-accuracy test may spend (about a tenth of a second). */
+export const BUDGET = 3e7
 
 /**
  * Exact null distribution of balanced accuracy under uniform guessing: each class's hits are
@@ -110,10 +126,16 @@ const BUDGET = 3e7
  */
 export function balancedAccuracyChanceTest(classes: readonly ClassUnderGuessing[]): BalancedAccuracyChanceTest {
   const k = classes.length
-  if (k === 0) return { p: 1, pLower: 1, method: 'exact' }
-  const pmfs = classes.map((c) => guesserHits(c.chances))
+  if (k === 0) return { p: 1, pLower: 1, method: 'exact', work: 0 }
+  const meter: Meter = { work: 0 }
+  const pmfs = classes.map((c) => guesserHits(c.chances, meter))
   const sizes = classes.map((c) => c.chances.length)
-  const cost = (g: number) => pmfs.reduce((sum, pmf, c) => sum + (c * g + 1) * Math.min(pmf.mass.length, g + 1), 0)
+  // What the loop below does on g steps, per class: bin (≤ g + 1 cells), write the new sum (≤ (c + 1)g + 1
+  // cells), multiply the sum's non-zeros (≤ cg + 1) by the class's (≤ its support); then the two tails.
+  const cost = (g: number) =>
+    meter.work +
+    2 * (k * g + 1) +
+    pmfs.reduce((sum, pmf, c) => sum + pmf.mass.length + g + 1 + (c + 1) * g + 1 + (c * g + 1) * Math.min(pmf.mass.length, g + 1), 0)
   const lattice = sizes.reduce((l, n) => (l > 1e7 ? l : lcm(l, n)), 1)
   let grid = lattice <= 1e7 && cost(lattice) <= BUDGET ? lattice : 0
   const exact = grid === lattice
@@ -122,7 +144,7 @@ export function balancedAccuracyChanceTest(classes: readonly ClassUnderGuessing[
     const observed = classes.reduce((s, c, i) => s + c.hits / sizes[i]!, 0) / k
     const expected = classes.reduce((s, c, i) => s + c.chances.reduce((a, q) => a + q, 0) / sizes[i]!, 0) / k
     const p = observed <= expected ? 1 : Math.exp(-2 * k * (observed - expected) ** 2)
-    return { p, pLower: 0, method: 'hoeffding' }
+    return { p, pLower: 0, method: 'hoeffding', work: meter.work }
   }
   let sum: Pmf = { offset: 0, mass: Float64Array.of(1) }
   let observed = 0
@@ -133,12 +155,15 @@ export function balancedAccuracyChanceTest(classes: readonly ClassUnderGuessing[
     const first = step(pmf.offset)
     const binned = new Float64Array(step(pmf.offset + pmf.mass.length - 1) - first + 1)
     pmf.mass.forEach((m, x) => (binned[step(pmf.offset + x) - first]! += m))
-    sum = convolve(sum, { offset: first, mass: binned })
+    meter.work += binned.length + pmf.mass.length
+    sum = convolve(sum, { offset: first, mass: binned }, meter)
     observed += (c.hits * grid) / n
   })
   // Observed sum in grid steps; exact lattices give whole numbers, the tolerance absorbs rounding.
   const p = upperTail(sum, Math.ceil(observed - 1e-6))
-  return { p, pLower: exact ? p : upperTail(sum, Math.ceil(observed + k - 1e-6)), method: exact ? 'exact' : 'grid' }
+  const pLower = exact ? p : upperTail(sum, Math.ceil(observed + k - 1e-6))
+  meter.work += 2 * sum.mass.length
+  return { p, pLower, method: exact ? 'exact' : 'grid', work: meter.work }
 }
 
 function lcm(a: number, b: number): number {

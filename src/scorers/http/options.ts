@@ -1,6 +1,12 @@
 /** The options of `openAIScorer` (docs/remote-scorers.md): what a user passes in. */
 import { z } from 'zod'
+import { MAX_TIMER_MS } from '../../core/support/abort.ts'
 import type { SameKeys } from '../../core/support/options.ts'
+import { thousands } from '../../core/support/thousands.ts'
+import { MAX_ENDPOINT_BACKOFF_MS } from './endpoints.ts'
+
+/** Most extra attempts per request: each waits up to {@link MAX_ENDPOINT_BACKOFF_MS}, so a request ends within hours. */
+export const MAX_RETRIES = 100
 
 /** Options for `openAIScorer`. */
 export interface OpenAIScorerOptions {
@@ -41,7 +47,7 @@ export interface OpenAIScorerOptions {
    * endpoints a refused one fails over to the next instead.
    */
   connectRetries?: number
-  /** First back-off delay in milliseconds; doubles per retry. A `Retry-After` header (≤ 30 s) wins. Default 500. */
+  /** First back-off delay in milliseconds; doubles per retry up to 60 s. A `Retry-After` header (≤ 30 s) wins. Default 500. */
   backoffMs?: number
   /** Top log-probabilities to ask for (OpenAI allows at most 20). Default 20. */
   topLogprobs?: number
@@ -75,19 +81,41 @@ export const OpenAIScorerOptionsSchema = z.strictObject({
   api: z.enum(['completions', 'chat']).optional(),
   mode: z.enum(['logprobs', 'generate']).optional(),
   apiKeyEnv: z.string().optional(),
-  concurrency: z.number().optional(),
-  timeoutMs: z.number().optional(),
-  retries: z.number().optional(),
-  connectRetries: z.number().optional(),
-  backoffMs: z.number().optional(),
-  topLogprobs: z.number().optional(),
-  temperature: z.number().optional(),
-  maxTokens: z.number().optional(),
-  maxResponseBytes: z.number().optional(),
+  // Every number bounded: finite, whole where it counts, and no wait past setTimeout's limit or the back-off cap.
+  concurrency: z.number().int().min(1).max(1024).optional(),
+  timeoutMs: z.number().int().min(1).max(MAX_TIMER_MS).optional(),
+  retries: z.number().int().min(0).max(MAX_RETRIES).optional(),
+  connectRetries: z.number().int().min(0).max(MAX_RETRIES).optional(),
+  backoffMs: z.number().int().min(0).max(MAX_ENDPOINT_BACKOFF_MS).optional(),
+  topLogprobs: z.number().int().min(1).max(100).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  maxTokens: z.number().int().min(1).max(100_000).optional(),
+  maxResponseBytes: z.number().int().min(1).optional(),
   // Header names are the user's data, not options.
   headers: z.record(z.string(), z.string()).optional(),
   prefixFirst: z.boolean().optional(),
-  endpointBackoffMs: z.number().optional(),
+  endpointBackoffMs: z.number().int().min(0).max(MAX_ENDPOINT_BACKOFF_MS).optional(),
   fetch: z.custom<typeof fetch>().optional(),
 })
+/** Each bounded option's rule, as a ConfigError states it. */
+export const OPENAI_SCORER_RULES: Readonly<Record<string, string>> = {
+  concurrency: 'an integer ≥ 1 and ≤ 1024',
+  timeoutMs: `an integer ≥ 1 and ≤ ${thousands(MAX_TIMER_MS)} (ms)`,
+  retries: `an integer ≥ 0 and ≤ ${MAX_RETRIES}`,
+  connectRetries: `an integer ≥ 0 and ≤ ${MAX_RETRIES}`,
+  backoffMs: `an integer ≥ 0 and ≤ ${thousands(MAX_ENDPOINT_BACKOFF_MS)} (ms)`,
+  topLogprobs: 'an integer ≥ 1 and ≤ 100',
+  temperature: 'a number ≥ 0 and ≤ 2',
+  maxTokens: 'an integer ≥ 1 and ≤ 100,000',
+  maxResponseBytes: 'an integer ≥ 1',
+  endpointBackoffMs: `an integer ≥ 0 and ≤ ${thousands(MAX_ENDPOINT_BACKOFF_MS)} (ms)`,
+  baseURL: 'a URL or a list of URLs',
+  model: 'a string',
+  api: '`completions` or `chat`',
+  mode: '`logprobs` or `generate`',
+  apiKeyEnv: 'the name of an environment variable',
+  headers: 'an object of string values',
+  prefixFirst: 'true or false',
+}
+
 true satisfies SameKeys<z.input<typeof OpenAIScorerOptionsSchema>, OpenAIScorerOptions>

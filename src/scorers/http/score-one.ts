@@ -7,7 +7,7 @@
 import { scoreFailure, type ScoreOutcome, type ScoreRequest } from '../../core/scorer/contract.ts'
 import { attemptOnce, type AttemptFailure } from './attempt.ts'
 import { sleep } from './concurrency.ts'
-import { choose, type Endpoint } from './endpoints.ts'
+import { choose, MAX_ENDPOINT_BACKOFF_MS, type Endpoint } from './endpoints.ts'
 import type { RequestStats } from './stats.ts'
 import type { Scrubber } from './scrub.ts'
 import type { HttpSettings } from './settings.ts'
@@ -27,7 +27,8 @@ export async function scoreOne(
   for (let attempt = 0; attempt <= settings.retries; attempt++) {
     if (attempt > 0) {
       stats.retries++
-      await sleep(retryAfter ?? settings.backoffMs * 2 ** (attempt - 1), signal)
+      // Doubling stops at the cap, as an endpoint's does: 2^attempt would pass setTimeout's limit (read as 1 ms).
+      await sleep(retryAfter ?? Math.min(settings.backoffMs * 2 ** (attempt - 1), MAX_ENDPOINT_BACKOFF_MS), signal)
     }
     signal?.throwIfAborted()
     stats.attempts++

@@ -6,7 +6,8 @@
 import { ConfigError } from '../../core/support/errors.ts'
 import { DEFAULT_MAX_RESPONSE_BYTES } from './body.ts'
 import type { Endpoint } from './endpoints.ts'
-import { OpenAIScorerOptionsSchema, type OpenAIScorerOptions } from './options.ts'
+import { OPENAI_SCORER_RULES, OpenAIScorerOptionsSchema, type OpenAIScorerOptions } from './options.ts'
+import { parseSettings } from '../../core/evaluate/settings.ts'
 import { refuseUnknownOptions } from '../../core/support/options.ts'
 import { redactUrl } from './redact-url.ts'
 import { pooledFetch } from './transport.ts'
@@ -49,6 +50,9 @@ export interface HttpSettings {
 /** Resolve and check `options`; a ConfigError names the first bad option. */
 export function resolveHttpSettings(options: OpenAIScorerOptions): HttpSettings {
   refuseUnknownOptions(OpenAIScorerOptionsSchema, options, 'openAIScorer options')
+  if (!options.model) throw new ConfigError('openAIScorer: `model` is required')
+  // Every value against its bounds in the schema (NaN, Infinity, negatives, fractions refused here, not per request).
+  parseSettings(OpenAIScorerOptionsSchema, options, OPENAI_SCORER_RULES, { where: 'openAIScorer: ' })
   const {
     model,
     api = 'completions',
@@ -66,12 +70,6 @@ export function resolveHttpSettings(options: OpenAIScorerOptions): HttpSettings 
     endpointBackoffMs = 5_000,
   } = options
   const endpoints = parseEndpoints(options.baseURL, api)
-  if (!(endpointBackoffMs >= 0)) throw new ConfigError(`openAIScorer: endpointBackoffMs must be ≥ 0, got ${endpointBackoffMs}`)
-  if (!model) throw new ConfigError('openAIScorer: `model` is required')
-  if (!(Number.isInteger(connectRetries) && connectRetries >= 0)) throw new ConfigError(`openAIScorer: connectRetries must be an integer ≥ 0, got ${connectRetries}`)
-  if (!(concurrency >= 1)) throw new ConfigError(`openAIScorer: concurrency must be ≥ 1, got ${concurrency}`)
-  if (!(Number.isInteger(maxResponseBytes) && maxResponseBytes >= 1))
-    throw new ConfigError(`openAIScorer: maxResponseBytes must be an integer ≥ 1, got ${maxResponseBytes}`)
   // Keep-alive sockets pooled per scorer, up to the concurrency limit per endpoint (a user's `fetch` replaces it).
   const doFetch = (options.fetch ?? pooledFetch(concurrency)) as typeof fetch
   return {

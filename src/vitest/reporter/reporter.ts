@@ -188,8 +188,9 @@ export function renderReports(reports: readonly SuiteReport[], color: boolean): 
 /** One suite's block: a heading, the core `render()` block with marks, then per-criterion and baseline verdicts. */
 export function renderSuite({ file, meta, tests }: SuiteReport, color: boolean): string {
   const c = pc.createColors(color)
-  const heading = `${c.bold(meta.suite)}  ${c.dim(file)}`
-  if (!meta.result) return [heading, c.red(`not scored: ${meta.error ?? 'scoring did not finish'}`)].join('\n')
+  // Every string from data or a user goes through the one escaper: no ESC, OSC 8 link or CR reaches the terminal.
+  const heading = `${c.bold(escapeControl(meta.suite))}  ${c.dim(escapeControl(file))}`
+  if (!meta.result) return [heading, c.red(`not scored: ${escapeControl(meta.error ?? 'scoring did not finish')}`)].join('\n')
   // The marks below are the verdicts' own; this line says which tests did not pass or run.
   const summary = tests ? summariseTests(tests) : undefined
   const testLine = summary ? describeTests(summary, (name) => `"${escapeControl(name)}"`) : null
@@ -211,12 +212,13 @@ export function renderSuite({ file, meta, tests }: SuiteReport, color: boolean):
     const worst = worstCriterion(result.perCriterion)
     const mark = asTestEnded(thresholdMark(passed('perCriterion'), t.perCriterion, undefined, unmeasured('perCriterion'), byValue('perCriterion')), tests, thresholdTestName('perCriterion', t.perCriterion))
     const paint = mark.startsWith('✗') ? c.red : mark.startsWith('⚠') ? c.yellow : c.green
-    lines.push(`${'every criterion'.padEnd(19)}${paint(mark)}${worst ? c.dim(`   worst "${worst[0]}" ${formatValue(worst[1])}`) : ''}`)
+    lines.push(`${'every criterion'.padEnd(19)}${paint(mark)}${worst ? c.dim(`   worst "${escapeControl(worst[0])}" ${formatValue(worst[1])}`) : ''}`)
   }
   if (meta.baseline) {
     const b = meta.baseline
     const verdict = b.pass ? c.green(`✓ ${b.status}`) : c.red(`✗ ${b.status}`)
-    lines.push(`${'baseline'.padEnd(19)}${verdict}   ${c.dim(b.file)}`, `  ${b.pass ? b.message : c.red(b.message)}`)
+    const message = escapeControl(b.message)
+    lines.push(`${'baseline'.padEnd(19)}${verdict}   ${c.dim(escapeControl(b.file))}`, `  ${b.pass ? message : c.red(message)}`)
   }
   if (testLine) lines.push(`${'tests'.padEnd(19)}${summary!.failed.length ? c.red(`✗ ${testLine}`) : c.yellow(`⚠ ${testLine}`)}`)
   return lines.join('\n')
