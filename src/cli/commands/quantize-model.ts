@@ -55,7 +55,7 @@ export const quantizeModelCommand: Command = {
       const pct = (x: number) => `${(100 * x).toFixed(1)}%`
       process.stdout.write(
         `wrote ${result.modelPath}: ${result.quantized} MatMuls → ${format === 'int8' ? 'int8 MatMulInteger' : `${bits}-bit MatMulNBits`}, ${info.keptFloat.length} kept float32 by calibration, LM head kept float32 (${((performance.now() - started) / 1000).toFixed(1)} s)\n` +
-          `agreement with fp32 on ${info.calibration.clear} clear of ${info.calibration.decisions} calibration decisions: decisions ${pct(info.agreement.decisions)}, per-ordering picks ${pct(info.agreement.picks)} (target ${pct(minAgreement)}${minPicks ? `, picks ${pct(minPicks)}` : ''}${info.forced ? ', NOT MET: written with --force' : ''}); speed-up ${info.speedup.toFixed(2)}× fp32${info.cpuSpeedup ? ` (CPU time ${info.cpuSpeedup.toFixed(2)}×)` : ''}\n` +
+          `agreement with fp32 on ${info.calibration.clear} clear of ${info.calibration.decisions} calibration decisions, on ${info.cpu!.kind}: decisions ${pct(info.agreement.decisions)}, per-ordering picks ${pct(info.agreement.picks)} (target ${pct(minAgreement)}${minPicks ? `, picks ${pct(minPicks)}` : ''}${info.forced ? ', NOT MET: written with --force' : ''}); speed-up ${info.speedup.toFixed(2)}× fp32${info.cpuSpeedup ? ` (CPU time ${info.cpuSpeedup.toFixed(2)}×)` : ''}\n` +
           `calibration: ${info.trials} candidates scored${info.smoothed ? ', int8 inputs smoothed per channel' : ''}; ${info.keptFloat.length > 0 ? `kept float32: ${info.keptFloat.join(', ')}` : 'nothing kept float32'}\n` +
           `score with --model ${outDir}\n`,
       )

@@ -209,7 +209,8 @@ export interface OnnxScorer {
   /**
    * What the run's manifest records of this scorer: `{ readout }`, as {@link OnnxModelInfo.readout}
    * (`not started` before the first call), and `quantization` (agreement with fp32, what stayed
-   * float) when the model directory was written by `quantize-model --calibration`.
+   * float) when the model directory was written by `quantize-model --calibration`, with
+   * `quantizationElsewhere` when that agreement was measured on another CPU kind.
    */
-  manifestEntries(): { readout: string; prepacked?: string; quantization?: QuantizationInfo }
+  manifestEntries(): { readout: string; prepacked?: string; quantization?: QuantizationInfo; quantizationElsewhere?: string }
 }

@@ -24,7 +24,8 @@ import { OnnxScorerOptionsSchema } from './options-schema.ts'
 import { refuseUnknownOptions } from '../../core/support/options.ts'
 import type { WorkerPool } from './runtime/pool.ts'
 import { readReadoutFile } from './readout/readout-file.ts'
-import { readQuantizationInfo } from './model/quantization-info.ts'
+import { agreementElsewhere, readQuantizationInfo } from './model/quantization-info.ts'
+import { cpuKind } from '../../core/support/cpu-kind.ts'
 import { planRuns } from './runtime/run-plan.ts'
 import { describeScorer, resolveSettings } from './settings.ts'
 import { startScorer, type Started } from './startup.ts'
@@ -50,6 +51,8 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
   const template = options.template
   // A calibrated quantize-model output says how far it agrees with fp32: every run records it.
   const quantization = readQuantizationInfo(files.dir)
+  const note = quantization && agreementElsewhere(quantization, cpuKind().kind)
+  const elsewhere = note ? { quantizationElsewhere: note } : {}
   let pool: WorkerPool | undefined
   let startup: Promise<Started> | undefined
   let running: Started | undefined
@@ -118,7 +121,7 @@ export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
 
   return Object.defineProperties(score as OnnxScorer, {
     ready: { value: () => ready().then(({ plan, tokenizer, readout, prepacked }) => ({ plan, tokenizerVocab: tokenizer.vocabSize, readout: readout.summary, ...(prepacked === undefined ? {} : { prepacked }) })) },
-    manifestEntries: { value: () => ({ readout: running?.readout.summary ?? 'not started', ...(settings.prepackCache === undefined ? {} : { prepacked: running?.prepacked ?? 'not started' }), ...(quantization ? { quantization } : {}) }) },
+    manifestEntries: { value: () => ({ readout: running?.readout.summary ?? 'not started', ...(settings.prepackCache === undefined ? {} : { prepacked: running?.prepacked ?? 'not started' }), ...(quantization ? { quantization, ...elsewhere } : {}) }) },
     close: { value: close },
     description: { value: describeScorer(options, settings), enumerable: true },
     settings: { value: settings, enumerable: true },

@@ -18,6 +18,8 @@ export interface QuantizationInfo {
   readonly minPickAgreement?: number
   /** Share of clear decisions whose final pick equals fp32's, and of their per-ordering picks. */
   readonly agreement: { readonly decisions: number; readonly picks: number }
+  /** The CPU kind and model the agreement was measured on (cpu-kind.ts); absent in files written before 0.5. */
+  readonly cpu?: { readonly kind: string; readonly model: string }
   /** fp32 scoring time over the candidate's, on the calibration set. */
   readonly speedup: number
   /** The same in CPU seconds (scorer process, workers included), which other processes on a shared machine inflate less. */
@@ -43,4 +45,13 @@ export function readQuantizationInfo(dir: string): QuantizationInfo | undefined 
   } catch {
     return undefined
   }
+}
+
+/**
+ * A note when `info`'s agreement was measured on another CPU kind than `kind` (or on an
+ * unrecorded one): integer kernels differ by kind, so the agreement is not this machine's.
+ */
+export function agreementElsewhere(info: QuantizationInfo, kind: string): string | undefined {
+  if (info.cpu?.kind === kind) return undefined
+  return `agreement with fp32 measured on ${info.cpu ? info.cpu.kind : 'an unrecorded CPU kind'}, not on this ${kind}: re-check with quantize-model --calibration here`
 }

@@ -18,6 +18,7 @@ import { evaluateWithScorer } from '../../../core/evaluate/index.ts'
 import type { DebiasMode } from '../../../core/requests/orderings.ts'
 import type { DecisionRecord } from '../../../core/result/record.ts'
 import { QUANTIZATION_FILE, type QuantizationInfo } from '../model/quantization-info.ts'
+import { cpuKind } from '../../../core/support/cpu-kind.ts'
 import { quantizeModel, type QuantizeFormat, type QuantizeResult } from './quantize.ts'
 import { buildPrompt } from '../../../core/requests/prompt.ts'
 import { channelRanges, smoothingFactors } from './activation-stats.ts'
@@ -216,6 +217,8 @@ export async function calibratedQuantize(inDir: string, outDir: string, options:
       minAgreement: options.minAgreement,
       ...(minPicks > 0 ? { minPickAgreement: minPicks } : {}),
       agreement: { decisions: final.decisions, picks: final.picks },
+      // Integer kernels differ by CPU kind: the agreement holds for the kind it was measured on.
+      cpu: cpuKind(),
       speedup: fp32.seconds / final.seconds,
       ...(final.cpuSeconds ? { cpuSpeedup: fp32.cpuSeconds / final.cpuSeconds } : {}),
       keptFloat: final.keptFloat,

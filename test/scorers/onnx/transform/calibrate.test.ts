@@ -10,6 +10,7 @@ import type { onnx as OnnxNamespace } from 'onnx-proto'
 import { agreement, blocksOf, calibratedQuantize, searchKeepFloat, type Trial } from '../../../../src/scorers/onnx/transform/calibrate.ts'
 import { channelRanges, smoothingFactors } from '../../../../src/scorers/onnx/transform/activation-stats.ts'
 import { quantizeModel } from '../../../../src/scorers/onnx/transform/quantize.ts'
+import { cpuKind } from '../../../../src/core/support/cpu-kind.ts'
 import { loadDecisions } from '../../../../src/core/decisions/load.ts'
 import { evaluateWithScorer } from '../../../../src/core/evaluate/index.ts'
 import { onnxScorer } from '../../../../dist/onnx/index.js'
@@ -117,7 +118,7 @@ describe('sceptic quantize-model --calibration (small generated model)', () => {
     const made = await sceptic(args(out, '--min-agreement', '1'))
     expect(made.stderr).toMatch(/calibration: 0 MatMuls float: decisions \d/)
     expect(made.code).toBe(0)
-    expect(made.stdout).toMatch(/agreement with fp32 on \d+ clear of 24 calibration decisions: decisions 100\.0%, per-ordering picks 100\.0% \(target 100\.0%\); speed-up [\d.]+× fp32 \(CPU time [\d.]+×\)/)
+    expect(made.stdout).toMatch(/agreement with fp32 on \d+ clear of 24 calibration decisions, on x86-64 [\w -]+: decisions 100\.0%, per-ordering picks 100\.0% \(target 100\.0%\); speed-up [\d.]+× fp32 \(CPU time [\d.]+×\)/)
     const info = JSON.parse(readFileSync(join(out, 'quantization.json'), 'utf8'))
     expect(info.agreement).toEqual({ decisions: 1, picks: 1 })
     expect(info.forced).toBe(false)
@@ -133,6 +134,14 @@ describe('sceptic quantize-model --calibration (small generated model)', () => {
     const run = await sceptic(['evaluate', data, '--model', out, '--debias', 'none', '--json-out', json])
     expect(run.code).toBe(0)
     expect(JSON.parse(readFileSync(json, 'utf8')).manifest.quantization).toEqual(info)
+    // The agreement names the CPU kind it was measured on; a run on another kind says it is not this machine's.
+    expect(info.cpu).toEqual(cpuKind())
+    expect(JSON.parse(readFileSync(json, 'utf8')).manifest.quantizationElsewhere).toBeUndefined()
+    writeFileSync(join(out, 'quantization.json'), JSON.stringify({ ...info, cpu: { kind: 'x86-64 AVX2', model: 'AMD EPYC 7B12' } }))
+    expect((await sceptic(['evaluate', data, '--model', out, '--debias', 'none', '--json-out', json])).code).toBe(0)
+    if (cpuKind().kind !== 'x86-64 AVX2')
+      expect(JSON.parse(readFileSync(json, 'utf8')).manifest.quantizationElsewhere).toBe(`agreement with fp32 measured on x86-64 AVX2, not on this ${cpuKind().kind}: re-check with quantize-model --calibration here`)
+    writeFileSync(join(out, 'quantization.json'), JSON.stringify(info))
     // optimize-model output of it carries the record (the letter head gives the same probabilities).
     const letters = join(tempDir(), 'q4-letters')
     expect((await sceptic(['optimize-model', out, '--model-out', letters])).code).toBe(0)
