@@ -8,6 +8,7 @@
  * node-llama-cpp is an optional peer dependency, imported on the first call; importing
  * this module does not load it.
  */
+import { cpuKind } from '../../core/support/cpu-kind.ts'
 import { ConfigError, ScorerError } from '../../core/support/errors.ts'
 import type { CacheIdentity, ScoreContext, ScoreFailure, ScoreRequest } from '../../core/scorer/contract.ts'
 import { tooLongFailures } from '../onnx/prompt/context-length.ts'
@@ -162,11 +163,13 @@ function describeScorer(options: GgufScorerOptions, settings: GgufScorerSettings
  * attention (each moves the probabilities), the threads and sequences that computed them
  * (threads split llama.cpp's sums differently; sequences side by side once swapped requests'
  * outputs), the context length (too_long failures) and the chat
- * options when a template is on. The batch size is left out: it changes only float rounding.
+ * options when a template is on, and the CPU kind: llama.cpp loads a CPU backend per kind
+ * (haswell, icelake…), whose quantized dot products differ. The batch size is left out: it
+ * changes only float rounding.
  */
 function identitySettings(options: GgufScorerOptions, settings: GgufScorerSettings, build: { nodeLlamaCpp: string; llamaCpp: string }): Record<string, unknown> {
   // `readout`: scores from earlier readouts (the whole vocabulary before 0.4; the letters with every other token at −∞) are not served.
-  const out: Record<string, unknown> = { ...build, readout: 'letters-raised', kvCacheType: settings.kvCacheType, flashAttention: settings.flashAttention, threads: settings.threads, sequences: settings.sequences }
+  const out: Record<string, unknown> = { ...build, readout: 'letters-raised', kvCacheType: settings.kvCacheType, flashAttention: settings.flashAttention, threads: settings.threads, sequences: settings.sequences, cpu: cpuKind().kind }
   if (options.contextLength !== undefined) out.contextLength = options.contextLength
   if (options.chatTemplate === undefined || options.chatTemplate === false) return out
   out.chatTemplate = options.chatTemplate

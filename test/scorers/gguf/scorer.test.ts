@@ -1,6 +1,7 @@
 // ggufScorer on generated GGUF files: strict options (a misspelt key is named), the
 // quantized twins (F16, Q8_0) against F32, the same numbers whatever the sequences,
 // too_long failures, a closed scorer, and the cache identity.
+import { cpuKind } from '../../../src/core/support/cpu-kind.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError } from '../../../src/core/support/errors.ts'
 import { evaluateWithScorer } from '../../../src/core/evaluate/index.ts'
@@ -34,7 +35,7 @@ describe('options', () => {
   })
   it('keys the cache by the file, the llama.cpp build and the settings that move the numbers', () => {
     const a = make({ model: gguf.F32! }).cacheIdentity!
-    expect(a).toMatchObject({ kind: 'gguf', files: { model: gguf.F32 }, settings: { nodeLlamaCpp: '3.21.1', readout: 'letters-raised', kvCacheType: 'F32', flashAttention: false } })
+    expect(a).toMatchObject({ kind: 'gguf', files: { model: gguf.F32 }, settings: { nodeLlamaCpp: '3.21.1', readout: 'letters-raised', kvCacheType: 'F32', flashAttention: false, cpu: cpuKind().kind } })
     expect(make({ model: gguf.F32!, kvCacheType: 'F16' }).cacheIdentity!.settings).toMatchObject({ kvCacheType: 'F16' })
     // Threads and sequences are keyed (sequences side by side once swapped requests' outputs); the batch size is not.
     expect(make({ model: gguf.F32!, sequences: 2 }).cacheIdentity!.settings).toMatchObject({ sequences: 2 })
