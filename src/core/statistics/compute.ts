@@ -2,7 +2,7 @@
  * The `statistics` of one evaluation: how far each headline could move by chance, the baselines
  * it must beat, and the smallest detectable change. From the records alone, so a `--records-out` file works too.
  */
-import { aboveChanceP, balancedAccuracyChanceTest, guesserP } from './above-chance.ts'
+import { aboveChanceP, balancedAccuracyChanceTest, chanceAlpha, guesserP } from './above-chance.ts'
 import { balancedAccuracyBounds } from './balanced-accuracy-interval.ts'
 import { detectableDifference } from './detectable.ts'
 import { expectedCalibrationError, isConsistent } from '../metrics/headline.ts'
@@ -184,7 +184,7 @@ function versusBaseline(hits: readonly boolean[], baselineHits: readonly boolean
  * baseline when the interval's lower bound clears it.
  */
 function verdict(chanceP: number, interval: Interval, majorityValue: number | null, chanceWord: string, level: number): Verdict {
-  const betterThanChance = chanceP < (1 - level) / 2
+  const betterThanChance = chanceP < chanceAlpha(level)
   const betterThanMajority = majorityValue === null ? null : interval.lower > majorityValue
   return {
     betterThanChance,
