@@ -94,13 +94,16 @@ export function computeStatistics(
     eceNote: { reason: eceRule.reason, floorMean: eceRule.floor.mean, floorP95: eceRule.floor.p95 },
     verdicts: {
       accuracy: verdict(aboveChanceP(records), accuracyInterval, majority.accuracy, 'chance', level),
-      balancedAccuracy: verdict(
-        balancedAccuracyChanceTest(byClass.map(([classHits], c) => ({ hits: classHits, chances: classChances[c]! }))).p,
-        baInterval,
-        majority.balancedAccuracy,
-        'chance',
-        level,
-      ),
+      balancedAccuracy: {
+        ...verdict(
+          balancedAccuracyChanceTest(byClass.map(([classHits], c) => ({ hits: classHits, chances: classChances[c]! }))).p,
+          baInterval,
+          majority.balancedAccuracy,
+          'chance',
+          level,
+        ),
+        decidable: balancedAccuracyDecidable(byClass, classChances, majority.balancedAccuracy, level, deff),
+      },
       orderConsistency:
         ocInterval && chance.orderConsistency !== null
           ? verdict(
@@ -192,6 +195,23 @@ function verdict(chanceP: number, interval: Interval, majorityValue: number | nu
     chanceP,
     message: !betterThanChance ? `not better than ${chanceWord}` : betterThanMajority === false ? 'not better than the majority baseline' : null,
   }
+}
+
+/**
+ * Whether balanced accuracy on these rows can be told from guessing at all: every decision
+ * right must clear the same two checks as {@link verdict}. Two decisions (p = 1/8 at best) or a
+ * majority baseline at 100% cannot, whatever the scorer does.
+ */
+function balancedAccuracyDecidable(
+  byClass: readonly (readonly [number, number])[],
+  classChances: readonly (readonly number[])[],
+  majority: number,
+  level: number,
+  deff: number,
+): boolean {
+  const perfect = byClass.map(([, total]) => [total, total] as const)
+  const p = balancedAccuracyChanceTest(classChances.map((chances) => ({ hits: chances.length, chances }))).p
+  return p < chanceAlpha(level) && balancedAccuracyBounds(perfect, level, deff).lower > majority
 }
 
 /** `[hits, total]` per class index, for the exact balanced-accuracy bounds. */
