@@ -102,7 +102,7 @@ export function computeStatistics(
           'chance',
           level,
         ),
-        decidable: balancedAccuracyDecidable(byClass, classChances, majority.balancedAccuracy, level, deff),
+        decidable: balancedAccuracyDecidable(byClass, classChances, majority.balancedAccuracy, level),
       },
       orderConsistency:
         ocInterval && chance.orderConsistency !== null
@@ -207,11 +207,11 @@ function balancedAccuracyDecidable(
   classChances: readonly (readonly number[])[],
   majority: number,
   level: number,
-  deff: number,
 ): boolean {
   const perfect = byClass.map(([, total]) => [total, total] as const)
   const p = balancedAccuracyChanceTest(classChances.map((chances) => ({ hits: chances.length, chances }))).p
-  return p < chanceAlpha(level) && balancedAccuracyBounds(perfect, level, deff).lower > majority
+  // Every hit the same: no spread between groups, so design effect 1 (designEffect of constant scores).
+  return p < chanceAlpha(level) && balancedAccuracyBounds(perfect, level, 1).lower > majority
 }
 
 /** `[hits, total]` per class index, for the exact balanced-accuracy bounds. */
