@@ -54,10 +54,16 @@ export function parseMaxFailureRate(value: string | undefined): number {
 
 /**
  * Gating outside Vitest: the one gate's verdict on `result`, one line per check on stdout,
- * and the exit code: 0 when the run passed (or nothing was declared), 1 when a check failed.
+ * and the exit code: 0 when the run passed (or nothing was declared and every decision
+ * scored), 1 when a check failed. `part`: a shard's part, gated only once merged.
  */
-export function gateExitCode(name: string, result: EvalResultJson, declared: { thresholds: Readonly<Record<string, Threshold>>; maxFailureRate: number; gated: boolean }): number {
-  if (!declared.gated) return 0
+export function gateExitCode(
+  name: string,
+  result: EvalResultJson,
+  declared: { thresholds: Readonly<Record<string, Threshold>>; maxFailureRate: number; gated: boolean; part?: boolean },
+): number {
+  // The failure-rate rule holds at its default 0 even undeclared: failed decisions never exit 0 unsaid.
+  if (!declared.gated && (declared.part || (result.failed ?? 0) === 0)) return 0
   const gate = decideRun({ name, thresholds: declared.thresholds, maxFailureRate: declared.maxFailureRate }, { result })
   process.stdout.write(['', 'gate:', ...gateLines(gate).map((line) => `  ${line}`), ''].join('\n'))
   return gate.passed ? 0 : 1

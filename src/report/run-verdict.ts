@@ -21,8 +21,8 @@ export const VERDICT_RULE = {
    * Fewer decisions than this and the letter and order shares alone never call a run positional
    * (they are shares, not tests), and a result without statistics gets no verdict. Balanced accuracy
    * with its statistics needs no such floor: its exact test against a guesser and its interval say
-   * "too few decisions to tell" whenever the data cannot decide, so one more right answer never
-   * turns a verdict worse.
+   * "too few decisions to tell" whenever the data cannot decide (`decidable`: not even every
+   * decision right would clear them), so one more right answer never turns a verdict worse.
    */
   minDecisions: 10,
   /** Order consistency at or above this reads as answering by content. */
@@ -60,6 +60,12 @@ export function runVerdict(result: EvalResultJson): RunVerdict {
   const beaten = clears ? clears.betterThanChance && clears.betterThanMajority !== false : ba > reference + rule.chanceMargin
   if (!beaten) {
     const against = majority !== null && majority > chance ? `the majority baseline ${whole(majority)}` : `chance ${whole(chance)}`
+    // Rows on which no scorer could clear the references (two lines, a majority baseline at 100%) say nothing of this one.
+    if (clears?.decidable === false)
+      return {
+        severity: 'unknown',
+        sentence: `too few decisions to tell: balanced accuracy ${whole(ba)} at n = ${n}, where even every decision right would not clear chance ${whole(chance)}${majority === null ? '' : ` and the majority baseline ${whole(majority)}`}`,
+      }
     if (ba <= reference + rule.chanceMargin) return { severity: 'fail', sentence: `no better than guessing: balanced accuracy ${whole(ba)}, ${against}` }
     // Name the check that did not clear: the exact test against a guesser, else the interval against the majority baseline.
     const interval = st?.intervals?.balancedAccuracy

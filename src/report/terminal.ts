@@ -153,7 +153,12 @@ function failureLines(result: EvalResult, c: ReturnType<typeof pc.createColors>)
       .map(([reason, count]) => `${escapeControl(reason)} ${count}`)
       .join(', ')
   if ((result.failed ?? 0) > 0)
+  {
     lines.push(`${label('failed')}${c.red(String(result.failed))}   (${summary(m.failedByReason ?? {})}; metrics are over the ${result.n} scored)`)
+    // The counts say how many; the first failure's own message says why (a throw names the call's requests).
+    const first = result.failures?.[0]
+    if (first) lines.push(`  ${c.dim(`first: decision ${JSON.stringify(escapeControl(first.id))}: ${escapeControl(first.message)}`)}`)
+  }
   const flagged = Object.values(m.flagged ?? {}).reduce((a, b) => a + b, 0)
   if (flagged > 0) lines.push(`${label('flagged')}${c.yellow(String(flagged))}   (${summary(m.flagged)})`)
   if (hasTies(m.tied)) lines.push(`${label('tied')}${c.yellow(String(m.tied.decisions))}   ${c.dim(tiedDetail(m.tied))}`)

@@ -85,6 +85,52 @@ describe('sceptic evaluate: the failure-rate rule', () => {
   })
 })
 
+describe('sceptic evaluate: a scorer call that throws costs that call only', () => {
+  // 600 two-option decisions under cyclic: 1,200 requests, more than one call; the second call throws (a 503).
+  const THROWS_ONCE = `let calls = 0
+export default (requests) => {
+  if (++calls === 2) throw new Error('HTTP 503 from the model server')
+  return requests.map(({ state, criterion }) => criterion.options.map((o) => (state.startsWith(o.id + ' ') ? 3 : 1)))
+}
+`
+  const TWO = OPTIONS.slice(0, 2)
+  beforeAll(async () => {
+    await writeFile(join(dir, 'throws-once.mjs'), THROWS_ONCE)
+    const rows = Array.from({ length: 600 }, (_, i) => JSON.stringify({ id: `d${i}`, state: `o${i % 2} ${i}`, criterion: { key: 'c', options: TWO }, answer_id: `o${i % 2}` }))
+    await writeFile(join(dir, 'six-hundred.jsonl'), rows.join('\n') + '\n')
+  })
+  const throwsOnce = (args: string[]) => sceptic(['evaluate', join(dir, 'six-hundred.jsonl'), '--scorer', join(dir, 'throws-once.mjs'), '--no-cache', '--no-statistics', ...args])
+
+  it('--max-failure-rate 0.2: the run completes, exit 0; the failures are the decisions of that call, with its message', async () => {
+    const json = join(dir, 'throws-once.json')
+    const { code, stdout, stderr } = await throwsOnce(['--max-failure-rate', '0.2', '--json-out', json])
+    expect(code, stdout + stderr).toBe(0)
+    const result = JSON.parse(await readFile(json, 'utf8'))
+    const failed: { id: string; reason: string; message: string }[] = result.failures
+    expect(failed.length).toBeGreaterThan(0)
+    expect(failed.length / 600).toBeLessThanOrEqual(0.2)
+    expect(result.n + failed.length).toBe(600)
+    // The failed decisions are one contiguous call, not decision d0; each names that call's first and last request.
+    const first = Number(failed[0]!.id.slice(1))
+    expect(first).toBeGreaterThan(0)
+    expect(failed.map((f) => f.id)).toEqual(Array.from({ length: failed.length }, (_, i) => `d${first + i}`))
+    for (const f of failed) {
+      expect(f.reason).toBe('error')
+      expect(f.message).toMatch(new RegExp(`^the scorer threw on request \\d+ \\(decision "d${first}".* … request \\d+ \\(decision "${failed.at(-1)!.id}".*\\): HTTP 503 from the model server$`))
+    }
+    expect(stdout).toMatch(new RegExp(`^failed +${failed.length} +\\(error ${failed.length}; metrics are over the ${600 - failed.length} scored\\)$`, 'm'))
+    expect(stdout).toMatch(/^ {2}first: decision "d\d+": the scorer threw on .*HTTP 503 from the model server$/m)
+    expect(stdout).toMatch(new RegExp(`✓ failure rate ≤ 0\\.2 +${failed.length} of 600 labelled decisions failed to score`))
+  })
+
+  it('with the default --max-failure-rate 0 the run still completes and reports, then fails the gate: exit 1', async () => {
+    const { code, stdout, stderr } = await throwsOnce([])
+    expect(code, stdout + stderr).toBe(1)
+    expect(stdout).toMatch(/^accuracy +100\.0%/m)
+    expect(stdout).toMatch(/✗ failure rate ≤ 0 +".*six-hundred\.jsonl": \d+ of 600 labelled decisions failed to score \(error \d+\); maxFailureRate is 0/)
+  })
+})
+
 describe('sceptic evaluate: measured means measured', () => {
   it('balancedAccuracy ≥ 0.9 fails when every decision of one gold class failed to score', async () => {
     const { code, stdout } = await evaluate('class-failed.jsonl', ['--threshold', 'balancedAccuracy=0.9', '--max-failure-rate', '0.5'])

@@ -491,8 +491,24 @@ async function runPage(page: string): Promise<PageOutcome> {
     ran++
   }
 
+  // A `text` block opening with `$ sceptic …` is a sample of the CLI's output: run it from the
+  // repository root (its paths are the repo's) and the block must be exactly what it prints, stderr first.
+  const checkSample = async (block: Block) => {
+    const [first, ...expected] = block.body.trimEnd().split('\n')
+    const [command] = parseShell(first!.slice(2), {})
+    const args = command!.argv[0] === 'npx' ? command!.argv.slice(2) : command!.argv.slice(1)
+    const r = await run(process.execPath, [cli, ...args], { cwd: REPO, env: { ...env, SCEPTIC_CACHE_DIR: join(dir, '.sample-cache') }, timeoutMs: NODE_TIMEOUT })
+    const printed = (r.stderr + r.stdout).trimEnd().split('\n')
+    const line = printed.findIndex((text, i) => text !== expected[i])
+    if (r.code !== block.exit) failures.push(`${at(block)}: \`${first!.slice(2)}\` exited ${r.code}, not ${block.exit}:\n${tail(r.stdout + r.stderr)}`)
+    else if (line !== -1 || printed.length !== expected.length)
+      failures.push(`${at(block)}: the sample is not what \`${first!.slice(2)}\` prints; line ${(line === -1 ? printed.length : line) + 2} of the block:\n  documented: ${expected[line === -1 ? printed.length : line] ?? '(nothing)'}\n  printed:    ${printed[line] ?? '(nothing)'}`)
+    ran++
+  }
+
   for (const block of blocks) {
     for (const error of block.errors) failures.push(`${at(block)}: ${error}`)
+    if (block.errors.length === 0 && block.kind === 'text' && /^\$ (npx )?sceptic /.test(block.body)) await checkSample(block)
     if (block.errors.length > 0 || block.kind === 'text') continue
     if (block.noRun !== undefined) {
       skipped.push(`${at(block)} (${block.lang}): no-run(${block.noRun})`)

@@ -53,11 +53,17 @@ test('every file the section writes out, then its commands, give the documented 
   expect(cli.code, cli.stderr).toBe(0)
   expect(cli.stdout).toMatch(/^debias {13}cyclic /m)
   expect(cli.stdout).toMatch(/^order consistency  100\.0%/m)
+  // The verdict the page quotes is the one the report opens with; step 4's scorer gets the same "cannot tell".
+  const quoted = blocks.find((b) => b.lang === 'text' && b.body.startsWith('verdict '))!.body.trim()
+  expect(cli.stdout.split('\n')[0]).toBe(quoted)
+  const positional = await run(bin('sceptic'), ['evaluate', 'data/eval.jsonl', '--scorer', 'scorers/always-first.mjs'], { cwd: app, env, timeoutMs: 120_000 })
+  expect(positional.stdout.split('\n')[0]).toMatch(/^verdict {12}too few decisions to tell: balanced accuracy 0% at n = 2, /)
+  expect(section).toContain("report's verdict still reads `too few decisions to tell`")
 
   const vitest = await run(bin('vitest'), commands[1]!.split(' ').slice(2), { cwd: app, env, timeoutMs: 180_000 })
   const output = vitest.stdout + vitest.stderr
   expect(vitest.code, output).toBe(0)
-  const documented = blocks.find((b) => b.lang === 'text')!.body.trim().split('\n')
+  const documented = blocks.find((b) => b.lang === 'text' && b.body.includes('Test Files'))!.body.trim().split('\n')
   for (const line of documented) expect(output).toMatch(new RegExp(`^ *${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'))
   expect(output.indexOf('SCEPTIC REPORT')).toBeGreaterThan(output.indexOf('Test Files'))
   // The baseline and the snapshot are written on this first local run.

@@ -1,9 +1,11 @@
 import fc from 'fast-check'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { compareResults } from '../../src/core/compare/compare.ts'
 import { loadDecisions } from '../../src/core/decisions/load.ts'
+import type { Decision } from '../../src/core/decisions/schema.ts'
 import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
 import { resultToJson, type DecisionRecord, type EvalResult, type EvalResultJson } from '../../src/core/result/result.ts'
 import type { ScoreFn } from '../../src/core/scorer/contract.ts'
@@ -57,6 +59,35 @@ describe('the run verdict on the example scorers', () => {
     expect(tiny.n).toBeLessThan(VERDICT_RULE.minDecisions)
     expect(verdict.sentence).not.toMatch(/^answers by position/)
     expect(verdict.severity).not.toBe('pass')
+  })
+
+  it("two decisions cannot tell a reader from guessing: getting-started's data, for the reader and the positional scorer alike", async () => {
+    // The two-line data/eval.jsonl of docs/getting-started.md: one 4-option and one yes/no decision.
+    const page = readFileSync(join(ROOT, 'docs/getting-started.md'), 'utf8')
+    const rows = /```jsonl\n([\s\S]*?)```/.exec(page.slice(page.indexOf('## In your own project')))![1]!.trim().split('\n').map((line) => JSON.parse(line) as Decision)
+    expect(rows).toHaveLength(2)
+    const byGold: ScoreFn = (requests) => requests.map(({ state, criterion }) => criterion.options.map((o) => (rows.find((r) => r.state === state && r.criterion.key === criterion.key)!.answer_id === o.id ? 3 : 1)))
+    const alwaysFirst: ScoreFn = (requests) => requests.map(({ criterion }) => criterion.options.map((_, slot) => (slot === 0 ? 1 : 0)))
+    const right = await evaluateWithScorer(rows, byGold, { debias: 'cyclic', ...quiet })
+    const positional = await evaluateWithScorer(rows, alwaysFirst, { debias: 'cyclic', ...quiet })
+    expect([right.balancedAccuracy, positional.balancedAccuracy]).toEqual([1, 0])
+    // Even both right: p = 1/4 · 1/2 = 0.125 against a guesser, and the majority baseline is already 100%.
+    expect(right.statistics!.verdicts.balancedAccuracy.decidable).toBe(false)
+    expect(positional.statistics!.verdicts.balancedAccuracy.decidable).toBe(false)
+    // Before: "no better than guessing: balanced accuracy 100%, the majority baseline 100%" for the reader.
+    expect(runVerdict(right)).toEqual({
+      severity: 'unknown',
+      sentence: 'too few decisions to tell: balanced accuracy 100% at n = 2, where even every decision right would not clear chance 38% and the majority baseline 100%',
+    })
+    expect(runVerdict(positional)).toEqual({
+      severity: 'unknown',
+      sentence: 'too few decisions to tell: balanced accuracy 0% at n = 2, where even every decision right would not clear chance 38% and the majority baseline 100%',
+    })
+    // The example sets can decide, so a scorer that ignores the evidence there is still called a guesser.
+    expect([first, reader, pairwise, judge].map((r) => r.statistics!.verdicts.balancedAccuracy.decidable)).toEqual([true, true, true, true])
+    const sameId: ScoreFn = (requests) => requests.map(({ criterion }) => criterion.options.map((o) => (o.id === criterion.options.map((x) => x.id).sort()[0] ? 3 : 1)))
+    const constant = await evaluateWithScorer(await loadDecisions(join(ROOT, 'examples/data/tickets.jsonl')), sameId, { debias: 'cyclic', ...quiet })
+    expect(runVerdict(constant)).toMatchObject({ severity: 'fail', sentence: expect.stringMatching(/^no better than guessing: balanced accuracy \d+%, /) })
   })
 
   it('every output opens with the same sentence', () => {

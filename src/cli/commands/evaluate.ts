@@ -124,7 +124,7 @@ export const evaluateCommand: Command = {
       process.stdout.write(render(result, { color: colorEnabled(process.stdout) }) + '\n')
       await writeOutputs(outputs.map((output) => ({ output, content: outputText(output.flag, result, part) })))
       if (shard) process.stderr.write(`shard ${shard.index}/${shard.count}: ${labelled.scored} of ${labelled.all} labelled decisions scored; merge every part with \`sceptic merge\`\n`)
-      return gateExitCode(data, result, { thresholds, maxFailureRate: settings.maxFailureRate, gated: flags.gated })
+      return gateExitCode(data, result, { thresholds, maxFailureRate: settings.maxFailureRate, gated: flags.gated, part: shard !== undefined })
     } finally {
       progress.done()
       limit?.clear()

@@ -48,6 +48,8 @@ export class Aggregate {
   readonly failures = new Map<number, ScoreFailure>()
   /** Flags raised on each row's requests. */
   readonly flags = new Map<number, Set<string>>()
+  /** What each thrown call threw, by the failure its requests carry. */
+  private readonly thrown = new Map<ScoreFailure, unknown>()
 
   constructor(
     private readonly plan: Plan,
@@ -72,6 +74,7 @@ export class Aggregate {
     const { epochs, average, debias } = this.settings
     const { failures, flags, totals, epochTotals, epochPicks, offsets, priorFor } = this
     const sets = this.plan.orderings
+    if (scored.thrown) this.thrown.set(scored.thrown.failure, scored.thrown.error)
     // Jobs come in runs of `epochs` for one (decision, ordering): average the run, then pick.
     for (let start = 0; start < jobs.length; start += epochs) {
       const job = jobs[start]!
@@ -163,8 +166,10 @@ export class Aggregate {
   finish(): void {
     const { failures } = this
     if (failures.size === this.plan.rows.length) {
-      const reasons = summariseFailures([...failures.values()])
       const first = failures.values().next().value!
+      // Every call threw (a scorer that cannot work at all): the first throw, with its stack, says it best.
+      if ([...failures.values()].every((failure) => this.thrown.has(failure))) throw new ScorerError(first.message, { cause: this.thrown.get(first) })
+      const reasons = summariseFailures([...failures.values()])
       throw new ScorerError(`every decision failed to score (${reasons}); the first: ${first.message}`)
     }
     for (const r of failures.keys())

@@ -57,6 +57,7 @@ export async function scoreContentFree(
     const scored = await callScorer(score, requests, signal, (i) =>
       `content-free request ${start + i} (criterion "${batch[i]!.criterion.key}", state "${NULL_STATE}")`,
     )
+    if (scored.thrown) throw new ScorerError(scored.thrown.failure.message, { cause: scored.thrown.error })
     scored.failures.forEach((failure, i) => {
       if (failure)
         throw new ScorerError(`content-free request for criterion "${batch[i]!.criterion.key}" failed (${failure.failure}): ${failure.message}`)

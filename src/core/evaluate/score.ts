@@ -1,14 +1,15 @@
 /**
  * Stage 2 of an evaluation, scoring: build a chunk's requests, call the scorer (racing
  * the abort signal) and hold its answer to the ScoreFn contract (docs/design.md#contracts).
- * Every breach is a `ScorerError` naming the request.
+ * Every breach is a `ScorerError` naming the request; a call that throws fails its own
+ * requests only.
  */
 import { LETTERS, type Criterion } from '../decisions/schema.ts'
 import { NEVER_ABORTS, raceAbort } from '../support/abort.ts'
 import { EvaluationError, ScorerError } from '../support/errors.ts'
 import { scaledByMax } from './renormalise.ts'
 import { isMaximalSlot } from './argmax.ts'
-import { isScoredOutcome, isScoreFailure, type FallibleScoreFn, type ScoreFailure, type ScoreFn, type ScoreRequest } from '../scorer/contract.ts'
+import { isScoredOutcome, isScoreFailure, scoreFailure, type FallibleScoreFn, type ScoreFailure, type ScoreFn, type ScoreRequest } from '../scorer/contract.ts'
 import { describeRequest, presented, type Job, type Plan } from './plan.ts'
 import type { Settings } from './options.ts'
 
@@ -22,6 +23,8 @@ export interface Scored {
   flags: (readonly string[] | undefined)[]
   /** The slot the scorer stated it picked, checked to be a maximal slot; undefined when it stated none. */
   picks?: (number | undefined)[]
+  /** When the call threw: the one failure every request of the call carries, and what was thrown. */
+  thrown?: { failure: ScoreFailure; error: unknown }
 }
 
 /** A scored chunk: its jobs, the criteria as presented, and the checked answers. */
@@ -66,7 +69,11 @@ export function makeRequest(state: string, criterion: Readonly<Criterion>, templ
   return Object.freeze(epoch === undefined ? request : Object.assign(request, { epoch }))
 }
 
-/** Call the scorer and hold it to its contract; every contract breach names the request. */
+/**
+ * Call the scorer and hold it to its contract; every contract breach names the request.
+ * A throw (a 503 from the user's server) costs this call only: its requests fail as
+ * `error`, named by the requests of this call, and the failure-rate rule decides the run.
+ */
 export async function callScorer(
   score: ScoreFn | FallibleScoreFn,
   requests: readonly ScoreRequest[],
@@ -79,7 +86,8 @@ export async function callScorer(
   } catch (error) {
     if (error instanceof EvaluationError || (signal?.aborted && error === signal.reason)) throw error
     const span = requests.length === 1 ? describe(0) : `${describe(0)} … ${describe(requests.length - 1)}`
-    throw new ScorerError(`the scorer threw on ${span}: ${(error as Error)?.message ?? String(error)}`, { cause: error })
+    const failure = scoreFailure('error', `the scorer threw on ${span}: ${(error as Error)?.message ?? String(error)}`)
+    return { vectors: new Array(requests.length), sums: new Float64Array(requests.length), failures: new Array(requests.length).fill(failure), flags: [], thrown: { failure, error } }
   }
   if (!Array.isArray(output))
     throw new ScorerError(`the scorer returned ${typeOf(output)} instead of an array of ${requests.length} probability vectors`)

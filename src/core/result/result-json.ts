@@ -40,7 +40,7 @@ const IntervalJsonSchema = z.union([z.tuple([number, number]), z.looseObject({ l
 })
 
 /** A verdict: `{ betterThanChance, message, ... }`, or its message alone in older files. */
-const VerdictJsonSchema = z.union([string, z.looseObject({ betterThanChance: flag.optional(), chanceP: number.optional(), betterThanMajority: flag.nullable().optional(), message: string.nullable().optional() })], {
+const VerdictJsonSchema = z.union([string, z.looseObject({ betterThanChance: flag.optional(), chanceP: number.optional(), betterThanMajority: flag.nullable().optional(), message: string.nullable().optional(), decidable: flag.optional() })], {
   error: 'must be a verdict { betterThanChance, message } or a string',
 })
 

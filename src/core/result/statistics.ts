@@ -17,6 +17,12 @@ export interface Verdict {
   betterThanMajority: boolean | null
   /** `'not better than chance'`, `'not better than the majority baseline'`, `'not better than a random guesser'`, or `null` when it beats both. */
   message: string | null
+  /**
+   * Balanced accuracy only: whether these rows can show it at all, i.e. every decision right
+   * would clear both references. `false` on a handful of decisions, or where the majority
+   * baseline is already 100%. Depends on the rows, never on the hits.
+   */
+  decidable?: boolean
 }
 
 /** Everything {@link computeStatistics} returns. Plain JSON (no arrays per row). */

@@ -4,6 +4,16 @@
  * and balanced accuracy. Each p-value is P(guesser ≥ observed), one-sided.
  */
 import { binomialPmf } from '../math/binomial.ts'
+import { DEFAULT_LEVEL } from '../math/normal.ts'
+
+/**
+ * The one-sided significance at which "better than chance" is decided for intervals at
+ * `level`: (1 − level)/2, the error rate of the interval's lower bound (0.025 at 95%).
+ * The report's verdicts and `toHaveAccuracyAboveChance()` both read it.
+ */
+export function chanceAlpha(level: number = DEFAULT_LEVEL): number {
+  return (1 - level) / 2
+}
 
 /** A distribution on the integers `offset … offset + mass.length − 1`. */
 interface Pmf {

@@ -2,7 +2,7 @@
  * The `statistics` of one evaluation: how far each headline could move by chance, the baselines
  * it must beat, and the smallest detectable change. From the records alone, so a `--records-out` file works too.
  */
-import { aboveChanceP, balancedAccuracyChanceTest, guesserP } from './above-chance.ts'
+import { aboveChanceP, balancedAccuracyChanceTest, chanceAlpha, guesserP } from './above-chance.ts'
 import { balancedAccuracyBounds } from './balanced-accuracy-interval.ts'
 import { detectableDifference } from './detectable.ts'
 import { expectedCalibrationError, isConsistent } from '../metrics/headline.ts'
@@ -94,13 +94,16 @@ export function computeStatistics(
     eceNote: { reason: eceRule.reason, floorMean: eceRule.floor.mean, floorP95: eceRule.floor.p95 },
     verdicts: {
       accuracy: verdict(aboveChanceP(records), accuracyInterval, majority.accuracy, 'chance', level),
-      balancedAccuracy: verdict(
-        balancedAccuracyChanceTest(byClass.map(([classHits], c) => ({ hits: classHits, chances: classChances[c]! }))).p,
-        baInterval,
-        majority.balancedAccuracy,
-        'chance',
-        level,
-      ),
+      balancedAccuracy: {
+        ...verdict(
+          balancedAccuracyChanceTest(byClass.map(([classHits], c) => ({ hits: classHits, chances: classChances[c]! }))).p,
+          baInterval,
+          majority.balancedAccuracy,
+          'chance',
+          level,
+        ),
+        decidable: balancedAccuracyDecidable(byClass, classChances, majority.balancedAccuracy, level),
+      },
       orderConsistency:
         ocInterval && chance.orderConsistency !== null
           ? verdict(
@@ -184,7 +187,7 @@ function versusBaseline(hits: readonly boolean[], baselineHits: readonly boolean
  * baseline when the interval's lower bound clears it.
  */
 function verdict(chanceP: number, interval: Interval, majorityValue: number | null, chanceWord: string, level: number): Verdict {
-  const betterThanChance = chanceP < (1 - level) / 2
+  const betterThanChance = chanceP < chanceAlpha(level)
   const betterThanMajority = majorityValue === null ? null : interval.lower > majorityValue
   return {
     betterThanChance,
@@ -192,6 +195,23 @@ function verdict(chanceP: number, interval: Interval, majorityValue: number | nu
     chanceP,
     message: !betterThanChance ? `not better than ${chanceWord}` : betterThanMajority === false ? 'not better than the majority baseline' : null,
   }
+}
+
+/**
+ * Whether balanced accuracy on these rows can be told from guessing at all: every decision
+ * right must clear the same two checks as {@link verdict}. Two decisions (p = 1/8 at best) or a
+ * majority baseline at 100% cannot, whatever the scorer does.
+ */
+function balancedAccuracyDecidable(
+  byClass: readonly (readonly [number, number])[],
+  classChances: readonly (readonly number[])[],
+  majority: number,
+  level: number,
+): boolean {
+  const perfect = byClass.map(([, total]) => [total, total] as const)
+  const p = balancedAccuracyChanceTest(classChances.map((chances) => ({ hits: chances.length, chances }))).p
+  // Every hit the same: no spread between groups, so design effect 1 (designEffect of constant scores).
+  return p < chanceAlpha(level) && balancedAccuracyBounds(perfect, level, 1).lower > majority
 }
 
 /** `[hits, total]` per class index, for the exact balanced-accuracy bounds. */

@@ -8,7 +8,7 @@
  */
 import type { EvalResult, EvalResultJson } from '../../core/index.ts'
 import { escapeControl } from '../../core/support/escape.ts'
-import { aboveChanceP } from '../../core/statistics/above-chance.ts'
+import { aboveChanceP, chanceAlpha } from '../../core/statistics/above-chance.ts'
 import { formatBound, formatLetters, formatValue, meets, worstCriterion } from './format.ts'
 import type { LetterDistribution } from './snapshot.ts'
 import type { z } from 'zod'
@@ -26,9 +26,9 @@ export interface AboveChanceOptions {
   /** How far above `manifest.chance` accuracy must be, in accuracy points. Default 0 (strictly above). */
   margin?: number
   /**
-   * Also require an exact one-sided test of "no better than a uniform guesser" to
-   * reject at this level (Poisson-binomial over each decision's 1/options). Needs
-   * `records`, so it works on an {@link EvalResult}, not on its JSON summary.
+   * The level at which an exact one-sided test of "no better than a uniform guesser"
+   * (Poisson-binomial over each decision's 1/options) must reject. Default: the report's
+   * verdict, (1 − level)/2 of the result's intervals (0.025 at 95%).
    */
   alpha?: number
 }
@@ -165,15 +165,14 @@ export const toHaveAccuracyAboveChance: Matcher = function (received, options: A
   const margin = options.margin ?? 0
   const chance = result.manifest.chance
   const bound = chance + margin
-  let pass = margin > 0 ? meets(result.accuracy, bound) : result.accuracy > chance + 1e-9
-  let test = ''
-  if (options.alpha !== undefined) {
-    const records = (result as Partial<EvalResult>).records
-    if (!records) throw new TypeError('toHaveAccuracyAboveChance({ alpha }) needs the records of an EvalResult, not its JSON summary')
-    const p = aboveChanceP(records)
-    pass &&= p < options.alpha
-    test = `, one-sided exact p = ${p.toPrecision(3)} vs alpha ${options.alpha}`
-  }
+  // Always the exact test, by default at the report's verdict's level: 33% against 29% chance on a few decisions is not "above chance".
+  const alpha = options.alpha ?? chanceAlpha(result.statistics?.settings.level)
+  const records = (result as Partial<EvalResult>).records
+  const p = records ? aboveChanceP(records) : result.statistics?.verdicts.accuracy.chanceP
+  if (p === undefined)
+    throw new TypeError('toHaveAccuracyAboveChance() needs the records of an EvalResult, or a JSON summary with its statistics (chanceP)')
+  const pass = (margin > 0 ? meets(result.accuracy, bound) : result.accuracy > chance + 1e-9) && p < alpha
+  const test = `, one-sided exact p = ${p.toPrecision(3)} vs alpha ${Number(alpha.toPrecision(6))}${options.alpha === undefined ? " (the report's verdict)" : ''}`
   const what = margin > 0 ? `accuracy ≥ chance + ${formatBound(margin)} = ${formatValue(bound)}` : `accuracy above chance ${formatValue(chance)}`
   return {
     pass,

@@ -164,6 +164,33 @@ describe('failures are counted, never dropped', () => {
     await expect(evaluateWithScorer(rows, down, quiet)).rejects.toThrow(/every decision failed to score \(http_error 6\); the first: HTTP 500/)
   })
 
+  it('a scorer call that throws fails the decisions of that call only, named by them; the other calls go on', async () => {
+    // 6 decisions × 3 orderings in chunks of 6 requests: 3 calls of 2 decisions each; the second throws (a 503).
+    let calls = 0
+    const scorer: ScoreFn = (requests) => {
+      if (++calls === 2) throw new Error('HTTP 503 Service Unavailable')
+      return requests.map((r) => r.criterion.options.map((o) => (o.id === 'o0' ? 3 : 1)))
+    }
+    const result = await evaluateWithScorer(rows, scorer, { debias: 'cyclic', chunkSize: 6, ...quiet })
+    expect(calls).toBe(3)
+    expect(result.n).toBe(4)
+    expect(result.failures.map((f) => [f.id, f.reason])).toEqual([['d2', 'error'], ['d3', 'error']])
+    for (const failure of result.failures)
+      expect(failure.message).toBe(
+        'the scorer threw on request 6 (decision "d2", criterion "c", ordering 1 of 3) … request 11 (decision "d3", criterion "c", ordering 3 of 3): HTTP 503 Service Unavailable',
+      )
+    expect(result.records.map((r) => r.id)).toEqual(['d0', 'd1', 'd4', 'd5'])
+    expect(render(result, { color: false })).toMatch(/^failed {13}2 {3}\(error 2; metrics are over the 4 scored\)\n {2}first: decision "d2": the scorer threw on request 6 /m)
+  })
+
+  it('when every call throws, the run is a ScorerError with the first throw, its stack kept as the cause', async () => {
+    const refused = new Error('connection refused')
+    const error = (await evaluateWithScorer(rows, () => { throw refused }, { debias: 'cyclic', chunkSize: 6, ...quiet }).catch((e: unknown) => e)) as Error
+    expect(error).toBeInstanceOf(ScorerError)
+    expect(error.message).toMatch(/^the scorer threw on request 0 \(decision "d0".*\) … request 5 \(decision "d1".*\): connection refused$/)
+    expect(error.cause).toBe(refused)
+  })
+
   it('a failed content-free request in calibrated mode fails the run, naming the criterion', async () => {
     const scorer: FallibleScoreFn = (requests) => requests.map((r) => (r.state === 'N/A' ? scoreFailure('timeout', 'slow') : [1, 1, 1]))
     await expect(evaluateWithScorer(rows, scorer, { debias: 'calibrated', ...quiet })).rejects.toThrow(/content-free request for criterion "c" failed \(timeout\)/)

@@ -38,11 +38,25 @@ describe('score stage', () => {
     ['a NaN', () => [[0.5, 0.5], [Number.NaN, 1]], /NaN at slot A for request 1/],
     ['a wrong length', () => [[1], [0.5, 0.5]], /1 values for request 0, which has 2 options/],
     ['all zeros', () => [[0, 0], [1, 1]], /all zeros for request 0/],
-    ['a throw', () => { throw new Error('boom') }, /threw on request 0 … request 1: boom/],
   ])('%s is a ScorerError naming the request', async (_, scorer, message) => {
     const requests = [0, 1].map(() => makeRequest('s', criterion(), () => '', undefined))
     const call = callScorer(scorer as never, requests, undefined, describeIt)
     await expect(call).rejects.toThrow(ScorerError)
     await expect(call).rejects.toThrow(message)
+  })
+
+  it('a throw fails the requests of that call, named by them, and keeps what was thrown', async () => {
+    const requests = [0, 1].map(() => makeRequest('s', criterion(), () => '', undefined))
+    const boom = new Error('boom')
+    const scored = await callScorer(() => { throw boom }, requests, undefined, (i) => `request ${i + 7}`)
+    expect(scored.failures).toEqual([
+      { failure: 'error', message: 'the scorer threw on request 7 … request 8: boom' },
+      { failure: 'error', message: 'the scorer threw on request 7 … request 8: boom' },
+    ])
+    expect(scored.vectors).toEqual([undefined, undefined])
+    expect(scored.thrown?.error).toBe(boom)
+    // An EvaluationError is the library's own verdict: it still ends the run.
+    const own = callScorer(() => { throw new ScorerError('contract') }, requests, undefined, describeIt)
+    await expect(own).rejects.toThrow('contract')
   })
 })

@@ -1,6 +1,8 @@
 // The matchers: messages, bounds, .not, and what they refuse.
 import { describe, expect, expectTypeOf, test } from 'vitest'
-import type { EvalResult } from '../../../src/core/index.ts'
+import { evaluateWithScorer, resultToJson, type EvalResult, type ScoreFn } from '../../../src/core/index.ts'
+import { render } from '../../../src/report/index.ts'
+import { decision } from '../../helpers/decisions.ts'
 import { aboveChanceP } from '../../../src/core/statistics/above-chance.ts'
 import { scepticMatchers, type AtLeast } from '../../../src/vitest/assertions/matchers.ts'
 import { fakeResult } from '../../helpers/fake-result.ts'
@@ -65,6 +67,39 @@ describe('matchers', () => {
     expect(good).toHaveAccuracyAboveChance({ alpha: 0.01 })
     const few = fakeResult([true, true, true])
     expect(() => expect(few).toHaveAccuracyAboveChance({ alpha: 0.05 })).toThrow('one-sided exact p = 0.125 vs alpha 0.05')
+  })
+
+  test("without alpha, above chance means what the report's verdict means: 33% against 29% chance on 24 decisions is not", async () => {
+    // 12 three-option and 12 four-option decisions (chance 7/24 = 29.2%); the scorer is right on 8 (33.3%), as a guesser may be.
+    const rows = Array.from({ length: 24 }, (_, i) => {
+      const k = i < 12 ? 3 : 4
+      return decision(k, i % k, { id: `r${i}`, state: `${i % 3 === 0 ? 'hit' : 'miss'} o${i % k}` })
+    })
+    // Reads the gold id from the state: on "hit" it favours it, on "miss" the next option id.
+    const byGold: ScoreFn = (requests) =>
+      requests.map(({ state, criterion }) => {
+        const [mark, gold] = state.split(' ')
+        const k = criterion.options.length
+        const favoured = mark === 'hit' ? gold : `o${(Number(gold!.slice(1)) + 1) % k}`
+        return criterion.options.map((o) => (o.id === favoured ? 3 : 1))
+      })
+    const result = await evaluateWithScorer(rows, byGold, { debias: 'cyclic', onWarning: () => {} })
+    expect(result.accuracy).toBeCloseTo(8 / 24, 12)
+    expect(result.manifest.chance).toBeCloseTo(7 / 24, 12)
+    expect(result.statistics!.verdicts.accuracy.message).toBe('not better than chance')
+    expect(render(result, { color: false })).toMatch(/^accuracy +33\.3% .*\(chance 29\.2%\) +not better than chance$/m)
+    // Before: 0.333 > 0.292 passed.
+    expect(() => expect(result).toHaveAccuracyAboveChance()).toThrow(/expected accuracy above chance 0\.292, measured 0\.333, one-sided exact p = 0\.\d+ vs alpha 0\.025 \(the report's verdict\)/)
+    expect(result).not.toHaveAccuracyAboveChance()
+    // The JSON summary (no records) reads the same test from its statistics.
+    const summary = JSON.parse(JSON.stringify(resultToJson(result)))
+    expect(summary.records).toBeUndefined()
+    expect(summary).not.toHaveAccuracyAboveChance()
+    // And a model the report calls better than chance passes, from records and from the summary.
+    const reader = await evaluateWithScorer(rows.map((row) => ({ ...row, state: row.state.replace('miss', 'hit') })), byGold, { debias: 'cyclic', onWarning: () => {} })
+    expect(reader.statistics!.verdicts.accuracy.betterThanChance).toBe(true)
+    expect(reader).toHaveAccuracyAboveChance()
+    expect(JSON.parse(JSON.stringify(resultToJson(reader)))).toHaveAccuracyAboveChance()
   })
 
   test('expect.soft records the failure and carries on', ({ task }) => {
