@@ -33,6 +33,7 @@ async function scoreAll(jobs: readonly Job[], probe: string, emulated: boolean):
   writeFileSync(
     script,
     `import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 const { jobs, probe, requests } = JSON.parse(readFileSync(${JSON.stringify(input)}, 'utf8'))
 const ort = createRequire(${JSON.stringify(join(ROOT, 'package.json'))})('onnxruntime-node')
 const session = await ort.InferenceSession.create(probe, { logSeverityLevel: 4 })

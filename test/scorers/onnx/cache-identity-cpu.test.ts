@@ -2,12 +2,12 @@
 // CPU"): its cached scores from an AVX2 CPU are not reused on a VNNI one. Float graphs are not.
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { cpuKind } from '../../../../src/core/support/cpu-kind.ts'
-import { onnxCacheIdentity } from '../../../../src/scorers/onnx/cache-identity.ts'
-import { locateModel } from '../../../../src/scorers/onnx/model/model-dir.ts'
-import { INTEGER_KERNEL_OPS, integerKernelOp } from '../../../../src/scorers/onnx/transform/activation-quant.ts'
-import { quantizeModel } from '../../../../src/scorers/onnx/transform/quantize.ts'
-import { cleanupTemp, makeModel, tempDir } from '../helpers.ts'
+import { cpuKind } from '../../../src/core/support/cpu-kind.ts'
+import { onnxCacheIdentity } from '../../../src/scorers/onnx/cache-identity.ts'
+import { locateModel } from '../../../src/scorers/onnx/model/model-dir.ts'
+import { INTEGER_KERNEL_OPS, integerKernelOp } from '../../../src/scorers/onnx/transform/activation-quant.ts'
+import { quantizeModel } from '../../../src/scorers/onnx/transform/quantize.ts'
+import { cleanupTemp, makeModel, tempDir } from './helpers.ts'
 
 afterAll(cleanupTemp)
 
