@@ -34,7 +34,7 @@ const PRIMES = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 
 
 describe('the balanced-accuracy chance test stays within its budget', () => {
   it('145 decisions, 5 criteria of 2–6 options, 20 classes of co-prime sizes (lattice 25 740): was about a minute', () => {
-    // The held-out shape of issue 42: gold classes per criterion (2 + 3 + 4 + 5 + 6), 135 labelled.
+    // A held-out shape that took 4 minutes before: gold classes per criterion (2 + 3 + 4 + 5 + 6), 135 labelled.
     const sizes = [13, 11, 11, 12, 3, 2, 12, 12, 9, 6, 1, 6, 10, 12, 10, 1, 1, 1, 1, 1]
     const options = [2, 2, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6]
     const classes = sizes.map((n, c) => klass(n, [options[c]!], Math.round(0.3 * n)))
