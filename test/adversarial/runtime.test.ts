@@ -624,7 +624,7 @@ describe('ONNX: prompts longer than the model context', () => {
     }
   })
 
-  it('the contextLength option, through the CLI: exit 0, the failure counted in the JSON, no ORT log lines', async () => {
+  it('the contextLength option, through the CLI: the failure counted in the JSON and gated (default rate 0: exit 1; 0.5: exit 0), no ORT log lines', async () => {
     const dir = temp()
     const model = makeModel({ tokenizer: 'bpe', decoder: { maxPositions: 64 } })
     const data = writeData(dir, rows())
@@ -638,8 +638,11 @@ describe('ONNX: prompts longer than the model context', () => {
     const json = join(dir, 'r.json')
     const { code, stderr } = await sceptic(['evaluate', data, '--scorer', scorer, '--json-out', json], { timeoutMs: 60_000 })
     expect(stderr).toBe('')
-    expect(code).toBe(0)
+    expect(code).toBe(1)
     expect(JSON.parse(readFileSync(json, 'utf8'))).toMatchObject({ n: 3, failed: 1 })
+    const allowed = await sceptic(['evaluate', data, '--scorer', scorer, '--json-out', json, '--max-failure-rate', '0.5'], { timeoutMs: 60_000 })
+    expect(allowed.stderr).toBe('')
+    expect(allowed.code).toBe(0)
   })
 
   it('without a known context, ORT fails the batch: exit 4 with one line, and ORT writes no log line of its own', async () => {
