@@ -152,10 +152,10 @@ function partScorerId(scorer: RunScorer, identity: CacheIdentity | undefined): P
 
 /** The evaluation options a run's settings and context give. */
 function evaluationOptions(settings: RunSettings, context: RunContext) {
-  const { debias, average, prideFraction, epochs, reducer, statistics, chunkSize, seed, storePrompts, stopEarly } = settings
+  const { debias, average, prideFraction, epochs, reducer, statistics, chunkSize, seed, storePrompts, stopEarly, maxFailureRate } = settings
   const thresholds = context.thresholds && Object.keys(context.thresholds).length > 0 ? context.thresholds : undefined
   return {
-    ...{ debias, average, prideFraction, epochs, reducer, statistics, chunkSize, seed, storePrompts },
+    ...{ debias, average, prideFraction, epochs, reducer, statistics, chunkSize, seed, storePrompts, maxFailureRate },
     ...(thresholds ? { thresholds } : {}),
     ...(stopEarly !== false ? { stopEarly } : {}),
     ...(stopEarly !== false && context.baseline ? { baseline: context.baseline } : {}),
