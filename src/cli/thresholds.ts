@@ -5,6 +5,7 @@ import type { EvalResultJson } from '../core/result/result.ts'
 import { decideRun, type RunGate } from '../run/gate.ts'
 import { UsageError } from './usage-error.ts'
 import { checkThresholds } from '../core/thresholds/sequential/options.ts'
+import { parseRunSettings } from '../run/settings.ts'
 
 /**
  * `KEY=VALUE` flags as thresholds: `accuracy=0.7` (a lower bound), `slotSensitivityGap=..0.1`
@@ -45,12 +46,10 @@ export function gateLines(gate: RunGate): string[] {
   })
 }
 
-/** `--max-failure-rate R`: a share in [0, 1]; default 0 (every labelled decision must score). */
+/** `--max-failure-rate R` of `sceptic merge`: the run setting's one rule, refused in evaluate's words; default 0. */
 export function parseMaxFailureRate(value: string | undefined): number {
-  if (value === undefined) return 0
-  const rate = value.trim() === '' ? Number.NaN : Number(value)
-  if (!(rate >= 0 && rate <= 1)) throw new UsageError(`--max-failure-rate must be a share in [0, 1], got "${value}"`)
-  return rate
+  const rate = value === undefined ? undefined : value.trim() === '' ? Number.NaN : Number(value)
+  return parseRunSettings({ maxFailureRate: rate }, { name: () => '--max-failure-rate', given: () => value }).maxFailureRate
 }
 
 /**

@@ -47,6 +47,14 @@ describe('merge --threshold: the thresholds evaluate refuses', () => {
     expect(evaluated.stderr).toBe(merged.stderr)
   }, 60_000)
 
+  it.each(['2', 'NaN', '', 'Infinity'])('--max-failure-rate "%s": refused in evaluate\'s words (exit 2)', async (value) => {
+    const merged = await sceptic(['merge', ...same, '--max-failure-rate', value])
+    const evaluated = await sceptic(['evaluate', data, '--scorer', join(dir, 'a/scorer.mjs'), '--no-cache', '--max-failure-rate', value])
+    expect(merged.code).toBe(2)
+    expect(evaluated.code).toBe(2)
+    expect(merged.stderr).toBe(evaluated.stderr)
+  }, 60_000)
+
   it('a threshold in range still gates the merged run (exit 0 here)', async () => {
     const merged = await sceptic(['merge', ...same, '--threshold', 'accuracy=0.9'])
     expect(merged.code, merged.stderr).toBe(0)
