@@ -4,11 +4,13 @@ import type { Threshold } from '../core/thresholds/verdict.ts'
 import type { EvalResultJson } from '../core/result/result.ts'
 import { decideRun, type RunGate } from '../run/gate.ts'
 import { UsageError } from './usage-error.ts'
-import { refuseUnknownThreshold } from '../core/thresholds/keys.ts'
+import { checkThresholds } from '../core/thresholds/sequential/options.ts'
+import { parseRunSettings } from '../run/settings.ts'
 
 /**
  * `KEY=VALUE` flags as thresholds: `accuracy=0.7` (a lower bound), `slotSensitivityGap=..0.1`
- * (an upper bound), `preferenceFairness=-0.05..0.05` (a range). A key given twice is refused.
+ * (an upper bound), `preferenceFairness=-0.05..0.05` (a range). A key given twice is refused, and
+ * a bound outside the metric's range or a range with min > max, as `evaluateWithScorer` refuses it.
  */
 export function parseThresholdFlags(flags: readonly string[] | undefined): Record<string, Threshold> {
   const out: Record<string, Threshold> = {}
@@ -17,8 +19,6 @@ export function parseThresholdFlags(flags: readonly string[] | undefined): Recor
     if (!match) throw new UsageError(`--threshold takes KEY=VALUE (accuracy=0.7, slotSensitivityGap=..0.1, preferenceFairness=-0.05..0.05), got "${flag}"`)
     const [, key, value] = match as unknown as [string, string, string]
     if (Object.hasOwn(out, key)) throw new UsageError(`--threshold ${key} is given twice`)
-    // No custom metric on the command line: any other name would gate nothing, after the whole run.
-    refuseUnknownThreshold('--threshold: ', key, [])
     const number = (text: string) => {
       const n = Number(text)
       if (text.trim() === '' || !Number.isFinite(n)) throw new UsageError(`--threshold ${key}: "${value}" is not a number, ..MAX, MIN.. or MIN..MAX`)
@@ -30,7 +30,9 @@ export function parseThresholdFlags(flags: readonly string[] | undefined): Recor
       out[key] = { ...(range[0] !== '' ? { min: number(range[0]!) } : {}), ...(range[1] !== '' ? { max: number(range[1]!) } : {}) }
     else throw new UsageError(`--threshold ${key}: "${value}" is not a number, ..MAX, MIN.. or MIN..MAX`)
   }
-  return out
+  // The API's keys and ranges, here: `merge` gates without evaluateWithScorer, and evaluate refuses before loading a scorer.
+  // No custom metric on the command line: any other name would gate nothing, after the whole run.
+  return checkThresholds(out, [], '--threshold')
 }
 
 /** One line per check of the gate (`✓ accuracy ≥ 0.7   0.812   accuracy: …`, `✗ failure rate ≤ 0   …`). */
@@ -44,12 +46,10 @@ export function gateLines(gate: RunGate): string[] {
   })
 }
 
-/** `--max-failure-rate R`: a share in [0, 1]; default 0 (every labelled decision must score). */
+/** `--max-failure-rate R` of `sceptic merge`: the run setting's one rule, refused in evaluate's words; default 0. */
 export function parseMaxFailureRate(value: string | undefined): number {
-  if (value === undefined) return 0
-  const rate = value.trim() === '' ? Number.NaN : Number(value)
-  if (!(rate >= 0 && rate <= 1)) throw new UsageError(`--max-failure-rate must be a share in [0, 1], got "${value}"`)
-  return rate
+  const rate = value === undefined ? undefined : value.trim() === '' ? Number.NaN : Number(value)
+  return parseRunSettings({ maxFailureRate: rate }, { name: () => '--max-failure-rate', given: () => value }).maxFailureRate
 }
 
 /**

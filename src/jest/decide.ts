@@ -27,7 +27,7 @@ export { verdictOutputLine } from '../vitest/suite/verdict-note.ts'
 export { summarise, thresholdTestName, underCI }
 export { MAX_TIMER_MS } from '../core/support/abort.ts'
 // The letter snapshot: its text, its tolerance rule and what to say when none is written.
-export { compareDistributions, DEFAULT_LETTER_TOLERANCE, parseDistribution, renderDistribution } from '../vitest/assertions/snapshot.ts'
+export { compareDistributions, DEFAULT_LETTER_TOLERANCE, parseDistribution, readOnlyUnderCI, renderDistribution } from '../vitest/assertions/snapshot.ts'
 export { notWrittenHint } from '../vitest/baseline/missing-record.ts'
 export * from '../vitest/assertions/result-matchers.ts'
 export { refuseUnknownLetterOptions } from '../vitest/assertions/options-schema.ts'

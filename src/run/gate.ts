@@ -14,7 +14,7 @@ import { THRESHOLD_KEYS, THRESHOLD_METRICS } from '../core/thresholds/metrics.ts
 import { stopEarlyOf, stopEarlySentence } from '../core/thresholds/sequential/verdict.ts'
 import { thresholdTestName, thresholdVerdict, toBounds, type Bounds, type Threshold } from '../core/thresholds/verdict.ts'
 import { escapeControl } from '../core/support/escape.ts'
-import { failureRateProblem } from './failure-rate.ts'
+import { failureRateProblem, failureRateUndecided } from './failure-rate.ts'
 
 /** A check's verdict: `undecided` only while a run is still scoring ({@link MeasuredRun.final} false); at the end a check not decided fails. */
 export type GateVerdict = 'pass' | 'fail' | 'undecided'
@@ -122,7 +122,9 @@ export function decideRun(declared: DeclaredRun, measured: MeasuredRun): RunGate
   const unscored = `"${declared.name}" was not scored`
   const checks: GateCheck[] = []
   const rateName = failureRateCheckName(maxFailureRate)
+  const undecidedRate = result && !failure ? failureRateUndecided(result, maxFailureRate) : undefined
   if (!result) checks.push(notMeasured('failureRate', rateName, unscored))
+  else if (undecidedRate) checks.push(notMeasured('failureRate', rateName, undecidedRate))
   else if (failure) checks.push({ key: 'failureRate', name: rateName, verdict: 'fail', reason: failure, notMeasured: false })
   else checks.push({ key: 'failureRate', name: rateName, verdict: 'pass', reason: `${result.failed ?? 0} of ${result.n + (result.failed ?? 0)} labelled decisions failed to score`, notMeasured: false })
 

@@ -5,6 +5,7 @@
  */
 import { cacheIdentityOf, withCache } from '../cache/with-cache.ts'
 import type { CacheOptions } from '../cache/config.ts'
+import { scorerId } from '../cache/key.ts'
 import { isLabelled, type Criterion, type Decision } from '../core/decisions/schema.ts'
 import { evaluateWithScorer } from '../core/evaluate/index.ts'
 import type { EvaluateProgress } from '../core/evaluate/options.ts'
@@ -32,6 +33,8 @@ export interface RunScorer {
   readonly manifest: Record<string, unknown>
   /** The cache identity; default {@link cacheIdentityOf} the scorer. */
   readonly identity?: CacheIdentity | undefined
+  /** The scorer's module file (`--scorer`), when it has one: a shard part's scorer identity digests it. */
+  readonly module?: string | undefined
 }
 
 /** What a run is given besides its decisions, scorer and settings. */
@@ -98,14 +101,16 @@ export function selectRun(all: readonly Decision[], debias: DebiasMode, shard?: 
 /** Run one evaluation: the pipeline both `sceptic evaluate` and `describeDecisions` use. */
 export async function runEvaluation(input: readonly Decision[] | RunSelection, scorer: RunScorer, settings: RunSettings, context: RunContext = {}): Promise<RunOutcome> {
   const { all, decisions, selection, shard, labelled } = Array.isArray(input) ? selectRun(input, settings.debias, context.shard) : (input as RunSelection)
+  const identity = scorer.identity ?? cacheIdentityOf(scorer.score, scorer.description)
   const cached = withCache(scorer.score, {
     cache: context.cache,
     ...(context.cwd !== undefined ? { cwd: context.cwd } : {}),
-    identity: scorer.identity ?? cacheIdentityOf(scorer.score, scorer.description),
+    identity,
     ...(context.onCacheWarning ? { onWarning: context.onCacheWarning } : {}),
   })
   // A shard keeps every answer for the merge (docs/scaling-out.md).
   const recording = selection ? recordingScorer(cached) : undefined
+  const scorerId = selection ? await partScorerId(scorer, identity) : ''
   const part = (records: number) =>
     selection &&
     partFileText({
@@ -114,6 +119,7 @@ export async function runEvaluation(input: readonly Decision[] | RunSelection, s
       rows: all.length,
       settings: partSettingsOf(settings),
       scorer: scorer.description,
+      scorerId,
       manifest: scorer.manifest,
       cache: readCacheCounts(cached),
       records,
@@ -135,12 +141,21 @@ export async function runEvaluation(input: readonly Decision[] | RunSelection, s
   return { result, part: part(result.records.length), labelled }
 }
 
+/**
+ * A part's scorer identity: the cache key's scorer id over the scorer's identity and its module's
+ * bytes, so parts of two scorers that share a description (one file name) do not merge.
+ */
+function partScorerId(scorer: RunScorer, identity: CacheIdentity | undefined): Promise<string> {
+  const files = { ...identity?.files, ...(scorer.module === undefined ? {} : { scorerModule: scorer.module }) }
+  return scorerId({ kind: identity?.kind ?? 'user', label: scorer.description, settings: identity?.settings ?? null, files }, undefined, false)
+}
+
 /** The evaluation options a run's settings and context give. */
 function evaluationOptions(settings: RunSettings, context: RunContext) {
-  const { debias, average, prideFraction, epochs, reducer, statistics, chunkSize, seed, storePrompts, stopEarly } = settings
+  const { debias, average, prideFraction, epochs, reducer, statistics, chunkSize, seed, storePrompts, stopEarly, maxFailureRate } = settings
   const thresholds = context.thresholds && Object.keys(context.thresholds).length > 0 ? context.thresholds : undefined
   return {
-    ...{ debias, average, prideFraction, epochs, reducer, statistics, chunkSize, seed, storePrompts },
+    ...{ debias, average, prideFraction, epochs, reducer, statistics, chunkSize, seed, storePrompts, maxFailureRate },
     ...(thresholds ? { thresholds } : {}),
     ...(stopEarly !== false ? { stopEarly } : {}),
     ...(stopEarly !== false && context.baseline ? { baseline: context.baseline } : {}),

@@ -12,19 +12,16 @@ export const RUN_FIELDS = {
   ...EVALUATE_FIELDS,
   /** Bound on the whole run, in ms. */
   timeout: z.number().positive().max(MAX_DEADLINE_MS),
-  /** Largest share of labelled decisions allowed to fail scoring. */
-  maxFailureRate: z.number().min(0).max(1),
 }
 
 /** What each run option's rule asks for, by option path. */
 export const RUN_RULES: Readonly<Record<string, string>> = {
   ...EVALUATE_RULES,
   timeout: 'a positive number of milliseconds up to 1e12 (about 31 years)',
-  maxFailureRate: 'in [0, 1]',
 }
 
 /** The run options' defaults; `timeout` has none (no bound). */
-export const RUN_DEFAULTS = { ...EVALUATE_DEFAULTS, maxFailureRate: 0 } as const
+export const RUN_DEFAULTS = { ...EVALUATE_DEFAULTS } as const
 
 /** Every option of one run, checked, with its default. */
 export const RunSettingsSchema = settingsSchema(RUN_FIELDS, RUN_DEFAULTS).superRefine(checkAcross)

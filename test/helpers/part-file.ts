@@ -8,6 +8,7 @@ export const EMPTY_PART_HEADER = partFileText({
   rows: 0,
   settings: { debias: 'none', seed: 0, epochs: 1, reducer: 'mean', average: 'probability', storePrompts: false },
   scorer: 's',
+  scorerId: 's-id',
   manifest: {},
   cache: undefined,
   records: 0,

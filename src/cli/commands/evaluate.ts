@@ -43,6 +43,8 @@ interface LoadedScorer {
   start?: () => void
   /** The cache identity, when the module exports a `cacheKey` (see docs/cache.md). */
   identity?: CacheIdentity
+  /** A `--scorer` module's absolute path: its bytes are part of a shard part's scorer identity. */
+  module?: string
 }
 
 /** Every option of `sceptic evaluate`: read by the parser, `--help` and "did you mean". */
@@ -237,7 +239,7 @@ async function loadScorerModule(path: string): Promise<LoadedScorer> {
   // The module's own bytes are keyed too: an edited scorer misses instead of serving its old vectors.
   const identity: CacheIdentity | undefined = own ? { ...own, files: { ...own.files, scorerModule: resolve(path) } } : undefined
   // A scorer's own manifest entries (an openAIScorer's requests per endpoint) are read at the end of the run.
-  return { score, description, manifest: withScorerManifest({}, score), ...(close ? { close } : {}), ...(identity ? { identity } : {}) }
+  return { score, description, manifest: withScorerManifest({}, score), module: resolve(path), ...(close ? { close } : {}), ...(identity ? { identity } : {}) }
 }
 
 /** The part of `vitest-sceptic/onnx` the CLI uses. */

@@ -113,6 +113,11 @@ export interface EvaluateOptions {
    * the run stops only once it is decided as well, or on a clear regression.
    */
   baseline?: BaselineLooks
+  /**
+   * Largest share of labelled decisions that may fail to score, in [0, 1] (the gate's rule; default 0).
+   * With `stopEarly` and a share above 0, the looks decide it by an anytime-valid bound like a threshold.
+   */
+  maxFailureRate?: number
 }
 
 /** The keys of {@link EvaluateOptions} (the settings' rules are {@link EVALUATE_FIELDS}'), checked where they are given. */
@@ -145,13 +150,15 @@ export interface Settings {
   /** Integer ≥ 1. */
   readonly epochs: number
   readonly reducer: Reducer
+  /** In [0, 1]. */
+  readonly maxFailureRate: number
 }
 
 /** Apply the defaults and refuse a bad option (a `ConfigError` stating its rule) before anything is scored. */
 export function resolveSettings(options: EvaluateOptions): Settings {
   refuseRenamedOptions('evaluateWithScorer', options, EVALUATE_RENAMES)
   refuseUnknownOptions(EvaluateOptionsSchema, options, 'evaluateWithScorer options')
-  const { debias, average, prideFraction, seed, chunkSize, epochs, reducer } = parseEvaluateSettings(options as Readonly<Record<string, unknown>>)
+  const { debias, average, prideFraction, seed, chunkSize, epochs, reducer, maxFailureRate } = parseEvaluateSettings(options as Readonly<Record<string, unknown>>)
   const { template = buildPrompt, signal } = options
-  return { debias, average, prideFraction, seed, chunkSize, template, signal, epochs, reducer: resolveReducer(reducer) }
+  return { debias, average, prideFraction, seed, chunkSize, template, signal, epochs, reducer: resolveReducer(reducer), maxFailureRate }
 }

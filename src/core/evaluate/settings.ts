@@ -50,6 +50,8 @@ export const EVALUATE_FIELDS = {
     z.boolean(),
     z.strictObject({ alpha: z.number().gt(0).lt(1).optional(), batch: z.number().int().min(1).optional(), minDecisions: z.number().int().min(0).optional() }),
   ]),
+  /** Largest share of labelled decisions allowed to fail scoring (with stopEarly, decided at the looks). */
+  maxFailureRate: z.number().min(0).max(1),
 }
 
 /** What each rule asks for, as the error says it (`<option> must be <rule>, got <value>`), by option path. */
@@ -69,6 +71,7 @@ export const EVALUATE_RULES: Readonly<Record<string, string>> = {
   'stopEarly.alpha': 'in (0, 1)',
   'stopEarly.batch': 'an integer ≥ 1',
   'stopEarly.minDecisions': 'an integer ≥ 0',
+  maxFailureRate: 'in [0, 1]',
 }
 
 /** The defaults of the evaluation options. */
@@ -83,6 +86,7 @@ export const EVALUATE_DEFAULTS = {
   seed: 0,
   storePrompts: false,
   stopEarly: false,
+  maxFailureRate: 0,
 } as const satisfies { [K in keyof typeof EVALUATE_FIELDS]: z.input<(typeof EVALUATE_FIELDS)[K]> }
 
 type Fields = Record<string, z.ZodType>

@@ -8,7 +8,7 @@ import { mulberry32, shuffleInPlace } from '../math/random.ts'
 import { ConfigError } from '../support/errors.ts'
 import { isConsistent } from '../metrics/headline.ts'
 import type { EvalResult } from '../result/result.ts'
-import { lookStops, SequentialMonitor, type Look, type SequentialObservation } from '../thresholds/sequential/monitor.ts'
+import { FAILURE_RATE_KEY, lookStops, SequentialMonitor, type Look, type SequentialObservation } from '../thresholds/sequential/monitor.ts'
 import { stratifiedOrder, type StratifiedOrder } from '../thresholds/sequential/strata.ts'
 import { resolveStopEarly, type StopEarlyOptions, type StopEarlySettings } from '../thresholds/sequential/options.ts'
 import type { Threshold } from '../thresholds/verdict.ts'
@@ -53,8 +53,10 @@ export class EarlyStop {
     // pride estimates its prior from a sample of the whole set, held back before anything else is aggregated.
     if (evaluation.debias === 'pride') throw new ConfigError('stopEarly cannot be used with debias "pride" (its prior needs a sample of the whole set first); use "cyclic"')
     this.settings = resolveStopEarly(option, plan.rows.length)
+    // A failure rate above 0 is decided at the looks like a threshold; at 0 a stop reads the failures seen (docs/stopping-early.md).
+    const failureRate: Record<string, Threshold> = evaluation.maxFailureRate > 0 ? { [FAILURE_RATE_KEY]: { max: evaluation.maxFailureRate } } : {}
     this.monitor = new SequentialMonitor(
-      thresholds,
+      { ...thresholds, ...failureRate },
       this.settings.alpha,
       plan.rows.map((row) => ({ criterion: row.criterion.key, gold: row.answer_id })),
     )
@@ -111,6 +113,7 @@ export class EarlyStop {
       for (const r of fresh) {
         const o = this.outcomes.get(r)
         if (o && o !== 'failed') this.monitor.observe(o)
+        this.monitor.observeFailures([{ ...this.labelOf(r), failed: o === 'failed' }])
         this.pair(r)
       }
       return
@@ -120,10 +123,17 @@ export class EarlyStop {
       const round = Array.from(draws, (r) => this.outcomes.get(r))
       if (round.includes(undefined)) return
       if (!round.includes('failed')) this.monitor.observeRound(round as SequentialObservation[])
+      this.monitor.observeFailures(Array.from(draws, (r, i) => ({ ...this.labelOf(r), failed: round[i] === 'failed' })))
       // The baseline gate is about the whole set: a draw is paired with chance ∝ its cell's size,
       // so each round's pairs weigh the cells as the set does (a coin that never reads an outcome).
       if (this.paired) for (const r of draws) if (this.pairCoin() < this.pairChance[this.cellOfRow[r]!]!) this.pair(r)
     }
+  }
+
+  /** A row's criterion and gold option, as the looks' cells take them. */
+  private labelOf(r: number): { criterion: string; gold: string } {
+    const row = this.plan.rows[r]!
+    return { criterion: row.criterion.key, gold: row.answer_id }
   }
 
   /** Add a scored row's baseline pair (if it has one) to the paired counts. */

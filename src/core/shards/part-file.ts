@@ -57,6 +57,8 @@ export const PartHeaderSchema = z.strictObject({
   settings: PartSettingsSchema,
   /** The scorer's description (the report's model line); equal across parts. */
   scorer: z.string(),
+  /** The scorer's identity as the cache key digests it (its module's or model's file digests, its settings); equal across parts. */
+  scorerId: z.string(),
   /** The scorer's manifest entries (`endpoints` counts are summed over parts, the rest must be equal). */
   manifest: z.record(z.string(), z.unknown()),
   /** What the score cache did in this part, or null without a cache. */
@@ -148,6 +150,7 @@ export interface PartContent {
   readonly rows: number
   readonly settings: PartSettings
   readonly scorer: string
+  readonly scorerId: string
   readonly manifest: Record<string, unknown>
   readonly cache: CacheCounts | undefined
   readonly records: number
@@ -165,6 +168,7 @@ export function partFileText(part: PartContent): string {
     rows: part.rows,
     settings: part.settings,
     scorer: part.scorer,
+    scorerId: part.scorerId,
     manifest: part.manifest,
     // Only the counts the merge sums (a remote scorer's re-check count stays with its shard's run).
     cache: part.cache ? { hits: part.cache.hits, misses: part.cache.misses } : null,
@@ -262,6 +266,7 @@ export function reassemble(parts: readonly ShardPart[]): Reassembled {
   same('row count', (p) => p.header.rows)
   same('settings', (p) => p.header.settings)
   same('scorer', (p) => p.header.scorer)
+  same('scorer identity', (p) => p.header.scorerId)
   same('manifest', (p) => manifestSettings(p.header.manifest))
   const count = first.header.shard.count
   const byIndex = new Map<number, ShardPart>()

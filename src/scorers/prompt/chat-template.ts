@@ -141,6 +141,8 @@ function templateProcess(init: TemplateWorkerInit, where: string, limits: Render
     child = undefined
     if (!running || running.exitCode !== null || running.signalCode !== null) return
     const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()))
+    // Whoever awaits close() expects it to settle: unref'd, the loop could drain before this 'exit'.
+    busy(running)
     running.kill('SIGKILL')
     await exited
   }

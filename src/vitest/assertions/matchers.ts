@@ -6,7 +6,7 @@
 import type {} from 'vitest'
 import type { MatcherResult as ExpectationResult, MatcherState } from 'vitest'
 import { Snapshots } from 'vitest'
-import { DEFAULT_LETTER_TOLERANCE, letterDistributionAdapter } from './snapshot.ts'
+import { DEFAULT_LETTER_TOLERANCE, letterDistributionAdapter, readOnlyUnderCI } from './snapshot.ts'
 import { underCI } from '../baseline/gate.ts'
 import { scepticContext } from '../suite/context.ts'
 import { notWrittenHint } from '../baseline/missing-record.ts'
@@ -45,7 +45,7 @@ export const toMatchLetterDistribution: Matcher = function (received, options: L
   const distribution = asDistribution(received)
   const tolerance = options.tolerance ?? DEFAULT_LETTER_TOLERANCE
   if (!(tolerance >= 0 && tolerance <= 1)) throw new TypeError(`toMatchLetterDistribution({ tolerance }) needs a number in [0, 1], got ${tolerance}`)
-  // Vitest's `-u` overrides CI for snapshots; for a gate it must not (the baselines' rule).
+  // Vitest's `-u` and `--update=new` override CI for snapshots; for a gate they must not (the baselines' rule).
   const state = this as { snapshotState?: { snapshotUpdateState?: string; markSnapshotsAsCheckedForTest?: (name: string) => void }; currentTestName?: string }
   if (underCI() && (state.snapshotState?.snapshotUpdateState ?? scepticContext()?.update) === 'all') {
     // Kept as stored: an unchecked snapshot would be removed by `-u`.
@@ -55,7 +55,7 @@ export const toMatchLetterDistribution: Matcher = function (received, options: L
       message: () => `the letter-distribution snapshot was not refreshed: ${notWrittenHint('snapshot', true, 'letter-distribution snapshots')}`,
     }
   }
-  const outcome = Snapshots.toMatchDomainSnapshot.call(this, letterDistributionAdapter(tolerance), distribution) as ExpectationResult
+  const outcome = readOnlyUnderCI(state.snapshotState, underCI(), () => Snapshots.toMatchDomainSnapshot.call(this, letterDistributionAdapter(tolerance), distribution) as ExpectationResult)
   // No stored snapshot and none written now (CI, --update=none): say so and how to fix it, not "mismatched".
   if (outcome instanceof Promise || outcome.pass || outcome.expected !== undefined) return outcome
   const key = /Snapshot `(.*)` mismatched/.exec(outcome.message())?.[1]

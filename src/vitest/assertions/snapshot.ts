@@ -101,3 +101,30 @@ export function letterDistributionAdapter(tolerance = DEFAULT_LETTER_TOLERANCE):
 function fmt(value: number | null): string {
   return value === null ? 'absent' : value.toFixed(3)
 }
+
+/**
+ * Run `match` on a runner's snapshot state read-only when `ci`: its update mode held at `none`
+ * meanwhile, so under CI a missing snapshot fails and none is written in any mode (`-u`,
+ * `--update=new`, `jest --ci=false`). Vitest's `SnapshotState` and jest-snapshot's both keep
+ * the mode in `_updateSnapshot`; a state without it is an error, never a silent write.
+ */
+export function readOnlyUnderCI<T>(state: object | undefined, ci: boolean, match: () => T): T {
+  if (!ci) return match()
+  const holder = state as { _updateSnapshot?: unknown } | undefined
+  const mode = holder?._updateSnapshot
+  if (!holder || typeof mode !== 'string') throw new Error('toMatchLetterDistribution(): this runner\'s snapshot state has no update mode (_updateSnapshot), so it cannot be kept from writing under CI; use Vitest 4.1 or Jest 30')
+  holder._updateSnapshot = 'none'
+  const restore = () => void (holder._updateSnapshot = mode)
+  let pending = false
+  try {
+    const result = match()
+    // expect.poll's snapshot settles later: the mode stays `none` until it has.
+    if (result instanceof Promise) {
+      pending = true
+      return result.finally(restore) as T
+    }
+    return result
+  } finally {
+    if (!pending) restore()
+  }
+}

@@ -103,6 +103,7 @@ describe('a stated pick survives the score cache and shard parts', () => {
       rows: data.length,
       settings: { debias: 'cyclic', seed: 0, epochs: 1, reducer: 'mean', average: 'probability', storePrompts: false },
       scorer: 'stating',
+      scorerId: 'stating-id',
       manifest: {},
       cache: undefined,
       records: direct.records.length,

@@ -29,6 +29,7 @@ async function runPart(data: Decision[], index: number, count: number, debias: D
     rows: data.length,
     settings: { debias, seed: 0, epochs, reducer: 'mean', average: 'probability', storePrompts: false },
     scorer: 'test scorer',
+    scorerId: 'test-scorer-id',
     manifest: { endpoints: { 'http://a/': { requests: index } } },
     cache: undefined,
     records: result?.records.length ?? 0,

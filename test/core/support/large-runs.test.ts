@@ -40,6 +40,7 @@ describe(`a run of ${N.toLocaleString('en')} decisions completes`, () => {
       rows: data.length,
       settings: { debias: 'none', seed: 0, epochs: 1, reducer: 'mean', average: 'probability', storePrompts: false, statistics: false },
       scorer: 'content scorer',
+      scorerId: 'content-scorer-id',
       manifest: {},
       cache: undefined,
       records: result.records.length,

@@ -19,6 +19,12 @@ import type { SequentialVerdict } from '../../result/stop-early.ts'
 
 export type { SequentialVerdict }
 
+/**
+ * The failure-rate rule's key at the looks: the share of labelled decisions that failed to score,
+ * bounded like a rate (`{ max: maxFailureRate }`), so a stopped run never passes a rate the full run fails.
+ */
+export const FAILURE_RATE_KEY = 'failureRate'
+
 /** The threshold keys a run can decide before the last decision; any other key waits for the full set. */
 export const SEQUENTIAL_KEYS: readonly string[] = ['balancedAccuracy', 'orderConsistency', 'accuracy', 'perCriterion', 'circularAccuracy']
 
@@ -91,7 +97,9 @@ class CellTallies {
   readonly hit: Tally[]
   readonly consistent: Tally[]
   readonly circular: Tally[]
+  readonly failed: Tally[]
   constructor(cells: number) {
+    this.failed = Array.from({ length: cells }, () => new Tally())
     this.hit = Array.from({ length: cells }, () => new Tally())
     this.consistent = Array.from({ length: cells }, () => new Tally())
     this.circular = Array.from({ length: cells }, () => new Tally())
@@ -103,6 +111,7 @@ export class SequentialMonitor {
   private readonly accuracy = new Tally()
   private readonly consistency = new Tally()
   private readonly circular = new Tally()
+  private readonly failed = new Tally()
   /** Per gold id (balanced accuracy), over the whole labelled set. */
   private readonly byClass = new Map<string, Tally>()
   /** Per criterion, per gold id (per-criterion balanced accuracy). */
@@ -142,6 +151,16 @@ export class SequentialMonitor {
     if (o.circular !== null) this.circular.add(o.circular)
     this.byClass.get(o.gold)?.add(o.hit)
     this.byCell.get(o.criterion)?.get(o.gold)?.add(o.hit)
+  }
+
+  /**
+   * Count whether decisions sent to the scorer failed: in the order sent, or (stratified) one
+   * complete round, one draw of every cell, failed ones included.
+   */
+  observeFailures(round: readonly { readonly criterion: string; readonly gold: string; readonly failed: boolean }[]): void {
+    const { strata, cellTallies: tallies } = this
+    if (!strata || !tallies) return round.forEach((o) => this.failed.add(o.failed))
+    for (const o of round) tallies.failed[strata.cellOf(o.criterion, o.gold)!]!.add(o.failed)
   }
 
   /**
@@ -195,6 +214,8 @@ export class SequentialMonitor {
         return this.consistency.bounds(ends, prior, bets)
       case 'circularAccuracy':
         return this.circular.bounds(ends, prior, bets)
+      case FAILURE_RATE_KEY:
+        return this.failed.bounds(ends, prior, bets)
       case 'balancedAccuracy':
         return meanRateConfidenceSequence([...this.byClass.values()], alpha, prior)
       case 'perCriterion':
@@ -218,6 +239,8 @@ export class SequentialMonitor {
         return stratifiedRateBounds(counts(tallies.consistent, strata.pooledStakes()), ends.lower, ends.upper, bets)
       case 'circularAccuracy':
         return stratifiedRateBounds(counts(tallies.circular, strata.pooledStakes()), ends.lower, ends.upper, bets)
+      case FAILURE_RATE_KEY:
+        return stratifiedRateBounds(counts(tallies.failed, strata.pooledStakes()), ends.lower, ends.upper, bets)
       case 'balancedAccuracy':
         return stratifiedRateBounds(counts(tallies.hit, strata.balancedStakes()), ends.lower, ends.upper, bets)
       case 'perCriterion': {

@@ -35,14 +35,17 @@ export function resolveStopEarly(option: true | StopEarlyOptions, total: number)
   return { alpha, batch, minDecisions }
 }
 
-/** Check the thresholds of `evaluateWithScorer`: a built-in key within its range, or one of the run's custom metrics. */
-export function checkThresholds(thresholds: Readonly<Record<string, unknown>>, customMetrics: readonly string[]): Record<string, Threshold> {
+/**
+ * Check thresholds: a built-in key within its range, or one of the run's custom metrics. The one
+ * rule of `evaluateWithScorer` and of the CLI's `--threshold` (evaluate and merge); `where` names the face.
+ */
+export function checkThresholds(thresholds: Readonly<Record<string, unknown>>, customMetrics: readonly string[], where = 'evaluateWithScorer'): Record<string, Threshold> {
   const out: Record<string, Threshold> = {}
   for (const [key, threshold] of Object.entries(thresholds)) {
     if (threshold === undefined) continue
     const builtin = THRESHOLD_METRICS.get(key)
-    refuseUnknownThreshold('evaluateWithScorer: ', key, customMetrics)
-    assertThreshold('evaluateWithScorer', key, threshold, builtin?.range)
+    refuseUnknownThreshold(`${where}: `, key, customMetrics)
+    assertThreshold(where, key, threshold, builtin?.range)
     out[key] = threshold
   }
   return out
