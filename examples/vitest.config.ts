@@ -11,8 +11,9 @@ export default defineConfig({
   plugins: [
     sceptic({
       baseline: 'evals/__baselines__',
-      // Loaded once, in this process, and shared by every eval file that uses sharedModel('tiny').
-      models: { tiny: 'models/tiny' },
+      // Loaded once, in this process, and shared by every eval file that uses sharedModel(name).
+      // reader and biased are written from models/weights by scripts/make-trained-models.mjs.
+      models: { tiny: 'models/tiny', reader: 'models/reader', biased: 'models/biased' },
     }),
   ],
 })

@@ -27,7 +27,14 @@ export interface GraphBuilder {
   op(type: string, inputs: string[], attrs?: Attrs, outName?: string): string
 }
 
-export function graphBuilder(seed: number): GraphBuilder {
+// Initializers computed from the options, never trained: RoPE's frequencies, the logit bias.
+const DERIVED = new Set(['rope.inv_freq', 'logit_bias'])
+
+/**
+ * `given`: trained weights by initializer name, in the ONNX layout (`[in, out]` MatMul weights);
+ * an initializer named there takes those values instead of the seeded fill (sizes must match).
+ */
+export function graphBuilder(seed: number, given?: ReadonlyMap<string, Float32Array>): GraphBuilder {
   const random = mulberry32(seed)
   const initializers: OnnxNamespace.ITensorProto[] = []
   const nodes: OnnxNamespace.INodeProto[] = []
@@ -54,8 +61,12 @@ export function graphBuilder(seed: number): GraphBuilder {
       return std * Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v)
     },
     initF(name, dims, fill) {
-      const array = new Float32Array(dims.reduce((a, b) => a * b, 1))
-      for (let i = 0; i < array.length; i++) array[i] = fill(i)
+      const size = dims.reduce((a, b) => a * b, 1)
+      const trained = given?.get(name)
+      if (given && !trained && !DERIVED.has(name)) throw new Error(`weight ${name} is not among the given weights`)
+      if (trained && trained.length !== size) throw new Error(`weight ${name}: ${trained.length} values given, the graph needs [${dims.join(', ')}]`)
+      const array = trained ? Float32Array.from(trained) : new Float32Array(size)
+      if (!trained) for (let i = 0; i < array.length; i++) array[i] = fill(i)
       initializers.push({ name, dims, dataType: DT.FLOAT, rawData: bytes(array) })
       return name
     },

@@ -23,7 +23,7 @@ export function buildQwen2(options: DecoderOptions): OnnxNamespace.ModelProto {
   const theta = options.ropeTheta ?? QWEN2_DEFAULTS.ropeTheta
   const eps = options.rmsEps ?? QWEN2_DEFAULTS.rmsEps
   const KD = KVH * dh
-  const b = graphBuilder(options.seed ?? 0)
+  const b = graphBuilder(options.seed ?? 0, options.weights)
   const { normal, initF, op } = b
   const inStd = 1 / Math.sqrt(D)
   const outStd = (D >= 256 ? 0.02 : 0.1) / Math.sqrt(2 * L)
