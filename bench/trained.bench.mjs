@@ -81,7 +81,7 @@ try {
     for (const flags of [['--format', 'int8'], ['--format', 'nbits', '--bits', '4']]) {
       const out = join(temp, `${name}-${flags.join('')}`)
       const cli = run(['dist/cli/main.js', 'quantize-model', dir, '--model-out', out, ...flags, '--calibration', heldOut, '--max-float', '0', '--force'])
-      const m = /agreement with fp32 on (\d+) clear of (\d+) calibration decisions: decisions ([\d.]+%), per-ordering picks ([\d.]+%)/.exec(cli.stdout)
+      const m = /agreement with fp32 on (\d+) clear of (\d+) calibration decisions, on [^:]+: decisions ([\d.]+%), per-ordering picks ([\d.]+%)/.exec(cli.stdout)
       if (!m) throw new Error(`quantize-model ${flags.join(' ')}: ${cli.stdout}${cli.stderr}`)
       quantLines.push(`| ${name} | ${flags.join(' ')} | ${m[1]} of ${m[2]} | ${m[3]} | ${m[4]} |`)
     }
