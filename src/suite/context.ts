@@ -1,14 +1,12 @@
 /**
- * What the plugin hands to test workers through Vitest's provide/inject
- * (docs/design.md#vitest-mechanics-the-code-relies-on): the Vitest root, where baselines live, the snapshot update mode and
- * whether to emit progress. Tests run in other processes, so this is the channel.
+ * What a runner's face hands to the suite: the root, where baselines live, the snapshot
+ * update mode and whether to emit progress. The Vitest plugin provides it to test workers
+ * (docs/design.md#vitest-mechanics-the-code-relies-on); the Jest face builds it per run.
  */
-import type {} from 'vitest'
-import { inject } from 'vitest'
-import type { CacheOptions } from '../../cache/config.ts'
-import type { GgufScorerOptions } from '../../scorers/gguf/options.ts'
-import type { Dtype } from '../../scorers/onnx/model/dtype.ts'
-import type { SuiteDefaults } from '../../run/settings.ts'
+import type { CacheOptions } from '../cache/config.ts'
+import type { GgufScorerOptions } from '../scorers/gguf/options.ts'
+import type { Dtype } from '../scorers/onnx/model/dtype.ts'
+import type { SuiteDefaults } from '../run/settings.ts'
 
 /** The value the plugin provides under the `sceptic` key. */
 export interface ScepticContext {
@@ -64,20 +62,4 @@ export interface SharedOnnxModelOptions {
   prepackCache?: string
 }
 
-declare module 'vitest' {
-  interface ProvidedContext {
-    /** Provided by `sceptic()` from `vitest-sceptic/plugin`. */
-    sceptic: ScepticContext
-  }
-}
-
-export { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP } from '../baseline/run-gate.ts'
-
-/** The provided context, or `undefined` when the plugin is not in use. */
-export function scepticContext(): ScepticContext | undefined {
-  try {
-    return inject('sceptic') ?? undefined
-  } catch {
-    return undefined
-  }
-}
+export { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP } from './baseline/run-gate.ts'

@@ -1,21 +1,14 @@
 /**
- * The letter-distribution snapshot: a Vitest domain snapshot adapter with a
- * tolerance (docs/design.md#vitest-mechanics-the-code-relies-on). Stored in the
- * test file's ordinary `.snap` file, so Vitest's own rules apply: written locally,
- * never written under CI (a missing one fails), rewritten by `vitest -u`.
+ * The letter-distribution snapshot, runner-neutral: its text, its tolerance rule and the
+ * read-only guard under CI. Each runner's face stores it in the test file's ordinary `.snap`
+ * file, so the runner's own rules apply: written locally, never written under CI (a missing
+ * one fails), rewritten by `-u`.
  */
-import type { Snapshots } from 'vitest'
-
-/**
- * Vitest's DomainSnapshotAdapter type, derived from the public `Snapshots` helper
- * because 4.1 does not re-export it from `vitest`.
- */
-export type DomainAdapter = Parameters<(typeof Snapshots)['toMatchDomainSnapshot']>[0]
 
 /** A letter histogram: share of picks per letter. */
 export type LetterDistribution = Record<string, number>
 
-/** Default tolerance of {@link letterDistributionAdapter}: 5 percentage points per letter. */
+/** Default tolerance of the letter snapshot: 5 percentage points per letter. */
 export const DEFAULT_LETTER_TOLERANCE = 0.05
 
 /** One `A=0.250` line per letter, sorted, framed by newlines as Vitest stores snapshot strings. */
@@ -69,37 +62,6 @@ export function compareDistributions(
     }
   }
   return { pass: offending.length === 0, resolved, offending }
-}
-
-/**
- * The domain adapter for `toMatchLetterDistribution({ tolerance })`. Its name
- * includes nothing tolerance-specific, so changing the tolerance never orphans a
- * stored snapshot.
- */
-export function letterDistributionAdapter(tolerance = DEFAULT_LETTER_TOLERANCE): DomainAdapter {
-  return {
-    name: 'letter-distribution',
-    capture: (received: unknown) => ({ ...(received as LetterDistribution) }),
-    render: (captured: LetterDistribution) => renderDistribution(captured),
-    parseExpected: (text: string) => parseDistribution(text),
-    match(captured: LetterDistribution, expected: LetterDistribution) {
-      const comparison = compareDistributions(captured, expected, tolerance)
-      return {
-        pass: comparison.pass,
-        resolved: renderDistribution(comparison.resolved),
-        expected: renderDistribution(expected),
-        message: comparison.pass
-          ? undefined
-          : `letters outside ±${tolerance}: ${comparison.offending
-              .map(({ letter, actual, expected: stored }) => `${letter} ${fmt(actual)} vs stored ${fmt(stored)}`)
-              .join(', ')}`,
-      }
-    },
-  } as DomainAdapter
-}
-
-function fmt(value: number | null): string {
-  return value === null ? 'absent' : value.toFixed(3)
 }
 
 /**
