@@ -22,6 +22,8 @@ export interface SuiteEntry {
   file: string
   index: number
   meta: ScepticSuiteMeta
+  /** Its title path as Jest names its tests (the describe titles and its own, joined by spaces); absent when none of its tests ran. */
+  path?: string
 }
 
 /** Make a fresh run folder and name it to the workers Jest starts after this. */
@@ -35,7 +37,8 @@ export function openRunDir(): string {
 export function writeSuiteEntry(entry: SuiteEntry): void {
   const dir = process.env[RUN_DIR_ENV]
   if (!dir || !dir.startsWith(join(tmpdir(), PREFIX))) return
-  const name = createHash('sha256').update(`${entry.file}\0${entry.meta.suite}`).digest('hex').slice(0, 24)
+  // By place, not name: two suites of one name in different describe() blocks are two entries.
+  const name = createHash('sha256').update(`${entry.file}\0${entry.index}`).digest('hex').slice(0, 24)
   try {
     // Whole or not at all (the checked write loop), so the reporter never reads half an entry.
     writeFileAtomicSync(join(dir, `${name}.json`), JSON.stringify(entry), { fsync: false })

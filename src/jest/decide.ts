@@ -34,6 +34,7 @@ export { asDistribution, toHaveAccuracyAboveChance, type AboveChanceOptions, typ
 export { refuseUnknownLetterOptions } from '../suite/assertions/options-schema.ts'
 // The report and the job summary.
 export { renderReports, type SuiteReport } from '../suite/suite-report.ts'
+export { checkReporterOptions, ScepticJestReporterOptionsSchema, type ScepticJestReporterOptions } from '../suite/reporter-options.ts'
 export { withDeclaredChecks, type SuiteTest } from '../report/suite-tests.ts'
 export { githubSummary } from '../report/github.ts'
 export { colorEnabled } from '../report/index.ts'

@@ -79,7 +79,7 @@ export function describeDecisions(name: string, options: JestDescribeDecisionsOp
     jest.beforeAll(() => suite.score(fn !== undefined), Math.min(timeout + HOOK_GRACE_MS, MAX_TIMER_MS))
     declareThresholdTests(suite)
     declareBaselineTest(suite)
-    if (fn) jest.test(suite.declare(CALLBACK_TEST_NAME), () => suite.callback(fn))
+    if (fn) suite.test(CALLBACK_TEST_NAME, () => suite.callback(fn))
     jest.afterAll(() => suite.finish())
   })
 }
@@ -89,6 +89,7 @@ class JestSuite {
   error: Error | undefined
   readonly meta: ScepticSuiteMeta
   private file: string | undefined
+  private path: string | undefined
   private errorShown = false
 
   constructor(
@@ -101,9 +102,15 @@ class JestSuite {
     this.meta = { schema: 1, suite: name, thresholds: options.thresholds ?? {}, maxFailureRate: settings.maxFailureRate, checks: [] }
   }
 
-  declare(testName: string): string {
+  /** Declare one of the suite's tests; running, it notes the suite's title path from Jest's name for it. */
+  test(testName: string, body: () => unknown): void {
     this.meta.checks!.push(testName)
-    return testName
+    this.jest.test(testName, () => {
+      // Jest names a test by its describe titles and its own, joined by spaces: the rest is the suite's path, at any depth.
+      const current = this.jest.expect.getState().currentTestName
+      if (current?.endsWith(` ${testName}`)) this.path ??= current.slice(0, -testName.length - 1)
+      return body()
+    })
   }
 
   /** Jest's snapshot update mode for this file. */
@@ -156,7 +163,7 @@ class JestSuite {
   }
 
   finish(): Promise<unknown> | void {
-    if (this.file) writeSuiteEntry({ file: this.file, index: this.index, meta: this.meta })
+    if (this.file) writeSuiteEntry({ file: this.file, index: this.index, meta: this.meta, ...(this.path === undefined ? {} : { path: this.path }) })
     if (this.options.closeScorer) return Promise.resolve(scorerHandle(this.options.scorer).close?.())
   }
 }
@@ -167,7 +174,7 @@ function declareThresholdTests(suite: JestSuite): void {
   for (const key of [...THRESHOLD_KEYS, ...customKeys]) {
     const threshold = thresholds[key]
     if (threshold === undefined) continue
-    suite.jest.test(suite.declare(thresholdTestName(key, threshold)), () => {
+    suite.test(thresholdTestName(key, threshold), () => {
       const failure = thresholdFailure(suite.name, suite.measured(), suite.settings, key, threshold, customKeys.includes(key))
       if (failure !== undefined) throw ownFramesRemoved(new Error(failure))
     })
@@ -177,7 +184,7 @@ function declareThresholdTests(suite: JestSuite): void {
 function declareBaselineTest(suite: JestSuite): void {
   const dir = jestBaselineDir(suite.options)
   if (dir === undefined) return
-  suite.jest.test(suite.declare(BASELINE_TEST_NAME), async () => {
+  suite.test(BASELINE_TEST_NAME, async () => {
     const result = suite.measured()
     if (suite.settings.debias !== 'none') suite.checkFailureRate(result)
     const outcome = await baselineGate(suite.name, result, suite.options, suite.settings, dir, suite.mode())

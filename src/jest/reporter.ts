@@ -9,15 +9,19 @@
 import { relative } from 'node:path'
 import { appendToFileSync } from '../core/support/files.ts'
 import { openRunDir, readSuiteEntries } from './channel.ts'
-import { colorEnabled, githubSummary, renderReports, withDeclaredChecks, type SuiteReport, type SuiteTest } from './decide.ts'
+import {
+  checkReporterOptions,
+  colorEnabled,
+  githubSummary,
+  renderReports,
+  ScepticJestReporterOptionsSchema,
+  withDeclaredChecks,
+  type ScepticJestReporterOptions,
+  type SuiteReport,
+  type SuiteTest,
+} from './decide.ts'
 
-/** Options of the Jest reporter (the second element of its `reporters` entry). */
-export interface ScepticJestReporterOptions {
-  /** Colour the report. Default: on for a terminal, off for a pipe or under `NO_COLOR`. */
-  color?: boolean
-  /** On GitHub Actions, append a Markdown table per suite to the job summary (`GITHUB_STEP_SUMMARY`). Default `true`. */
-  githubSummary?: boolean
-}
+export type { ScepticJestReporterOptions }
 
 /** The parts of Jest's global config this reads. */
 interface JestGlobalConfig {
@@ -37,8 +41,11 @@ export default class ScepticJestReporter {
   private readonly dir: string
   private readonly root: string
   private readonly json: boolean
+  private readonly options: ScepticJestReporterOptions
 
-  constructor(globalConfig: JestGlobalConfig, private readonly options: ScepticJestReporterOptions = {}) {
+  constructor(globalConfig: JestGlobalConfig, options: ScepticJestReporterOptions = {}) {
+    // A misspelt option is an error before the run, never a summary silently written.
+    this.options = checkReporterOptions(ScepticJestReporterOptionsSchema, options, 'vitest-sceptic/jest/reporter options')
     this.root = globalConfig.rootDir
     this.json = globalConfig.json === true
     // Jest builds its reporters before it starts a worker, so the workers inherit the folder's name.
@@ -73,11 +80,18 @@ export default class ScepticJestReporter {
 /** Jest's test statuses in the words the report reads (Vitest's). */
 const STATES: Readonly<Record<string, string>> = { passed: 'passed', failed: 'failed', pending: 'skipped', skipped: 'skipped', todo: 'skipped', disabled: 'skipped', focused: 'passed' }
 
-/** One report entry per suite entry, with its tests as Jest ended them. */
+/**
+ * One report entry per suite entry, with its tests as Jest ended them: those under the suite's own
+ * title path, at any depth. A suite none of whose tests ran has no path: its tests are those under
+ * a describe block of its name that no other suite of the file claims.
+ */
 function collectReports(entries: ReturnType<typeof readSuiteEntries>, results: JestResults, root: string): SuiteReport[] {
-  return entries.map(({ file, meta }) => {
+  return entries.map(({ file, meta, path }) => {
+    const claimed = new Set(entries.filter((entry) => entry.file === file && entry.path !== undefined).map((entry) => entry.path))
+    const own = ({ ancestorTitles }: { ancestorTitles: readonly string[] }) =>
+      path !== undefined ? ancestorTitles.join(' ') === path : ancestorTitles.at(-1) === meta.suite && !claimed.has(ancestorTitles.join(' '))
     const tests: SuiteTest[] = (results.testResults.find((r) => r.testFilePath === file)?.testResults ?? [])
-      .filter((t) => t.ancestorTitles.length === 1 && t.ancestorTitles[0] === meta.suite)
+      .filter(own)
       .map((t) => ({ name: t.title, state: STATES[t.status] ?? t.status }))
     return { file: relative(root, file) || file, meta, tests: withDeclaredChecks(tests, meta.checks) }
   })

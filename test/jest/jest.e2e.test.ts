@@ -124,3 +124,42 @@ test('native ESM mode: a positional scorer fails the threshold by name', async (
   expect(output).toMatch(/balanced accuracy {2}0\.0% {3}✗ < 80\.0%/)
 }, E2E_TIMEOUT)
 
+
+let nested = ''
+const nestedProject = () => (nested ||= jestProject(join(work, 'nested'), 'nested', dist()))
+
+test('describeDecisions inside describe(), at any depth: the report and the job summary count each suite by its own title path', async () => {
+  const summary = join(work, 'nested-summary.md')
+  const { code, output } = await jest(nestedProject(), [], { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary })
+  expect(code, output).toBe(1)
+  expect(output).toMatch(/Tests: {7}2 failed, 4 passed, 6 total/)
+  expect(output).toContain('● outer › triage › balancedAccuracy ≥ 0.99')
+  expect(output).toContain('● outer › inner › triage › balancedAccuracy ≥ 0.99')
+  const report = output.slice(output.indexOf('SCEPTIC REPORT'))
+  expect(report).toContain('SCEPTIC REPORT  3 suites')
+  // The top-level suite passed every test (no tests line); each nested one failed one of two.
+  expect(report.split('tests              ✗ 1 passed; 1 failed: "balancedAccuracy ≥ 0.99"').length - 1, report).toBe(2)
+  expect(report).not.toContain('not run')
+  expect(report.match(/balanced accuracy {2}96\.3% {3}✗ < 99\.0%/g), report).toHaveLength(2)
+  const markdown = readFileSync(summary, 'utf8')
+  expect(markdown.match(/### ✅ triage/g), markdown).toHaveLength(1)
+  expect(markdown.match(/### ❌ triage/g), markdown).toHaveLength(2)
+  expect(markdown.split('**Tests:** 1 passed; 1 failed: “balancedAccuracy ≥ 0.99”').length - 1, markdown).toBe(2)
+  expect(markdown).not.toContain('not run')
+}, E2E_TIMEOUT)
+
+test('a misspelt or mistyped reporter option is an error naming it, and nothing is written', async () => {
+  const summary = join(work, 'misspelt-summary.md')
+  // Only the top-level suite runs, and it passes: the option alone fails the run.
+  const run = (options: object) => jest(nestedProject(), ['-t', '^triage '], { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary, SCEPTIC_FIXTURE_REPORTER_OPTIONS: JSON.stringify(options) })
+  const passing = await run({ githubSummary: false })
+  expect(passing.code, passing.output).toBe(0)
+  const misspelt = await run({ githubSumary: false })
+  expect(misspelt.code, misspelt.output).not.toBe(0)
+  expect(misspelt.output).toContain('unknown option `githubSumary` in vitest-sceptic/jest/reporter options — did you mean `githubSummary`?')
+  const mistyped = await run({ color: 'yes' })
+  expect(mistyped.code, mistyped.output).not.toBe(0)
+  expect(mistyped.output).toMatch(/vitest-sceptic\/jest\/reporter options: `color` expected boolean/)
+  expect(existsSync(summary)).toBe(false)
+  expect(misspelt.output + mistyped.output).not.toContain('SCEPTIC REPORT')
+}, E2E_TIMEOUT)

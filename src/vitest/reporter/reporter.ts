@@ -7,9 +7,7 @@ import { appendToFileSync } from '../../core/support/files.ts'
 import { planOutputs, writeOutputs } from '../../core/support/outputs.ts'
 import { relative, resolve } from 'node:path'
 import pc from 'picocolors'
-import type { z } from 'zod'
-import { refuseUnknownOptions, type SameKeys } from '../../core/support/options.ts'
-import { ScepticReporterOptionsSchema } from '../../suite/reporter-options.ts'
+import { checkReporterOptions, ScepticReporterOptionsSchema, type ScepticReporterOptions } from '../../suite/reporter-options.ts'
 import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
 import { colorEnabled } from '../../report/index.ts'
@@ -23,32 +21,9 @@ import { githubSuite, renderReports, type SuiteReport } from '../../suite/suite-
 
 // The report's renderers stay on this entry's public list; their home is the suite layer.
 export { renderReports, renderSuite, type SuiteReport } from '../../suite/suite-report.ts'
+export type { ScepticReporterOptions }
 import { machineReporterOnStdout } from './report-stream.ts'
 
-/** Options of {@link ScepticReporter}. */
-export interface ScepticReporterOptions {
-  /** Colour the report. Default: on for a terminal, off for a pipe or under `NO_COLOR`. */
-  color?: boolean
-  /**
-   * On GitHub Actions, append a Markdown table per suite to the job summary
-   * (`GITHUB_STEP_SUMMARY`). Default `true`.
-   */
-  githubSummary?: boolean
-  /**
-   * On GitHub Actions, also print `::error` annotations for failed thresholds,
-   * regressions and scoring failures. Default `false`: Vitest's own `github-actions`
-   * reporter already annotates every failed test, including these.
-   */
-  githubAnnotations?: boolean
-  /**
-   * Also write the HTML report (see `sceptic report`) to this path, relative to the
-   * Vitest root: one self-contained page per suite. With several suites the suite's
-   * slug goes before the extension (`eval-report.support-triage.html`).
-   */
-  html?: string
-}
-
-true satisfies SameKeys<z.input<typeof ScepticReporterOptionsSchema>, ScepticReporterOptions>
 
 /**
  * Prints the sceptic report after Vitest's own summary. The report is built in
@@ -63,8 +38,7 @@ export default class ScepticReporter implements Reporter {
   private readonly options: ScepticReporterOptions
 
   constructor(options: ScepticReporterOptions = {}) {
-    refuseUnknownOptions(ScepticReporterOptionsSchema, options, 'ScepticReporter options')
-    this.options = options
+    this.options = checkReporterOptions(ScepticReporterOptionsSchema, options, 'ScepticReporter options')
   }
 
   onInit(vitest: Vitest): void {
