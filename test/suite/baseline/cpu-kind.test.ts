@@ -11,8 +11,8 @@ import { NEAR_TIE_MARGIN } from '../../../src/core/evaluate/argmax.ts'
 import type { EvalResult } from '../../../src/core/index.ts'
 import type { ScoreFn } from '../../../src/core/scorer/contract.ts'
 import { cpuKind } from '../../../src/core/support/cpu-kind.ts'
-import { baselineFromResult, compareWithBaseline, readBaseline, writeBaseline, type BaselineFile } from '../../../src/vitest/baseline/file.ts'
-import { baselineLooks } from '../../../src/vitest/baseline/looks.ts'
+import { baselineFromResult, compareWithBaseline, readBaseline, writeBaseline, type BaselineFile } from '../../../src/suite/baseline/file.ts'
+import { baselineLooks } from '../../../src/suite/baseline/looks.ts'
 import { fakeResult } from '../../helpers/fake-result.ts'
 
 const gate = { alpha: 0.05, detectableDrop: 0.1 }
