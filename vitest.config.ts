@@ -8,7 +8,7 @@ import { configDefaults, defineConfig } from 'vitest/config'
 // no module state left behind. They share their worker's module cache (isolate: false) instead
 // of importing src/ again for each file: on the 33 light files of test/core that is 30 CPU s
 // instead of 70 (measured twice each way).
-const SHARED_DIRS = ['test/core', 'test/structure', 'test/run', 'test/helpers', 'test/vitest/assertions', 'test/vitest/baseline', 'test/vitest/plugin', 'test/vitest/shards', 'test/vitest/suite', 'test/cache', 'test/scorers/http']
+const SHARED_DIRS = ['test/core', 'test/structure', 'test/run', 'test/helpers', 'test/suite', 'test/vitest/assertions', 'test/vitest/baseline', 'test/vitest/plugin', 'test/vitest/shards', 'test/vitest/suite', 'test/cache', 'test/scorers/http']
 // ...but for these, which set environment variables, V8 flags, fake timers or spies.
 const ISOLATED_ANYWAY = new Set(['test/cache/stale.test.ts', 'test/cache/marker-race.test.ts', 'test/cache/concurrent-readers.test.ts', 'test/scorers/http/secrets.test.ts', 'test/scorers/http/timeout-gc.test.ts'])
 // ...and these files from other folders, checked the same way (none uses vi.mock, whose
