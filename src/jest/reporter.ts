@@ -37,6 +37,8 @@ export default class ScepticJestReporter {
   private readonly dir: string
   private readonly root: string
   private readonly json: boolean
+  /** An output the run promised that was not written: Jest fails the run on it. */
+  private lastError: Error | undefined
 
   constructor(globalConfig: JestGlobalConfig, private readonly options: ScepticJestReporterOptions = {}) {
     this.root = globalConfig.rootDir
@@ -55,7 +57,7 @@ export default class ScepticJestReporter {
   }
 
   getLastError(): Error | undefined {
-    return undefined
+    return this.lastError
   }
 
   private writeJobSummary(reports: readonly SuiteReport[]): void {
@@ -65,7 +67,8 @@ export default class ScepticJestReporter {
     try {
       appendToFileSync(file, githubSummary(suites) + '\n')
     } catch (error) {
-      process.stderr.write(`vitest-sceptic: cannot write the job summary to ${file}: ${(error as Error).message}\n`)
+      this.lastError = new Error(`vitest-sceptic: cannot write the job summary to ${file}: ${(error as Error).message.split('\n')[0]}`)
+      process.stderr.write(`${this.lastError.message}\n`)
     }
   }
 }

@@ -115,7 +115,7 @@ export default class ScepticReporter implements Reporter {
     try {
       await writeOutputs(planned.map((output, i) => ({ output, content: renderHtmlReport({ result: scored[i]!.meta.result!, records: scored[i]!.meta.records ?? null, label: scored[i]!.meta.suite }, { title: `Sceptic report: ${scored[i]!.meta.suite}` }) })))
     } catch (error) {
-      this.vitest?.logger.error(`vitest-sceptic: cannot write the HTML report: ${(error as Error).message}`)
+      this.failRun(`cannot write the HTML report: ${(error as Error).message}`)
       return
     }
     if (this.vitest) for (const { target } of planned) this.print(`vitest-sceptic: wrote ${relative(this.vitest.config.root, target)}`)
@@ -130,10 +130,16 @@ export default class ScepticReporter implements Reporter {
       try {
         appendToFileSync(summaryFile, githubSummary(suites) + '\n')
       } catch (error) {
-        this.vitest?.logger.error(`vitest-sceptic: cannot write the job summary to ${summaryFile}: ${(error as Error).message}`)
+        this.failRun(`cannot write the job summary to ${summaryFile}: ${(error as Error).message}`)
       }
     }
     if (this.options.githubAnnotations) for (const line of githubAnnotations(suites)) this.print(line)
+  }
+
+  /** An output the run promised was not written: one line, and the run fails (Vitest never resets a failing exit code). */
+  private failRun(message: string): void {
+    this.vitest?.logger.error(`vitest-sceptic: ${escapeControl(message.split('\n')[0]!)}`)
+    process.exitCode = 1
   }
 
   /** stdout, unless a machine-readable reporter owns it (see report-stream.ts): then stderr. */
