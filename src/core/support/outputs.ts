@@ -131,7 +131,8 @@ async function realPathBelow(path: string): Promise<string> {
     rest.unshift(basename(existing))
     existing = dirname(existing)
   }
-  return join(await realpath(existing).catch(() => existing), ...rest)
+  const base = await realpath(existing).catch(() => existing)
+  return rest.reduce((at, name) => join(at, name), base)
 }
 
 /**
