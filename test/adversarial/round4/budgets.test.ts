@@ -73,7 +73,7 @@ describe('the meter counts what the loops do', () => {
         for (const { options, n } of groups) byChance.set(1 / options, (byChance.get(1 / options) ?? 0) + n)
         const steps = [...byChance].sort((a, b) => a[0] - b[0])
         let expected = 0
-        let before = Float64Array.of(1)
+        let before: Float64Array = Float64Array.of(1)
         const chances: number[] = []
         for (const [q, n] of steps) {
           chances.push(...Array<number>(n).fill(q))

@@ -27,10 +27,10 @@ import { GgufScorerOptionsSchema } from '../../../src/scorers/gguf/options.ts'
 import { OpenAIScorerOptionsSchema } from '../../../src/scorers/http/options.ts'
 import { OnnxScorerOptionsSchema } from '../../../src/scorers/onnx/options-schema.ts'
 import { onnxScorer } from '../../../src/scorers/onnx/scorer.ts'
-import { AboveChanceOptionsSchema, AtLeastSchema, LetterDistributionOptionsSchema } from '../../../src/vitest/assertions/options-schema.ts'
+import { AboveChanceOptionsSchema, AtLeastSchema, LetterDistributionOptionsSchema } from '../../../src/suite/assertions/options-schema.ts'
 import { ScepticPluginOptionsSchema, SharedModelOptionsSchema } from '../../../src/vitest/plugin/options-schema.ts'
-import { ScepticReporterOptionsSchema } from '../../../src/vitest/reporter/options-schema.ts'
-import { DescribeDecisionsOptionsSchema } from '../../../src/vitest/suite/options.ts'
+import { ScepticReporterOptionsSchema } from '../../../src/suite/reporter-options.ts'
+import { DescribeDecisionsOptionsSchema } from '../../../src/suite/options.ts'
 import { ROOT } from '../../helpers/run.ts'
 
 /** Every public option schema, by its exported name. */
