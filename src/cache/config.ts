@@ -26,8 +26,11 @@ export interface CacheOptions {
   readonly verify?: number
 }
 
+/** Most remote-scorer hits re-checked live per run. */
+export const MAX_CACHE_VERIFY = 1_000_000
+
 /** The keys of {@link CacheOptions}: a misspelled one (`dirr`) is refused where it is given. */
-export const CacheOptionsSchema = z.strictObject({ dir: z.string().optional(), mode: z.enum(CACHE_MODES as [CacheMode, ...CacheMode[]]).optional(), verify: z.number().optional() })
+export const CacheOptionsSchema = z.strictObject({ dir: z.string().optional(), mode: z.enum(CACHE_MODES as [CacheMode, ...CacheMode[]]).optional(), verify: z.number().int().min(0).max(MAX_CACHE_VERIFY).optional() })
 true satisfies SameKeys<z.input<typeof CacheOptionsSchema>, CacheOptions>
 
 /** Default {@link CacheOptions.verify}: hits of a remote scorer re-checked live per run. */
@@ -53,8 +56,8 @@ export const CACHE_VERIFY_ENV = 'SCEPTIC_CACHE_VERIFY'
 /** A verify count (an integer ≥ 0), or a ConfigError naming where it came from. */
 export function parseCacheVerify(value: unknown, source: string): number {
   const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)
-    throw new ConfigError(`${source} must be an integer ≥ 0 (hits re-checked live; 0 opts out), got ${JSON.stringify(value)}`)
+  if (typeof n !== 'number' || !CacheOptionsSchema.shape.verify.safeParse(n).success)
+    throw new ConfigError(`${source} must be an integer ≥ 0 and ≤ ${MAX_CACHE_VERIFY} (hits re-checked live; 0 opts out), got ${JSON.stringify(value)}`)
   return n
 }
 

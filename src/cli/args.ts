@@ -130,7 +130,8 @@ export function flagNumber(value: string): number {
 export function integer(value: string | undefined, name: string, min = 0, max?: number): number | undefined {
   if (value === undefined) return undefined
   const n = flagNumber(value)
-  if (!Number.isInteger(n) || n < min || (max !== undefined && n > max))
+  // A safe integer: past 2^53 a count is not a count (1e300 is an integer to JavaScript).
+  if (!Number.isSafeInteger(n) || n < min || (max !== undefined && n > max))
     throw new UsageError(`--${name} must be an integer ≥ ${min}${max === undefined ? '' : ` and ≤ ${max}`}, got "${value}"`)
   return n
 }

@@ -1,4 +1,5 @@
 /** `--threshold KEY=VALUE` of `sceptic evaluate`: parsing, and the lines of the one gate's verdict. */
+import { escapeControl } from '../core/support/escape.ts'
 import { thresholdLabel } from '../core/thresholds/metrics.ts'
 import type { Threshold } from '../core/thresholds/verdict.ts'
 import type { EvalResultJson } from '../core/result/result.ts'
@@ -35,15 +36,18 @@ export function parseThresholdFlags(flags: readonly string[] | undefined): Recor
   return checkThresholds(out, [], '--threshold')
 }
 
-/** One line per check of the gate (`✓ accuracy ≥ 0.7   0.812   accuracy: …`, `✗ failure rate ≤ 0   …`). */
+/** One line per check of the gate (`✓ accuracy ≥ 0.7   0.812   accuracy: …`, `✗ failure rate ≤ 0   …`); a metric or run name from data is escaped. */
 export function gateLines(gate: RunGate): string[] {
-  return gate.checks.map((check) => {
-    const mark = check.verdict === 'pass' ? '✓' : '✗'
-    if (check.key === 'failureRate') return `${mark} ${check.name.padEnd(28)} ${check.reason}`
-    const value = check.value === undefined || check.value === null ? 'n/a' : check.value.toFixed(3)
-    const detail = check.verdict === 'pass' ? (check.sequential ?? '') : `${check.reason}${check.sequential && !check.reason.includes(check.sequential) ? ` (${check.sequential})` : ''}`
-    return `${mark} ${check.name.padEnd(28)} ${value}   ${thresholdLabel(check.key)}${detail ? `: ${detail}` : ''}`
-  })
+  return gate.checks.map((check) => escapeControl(gateLine(check)))
+}
+
+/** One check's line, unescaped. */
+function gateLine(check: RunGate['checks'][number]): string {
+  const mark = check.verdict === 'pass' ? '✓' : '✗'
+  if (check.key === 'failureRate') return `${mark} ${check.name.padEnd(28)} ${check.reason}`
+  const value = check.value === undefined || check.value === null ? 'n/a' : check.value.toFixed(3)
+  const detail = check.verdict === 'pass' ? (check.sequential ?? '') : `${check.reason}${check.sequential && !check.reason.includes(check.sequential) ? ` (${check.sequential})` : ''}`
+  return `${mark} ${check.name.padEnd(28)} ${value}   ${thresholdLabel(check.key)}${detail ? `: ${detail}` : ''}`
 }
 
 /** `--max-failure-rate R` of `sceptic merge`: the run setting's one rule, refused in evaluate's words; default 0. */

@@ -42,6 +42,8 @@ export default class ScepticJestReporter {
   private readonly root: string
   private readonly json: boolean
   private readonly options: ScepticJestReporterOptions
+  /** An output the run promised that was not written: Jest fails the run on it. */
+  private lastError: Error | undefined
 
   constructor(globalConfig: JestGlobalConfig, options: ScepticJestReporterOptions = {}) {
     // A misspelt option is an error before the run, never a summary silently written.
@@ -62,7 +64,7 @@ export default class ScepticJestReporter {
   }
 
   getLastError(): Error | undefined {
-    return undefined
+    return this.lastError
   }
 
   private writeJobSummary(reports: readonly SuiteReport[]): void {
@@ -72,7 +74,8 @@ export default class ScepticJestReporter {
     try {
       appendToFileSync(file, githubSummary(suites) + '\n')
     } catch (error) {
-      process.stderr.write(`vitest-sceptic: cannot write the job summary to ${file}: ${(error as Error).message}\n`)
+      this.lastError = new Error(`vitest-sceptic: cannot write the job summary to ${file}: ${(error as Error).message.split('\n')[0]}`)
+      process.stderr.write(`${this.lastError.message}\n`)
     }
   }
 }

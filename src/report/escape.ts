@@ -4,6 +4,8 @@
  * become a link, an image, markup, a table cell or a workflow command.
  */
 
+import { escapeControl } from '../core/support/escape.ts'
+
 const XML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
 
 /** HTML and SVG, text and quoted attribute values alike: `& < > " '` as entities. */
@@ -35,9 +37,9 @@ export function markdownCode(text: string): string {
   return `${fence}${pad}${line}${pad}${fence}`
 }
 
-/** Workflow command data: `%`, CR and LF escaped (GitHub's toolkit `escapeData`). */
+/** Workflow command data: `%`, CR and LF escaped (GitHub's toolkit `escapeData`), then every other control character shown as text (the log is a terminal). */
 export function escapeData(text: string): string {
-  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
+  return escapeControl(text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'))
 }
 
 /** Workflow command property: as data, plus `:` and `,` (GitHub's toolkit `escapeProperty`). */

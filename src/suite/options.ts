@@ -133,8 +133,8 @@ export const DescribeDecisionsOptionsSchema = z
     // Threshold names are metric names (built-in or the suite's `metrics`), checked on their own.
     thresholds: z.record(z.string(), ThresholdSchema.optional()),
     baseline: z.union([z.string(), z.literal(false)]),
-    alpha: z.number(),
-    detectableDrop: z.number(),
+    alpha: z.number().gt(0).lt(1),
+    detectableDrop: z.number().gt(0).max(1),
     scorerDescription: z.string(),
     manifest: z.record(z.string(), z.unknown()),
     template: z.custom<(state: string, criterion: Criterion) => string>(),

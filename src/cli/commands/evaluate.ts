@@ -2,7 +2,7 @@
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { CacheIdentity } from '../../cache/key.ts'
-import { cacheMayServe } from '../../cache/config.ts'
+import { cacheMayServe, resolveCache } from '../../cache/config.ts'
 import { cacheIdentityOf, withUserKey } from '../../cache/with-cache.ts'
 import { loadDecisions } from '../../core/decisions/load.ts'
 import { DEFAULT_PRIDE_FRACTION, MAX_EPOCHS } from '../../core/evaluate/settings.ts'
@@ -81,6 +81,8 @@ export const evaluateCommand: Command = {
     const { values: raw, positionals } = parse(argv, OPTIONS, USAGE)
     const flags = readFlags(raw as Record<string, string | boolean | string[] | undefined>, positionals, argv)
     const { data, settings, thresholds, shard } = flags
+    // The score cache is the tool's own (read, grown, cleared by it), in use or not: no output may land in it.
+    const cache = resolveCache(cacheFromFlags(raw))
     const outputs = await planOutputs(
       [
         { flag: '--json-out', path: flags.jsonOut },
@@ -88,6 +90,7 @@ export const evaluateCommand: Command = {
         { flag: '--records-out (part file)', path: shard ? partFileOf(flags.recordsOut!) : undefined },
       ],
       [data, ...(flags.scorer !== undefined ? [flags.scorer] : []), ...(flags.model !== undefined ? (isGgufModel(flags.model) ? [flags.model] : modelInputFiles(flags.model)) : [])],
+      [{ flag: 'the score cache', path: cache.dir }],
     )
     const all = await loadDecisions(data)
     const selected = selectRun(all, settings.debias, shard && { spec: shard, label: '--shard' })

@@ -11,12 +11,12 @@ import { balancedAccuracy, isConsistent } from '../metrics/headline.ts'
 import type { DecisionRecord } from '../result/result.ts'
 import type { Comparable } from '../result/files.ts'
 import { DEFAULT_LEVEL } from '../math/normal.ts'
-import { classIndices, defaultResamples, percentileBootstrapCounts, weightedBalancedAccuracy, type BootstrapInterval } from '../math/bootstrap.ts'
+import { classIndices, defaultResamples, MAX_RESAMPLES, percentileBootstrapCounts, weightedBalancedAccuracy, type BootstrapInterval } from '../math/bootstrap.ts'
 import { mcnemarExact, type McNemarResult } from '../math/binomial.ts'
 import { designEffect } from '../math/power.ts'
 import { detectableDifference } from '../statistics/detectable.ts'
 import { z } from 'zod'
-import { refuseUnknownOptions, type SameKeys } from '../support/options.ts'
+import { refuseOutOfBounds, refuseUnknownOptions, type SameKeys } from '../support/options.ts'
 export type { Comparable }
 
 /** Options for {@link compareResults}. */
@@ -34,7 +34,7 @@ export interface CompareOptions {
 }
 
 /** The keys of {@link CompareOptions}, checked where they are given: a misspelled one is refused by name. */
-export const CompareOptionsSchema = z.strictObject({ seed: z.number(), resamples: z.number(), level: z.number(), groups: z.record(z.string(), z.string().nullable().optional()).readonly(), labels: z.tuple([z.string(), z.string()]).readonly() }).partial()
+export const CompareOptionsSchema = z.strictObject({ seed: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), resamples: z.number().int().min(1).max(MAX_RESAMPLES), level: z.number().gt(0).lt(1), groups: z.record(z.string(), z.string().nullable().optional()).readonly(), labels: z.tuple([z.string(), z.string()]).readonly() }).partial()
 true satisfies SameKeys<z.input<typeof CompareOptionsSchema>, CompareOptions>
 
 /** A paired 2×2 table: counts of decisions by (A right?, B right?). */
@@ -113,6 +113,7 @@ export function recordsFingerprint(records: readonly DecisionRecord[]): string {
  */
 export function compareResults(a: Comparable, b: Comparable, options: CompareOptions = {}): Comparison {
   refuseUnknownOptions(CompareOptionsSchema, options, 'compareResults options')
+  refuseOutOfBounds(CompareOptionsSchema, options, 'compareResults: ')
   const { seed = 0, level = DEFAULT_LEVEL, groups, labels = ['A', 'B'] } = options
   const resamples = options.resamples ?? defaultResamples(a.records.length)
   const [labelA, labelB] = labels

@@ -1,7 +1,7 @@
 /** Standard errors, design effects and power for evals (Miller 2024, "Adding error bars to evals"). */
 import { normalQuantile } from './normal.ts'
 import { z } from 'zod'
-import { refuseUnknownOptions, type SameKeys } from '../support/options.ts'
+import { refuseOutOfBounds, refuseUnknownOptions, type SameKeys } from '../support/options.ts'
 
 /** Central-limit standard error of a mean (Miller 2024 Eq. 1): √(s²/n) with the n − 1 sample variance. 0 for n < 2. */
 export function cltStandardError(scores: readonly number[]): number {
@@ -95,7 +95,9 @@ export interface MinimumDetectableDifferenceOptions {
 }
 
 /** The keys of {@link MinimumDetectableDifferenceOptions}, checked where they are given: a misspelled one is refused by name. */
-export const MinimumDetectableDifferenceOptionsSchema = z.strictObject({ accuracy: z.number(), correlation: z.number(), designEffect: z.number(), alpha: z.number(), power: z.number(), sides: z.union([z.literal(1), z.literal(2)]) }).partial()
+export const MinimumDetectableDifferenceOptionsSchema = z
+  .strictObject({ accuracy: z.number().min(0).max(1), correlation: z.number().min(-1).max(1), designEffect: z.number().min(1).max(1e6), alpha: z.number().gt(0).lt(1), power: z.number().gt(0).lt(1), sides: z.union([z.literal(1), z.literal(2)]) })
+  .partial()
 true satisfies SameKeys<z.input<typeof MinimumDetectableDifferenceOptionsSchema>, MinimumDetectableDifferenceOptions>
 
 /**
@@ -108,6 +110,7 @@ true satisfies SameKeys<z.input<typeof MinimumDetectableDifferenceOptionsSchema>
  */
 export function minimumDetectableDifference(n: number, options: MinimumDetectableDifferenceOptions = {}): number {
   refuseUnknownOptions(MinimumDetectableDifferenceOptionsSchema, options, 'minimumDetectableDifference options')
+  refuseOutOfBounds(MinimumDetectableDifferenceOptionsSchema, options, 'minimumDetectableDifference: ')
   const { accuracy = 0.5, correlation = 0.5, designEffect: deff = 1, alpha = 0.05, power = 0.8, sides = 2 } = options
   const omega2 = 2 * accuracy * (1 - accuracy) * (1 - correlation) * Math.max(1, deff)
   return millerMinimumDetectableEffect(n, { omega2, alpha, power, sides })

@@ -189,3 +189,35 @@ export function editDistance(a: string, b: string): number {
  * interface and the schema that checks it from drifting apart at compile time.
  */
 export type SameKeys<Schema, Interface> = [Exclude<keyof Schema, keyof Interface> | Exclude<keyof Interface, keyof Schema>] extends [never] ? true : never
+
+/** The number schema under `schema`'s optional / default wrappers, if it is one. */
+export function numberSchemaOf(schema: z.ZodType): z.ZodType | undefined {
+  const inner = unwrap(schema)
+  return defOf(inner).type === 'number' ? inner : undefined
+}
+
+/** The rule a number schema states, in the words of the errors: `an integer ≥ 1 and ≤ 4096`. */
+export function numberRule(schema: z.ZodType): string {
+  const checks = ((defOf(schema).checks as { _zod: { def: Record<string, unknown> } }[] | undefined) ?? []).map((check) => check._zod.def)
+  const whole = checks.some((check) => check.check === 'number_format' && (check.format === 'safeint' || check.format === 'int32' || check.format === 'uint32'))
+  const bounds = checks.flatMap((check) =>
+    check.check === 'greater_than' ? [`${check.inclusive ? '≥' : '>'} ${String(check.value)}`] : check.check === 'less_than' ? [`${check.inclusive ? '≤' : '<'} ${String(check.value)}`] : [],
+  )
+  return `${whole ? 'an integer' : 'a number'}${bounds.length > 0 ? ` ${bounds.join(' and ')}` : ''}`
+}
+
+/**
+ * Throw a {@link ConfigError} for the first number option of `value` (top level) outside
+ * its schema's bounds: `onnxScorer: batchSize must be an integer ≥ 1 and ≤ 4096, got NaN`.
+ * The schema is the one home of each number's bounds; a face checks the rest its own way.
+ */
+export function refuseOutOfBounds(schema: z.ZodType, value: unknown, where: string): void {
+  if (!isPlainObject(value)) return
+  for (const shape of objectShapes(schema))
+    for (const [key, field] of Object.entries(shape)) {
+      const number = numberSchemaOf(field)
+      const given = value[key]
+      if (number === undefined || given === undefined || number.safeParse(given).success) continue
+      throw new ConfigError(`${where}${key} must be ${numberRule(number)}, got ${typeof given === 'number' ? String(given) : JSON.stringify(given)}`)
+    }
+}

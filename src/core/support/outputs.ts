@@ -3,7 +3,7 @@
  *
  * Planning (before scoring): each output's real path (symlinks followed) must differ
  * from every input (also by device and inode, so a hard link is caught) and from every
- * other output; its missing parent folders are created; a probe file proves the folder
+ * other output, and lie outside every folder the tool keeps (the score cache); its missing parent folders are created; a probe file proves the folder
  * is writable. An existing target that is not a regular file is never renamed over: a
  * character device (`/dev/null`) is written in place, anything else (a folder, FIFO,
  * socket, block device) is refused, and `-` is refused. Writing (after the work): each
@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { mkdir, open, realpath, stat } from 'node:fs/promises'
-import { basename, dirname, join, resolve } from 'node:path'
+import { basename, dirname, join, resolve, sep } from 'node:path'
 import { ConfigError, DataError } from './errors.ts'
 import { describeKind, kindOf, NotAFileError, removeFile, stageFile, type StagedFile } from './files.ts'
 
@@ -57,17 +57,28 @@ async function realTarget(path: string): Promise<string | undefined> {
   }
 }
 
+/** A folder the tool keeps (the score cache): no output may land in it. */
+export interface KeptFolder {
+  /** The option that named it, for messages, e.g. `--cache`. */
+  readonly flag: string
+  /** The folder, whether or not it exists yet. */
+  readonly path: string
+}
+
 /**
  * Check every output before any work is done. Refuses (a {@link ConfigError}, exit 2,
  * one line naming the option and file) an output that is an input or another output
- * after following symlinks, one that is a folder, and one whose folder cannot be
- * created or written. Creates missing parent folders. Outputs not given (`path`
- * undefined) are skipped.
+ * after following symlinks, one inside (or at) a kept folder, one that is a folder, and
+ * one whose folder cannot be created or written. Creates missing parent folders.
+ * Outputs not given (`path` undefined) are skipped.
  */
 export async function planOutputs(
   outputs: readonly { readonly flag: string; readonly path: string | undefined }[],
   inputs: readonly string[],
+  kept: readonly KeptFolder[] = [],
 ): Promise<PlannedOutput[]> {
+  // Resolved before any output's folder is made: an output's missing folders may be the kept folder's own.
+  const keptTargets = await Promise.all(kept.map(async (folder) => ({ ...folder, target: await realPathBelow(resolve(folder.path)) })))
   const inputTargets = new Map<string, string>()
   for (const input of inputs) {
     const target = await realTarget(input)
@@ -82,6 +93,9 @@ export async function planOutputs(
     // `-` is not standard output here (the report is printed there): never a file named `-` either.
     if (path === '-') throw new ConfigError(`${flag} -: writing to standard output is not supported (the report is printed there); give a file name`)
     const folder = dirname(resolve(path))
+    const real = await realPathBelow(resolve(path))
+    const keeper = keptTargets.find(({ target }) => real === target || real.startsWith(target.endsWith(sep) ? target : target + sep))
+    if (keeper) throw new ConfigError(`${flag} ${path}: refusing to write into ${keeper.flag} ${keeper.path}, which the tool keeps; give the output a path outside it`)
     try {
       await makeFolders(folder)
     } catch (error) {
@@ -107,6 +121,18 @@ export async function planOutputs(
     planned.push({ flag, path, target, ...(device ? { device } : {}) })
   }
   return planned
+}
+
+/** An absolute path with the symlinks of its nearest existing ancestor followed: the same place under any spelling, existing yet or not. */
+async function realPathBelow(path: string): Promise<string> {
+  let existing = path
+  const rest: string[] = []
+  while (dirname(existing) !== existing && (await stat(existing).catch(() => undefined)) === undefined) {
+    rest.unshift(basename(existing))
+    existing = dirname(existing)
+  }
+  const base = await realpath(existing).catch(() => existing)
+  return rest.reduce((at, name) => join(at, name), base)
 }
 
 /**

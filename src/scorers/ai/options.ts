@@ -1,6 +1,7 @@
 /** The options of `decisionModelScorer` (docs/decision-models.md). */
 import type { experimental_decide } from 'ai'
 import { z } from 'zod'
+import { MAX_TIMER_MS } from '../../core/support/abort.ts'
 import type { SameKeys } from '../../core/support/options.ts'
 
 /** `providerOptions` as `experimental_decide` takes it. */
@@ -31,14 +32,18 @@ export interface DecisionModelScorerOptions {
   secrets?: readonly string[]
 }
 
+/** Most retries of one call: the AI SDK doubles its wait per retry (2 s, 4 s, …), so ten already wait about half an hour. */
+export const MAX_AI_RETRIES = 10
+
 /** Most questions sent in one call under `batch: 'state'`. */
 export const MAX_QUESTIONS_PER_CALL = 32
 
 /** The keys of {@link DecisionModelScorerOptions}, checked where they are given. */
 export const DecisionModelScorerOptionsSchema = z.strictObject({
-  maxRetries: z.number().optional(),
-  concurrency: z.number().optional(),
-  timeoutMs: z.number().optional(),
+  // Every number bounded: the AI SDK's back-off doubles per retry, and setTimeout reads a longer wait as 1 ms.
+  maxRetries: z.number().int().min(0).max(MAX_AI_RETRIES).optional(),
+  concurrency: z.number().int().min(1).max(1024).optional(),
+  timeoutMs: z.number().int().min(1).max(MAX_TIMER_MS).optional(),
   headers: z.record(z.string(), z.string()).optional(),
   // Provider-specific: passed through as given, its keys are the provider's.
   providerOptions: z.custom<DecideProviderOptions>().optional(),

@@ -18,7 +18,7 @@ import { secretScrubber, type Scrubber } from '../http/scrub.ts'
 import { classifyDecideError } from './failures.ts'
 import { orderedCriteria, sentKeys, type SentKeys } from './option-keys.ts'
 import { DecisionModelScorerOptionsSchema, MAX_QUESTIONS_PER_CALL, type DecisionModelScorerOptions } from './options.ts'
-import { refuseUnknownOptions } from '../../core/support/options.ts'
+import { refuseOutOfBounds, refuseUnknownOptions } from '../../core/support/options.ts'
 import { collectSecrets, modelEndpoint } from './secrets.ts'
 import { redactUrl } from '../http/redact-url.ts'
 
@@ -67,6 +67,7 @@ type PickedScore = { readonly probabilities: number[]; readonly pick: number; re
  */
 export function decisionModelScorer(model: DecisionModelInstance, options: DecisionModelScorerOptions = {}): DecisionModelScorer {
   refuseUnknownOptions(DecisionModelScorerOptionsSchema, options, 'decisionModelScorer options')
+  refuseOutOfBounds(DecisionModelScorerOptionsSchema, options, 'decisionModelScorer: ')
   const { provider, modelId } = checkModel(model)
   const concurrency = positiveInteger(options.concurrency ?? 8, 'concurrency')
   const maxRetries = options.maxRetries ?? 2

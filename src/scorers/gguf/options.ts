@@ -24,10 +24,11 @@ export const GgufScorerOptionsSchema = z.strictObject({
   system: z.string().optional(),
   chatTemplateKwargs: z.record(z.string(), z.unknown()).optional(),
   template: z.custom<(state: string, criterion: Criterion) => string>((value) => typeof value === 'function', 'a function (state, criterion) => string').optional(),
-  contextLength: positive.optional(),
-  sequences: positive.optional(),
-  threads: positive.optional(),
-  batchSize: positive.optional(),
+  // Capped: past these llama.cpp allocates without bound or asserts.
+  contextLength: positive.max(2 ** 20).optional(),
+  sequences: positive.max(256).optional(),
+  threads: positive.max(1024).optional(),
+  batchSize: positive.max(65_536).optional(),
   kvCacheType: z.enum(KV_CACHE_TYPES).optional(),
   flashAttention: z.boolean().optional(),
 })

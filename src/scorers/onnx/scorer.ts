@@ -21,7 +21,7 @@ import { readConfigShape } from './model/model-config.ts'
 import { assertOrtInstalled, locateModel } from './model/model-dir.ts'
 import type { OnnxOutcome, OnnxScorer, OnnxScorerOptions, OnnxScorerStats } from './options.ts'
 import { OnnxScorerOptionsSchema } from './options-schema.ts'
-import { refuseUnknownOptions } from '../../core/support/options.ts'
+import { refuseOutOfBounds, refuseUnknownOptions } from '../../core/support/options.ts'
 import type { WorkerPool } from './runtime/pool.ts'
 import { readReadoutFile } from './readout/readout-file.ts'
 import { agreementElsewhere, readQuantizationInfo } from './model/quantization-info.ts'
@@ -39,6 +39,7 @@ import { tokenise } from './prompt/tokenise.ts'
  */
 export function onnxScorer(options: OnnxScorerOptions): OnnxScorer {
   refuseUnknownOptions(OnnxScorerOptionsSchema, options, 'onnxScorer options')
+  refuseOutOfBounds(OnnxScorerOptionsSchema, options, 'onnxScorer: ')
   if (!options || typeof options.model !== 'string' || options.model === '')
     throw new ConfigError('onnxScorer: `model` (the model directory) is required')
   const files = locateModel(options.model, options.dtype === undefined ? undefined : parseDtype(options.dtype, 'onnxScorer'))

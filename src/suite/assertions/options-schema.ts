@@ -3,13 +3,13 @@ import { z } from 'zod'
 import { refuseUnknownOptions } from '../../core/support/options.ts'
 
 /** `toHaveBalancedAccuracy`, `toHaveOrderConsistency`, `toHavePerCriterionBalancedAccuracy`: `{ atLeast }`. */
-export const AtLeastSchema = z.strictObject({ atLeast: z.number() })
+export const AtLeastSchema = z.strictObject({ atLeast: z.number().min(0).max(1) })
 
 /** `toHaveAccuracyAboveChance`. */
-export const AboveChanceOptionsSchema = z.strictObject({ margin: z.number().optional(), alpha: z.number().optional() })
+export const AboveChanceOptionsSchema = z.strictObject({ margin: z.number().min(0).max(1).optional(), alpha: z.number().gt(0).lt(1).optional() })
 
 /** `toMatchLetterDistribution`. */
-export const LetterDistributionOptionsSchema = z.strictObject({ tolerance: z.number().optional() })
+export const LetterDistributionOptionsSchema = z.strictObject({ tolerance: z.number().min(0).max(1).optional() })
 
 /** `toMatchLetterDistribution`'s options, checked as both faces' letter snapshots take them. */
 export function refuseUnknownLetterOptions(options: unknown): void {

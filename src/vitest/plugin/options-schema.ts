@@ -40,8 +40,8 @@ export const ScepticPluginOptionsSchema = SuiteDefaultsSchema.extend({
   baseline: z.string().optional(),
   include: z.array(z.string()).optional(),
   reporter: z.union([z.boolean(), ScepticReporterOptionsSchema]).optional(),
-  alpha: z.number().optional(),
-  detectableDrop: z.number().optional(),
+  alpha: z.number().gt(0).lt(1).optional(),
+  detectableDrop: z.number().gt(0).max(1).optional(),
   progress: z.union([z.boolean(), z.literal('auto')]).optional(),
   // Model names are the user's; each entry's keys are options.
   models: z.record(z.string(), z.union([z.string(), SharedModelOptionsSchema])).optional(),

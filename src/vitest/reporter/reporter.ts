@@ -15,6 +15,7 @@ import { githubAnnotations, githubSummary } from '../../report/github.ts'
 import { withDeclaredChecks } from '../../report/suite-tests.ts'
 import { renderHtmlReport } from '../../report/html.ts'
 import { slug } from '../../suite/assertions/format.ts'
+import { escapeControl } from '../../core/support/escape.ts'
 import { readSuiteMeta } from '../../suite/meta.ts'
 import { formatProgress, parseProgress } from '../../suite/progress.ts'
 import { githubSuite, renderReports, type SuiteReport } from '../../suite/suite-report.ts'
@@ -78,7 +79,7 @@ export default class ScepticReporter implements Reporter {
     try {
       await writeOutputs(planned.map((output, i) => ({ output, content: renderHtmlReport({ result: scored[i]!.meta.result!, records: scored[i]!.meta.records ?? null, label: scored[i]!.meta.suite }, { title: `Sceptic report: ${scored[i]!.meta.suite}` }) })))
     } catch (error) {
-      this.vitest?.logger.error(`vitest-sceptic: cannot write the HTML report: ${(error as Error).message}`)
+      this.failRun(`cannot write the HTML report: ${(error as Error).message}`)
       return
     }
     if (this.vitest) for (const { target } of planned) this.print(`vitest-sceptic: wrote ${relative(this.vitest.config.root, target)}`)
@@ -93,10 +94,16 @@ export default class ScepticReporter implements Reporter {
       try {
         appendToFileSync(summaryFile, githubSummary(suites) + '\n')
       } catch (error) {
-        this.vitest?.logger.error(`vitest-sceptic: cannot write the job summary to ${summaryFile}: ${(error as Error).message}`)
+        this.failRun(`cannot write the job summary to ${summaryFile}: ${(error as Error).message}`)
       }
     }
     if (this.options.githubAnnotations) for (const line of githubAnnotations(suites)) this.print(line)
+  }
+
+  /** An output the run promised was not written: one line, and the run fails (Vitest never resets a failing exit code). */
+  private failRun(message: string): void {
+    this.vitest?.logger.error(`vitest-sceptic: ${escapeControl(message.split('\n')[0]!)}`)
+    process.exitCode = 1
   }
 
   /** stdout, unless a machine-readable reporter owns it (see report-stream.ts): then stderr. */
