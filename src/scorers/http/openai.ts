@@ -69,7 +69,7 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
           if (signal?.aborted) throw signal.reason
           // Nothing can be read exactly without the ids: every request fails, counted, none is read from a top-k instead.
           stats.failures.error = (stats.failures.error ?? 0) + requests.length
-          return requests.map(() => scoreFailure('error', scrubber.clip(scrubber.scrub((error as Error).message), 400)))
+          return requests.map(() => scoreFailure('error', scrubber.clip((error as Error).message, 400)))
         }
       }
       const keys = settings.several || settings.prefixFirst ? requests.map(affinityKey) : undefined
