@@ -5,8 +5,8 @@
 // finishes). Three ways, in one run: one replica; 1, 2 and 4 replicas behind one URL, a simulated
 // cache-aware router (bench/cache-aware-router.mjs: longest-prefix match, least-loaded when
 // imbalanced); and 2 and 4 replica URLs given to the scorer (its own affinity, a window each).
-// Concurrency as docs/scaling-out.md says: twice what the replicas behind the URL process at once
-// (replicas × 4 × 2); the router over 2 replicas at one replica's setting shows why. Reports wall
+// Concurrency as docs/scaling-out.md says: four times what the replicas behind the URL process at
+// once (replicas × 4 × 4); the router over 2 replicas at one replica's setting shows why. Reports wall
 // time (median of the repeats, interleaved), speed-up over one replica (target: two behind the
 // router ≥ 1.8×), the prefix-cache hit rate, decisions split over two replicas (target 0), and
 // whether the records equal one replica's (target: always).
@@ -27,8 +27,8 @@ const decisionsOf = (n, evidenceWords) =>
 const SCENARIO = { decisions: 80, words: 400, server: { usPerToken: 1000, slots: 4 }, repeats: Number(process.env.BENCH_REPEATS ?? 3) }
 const TARGET = 1.8
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-/** The docs' rule: twice the requests the replicas behind the URL process at once. */
-const rule = (replicas, slots) => 2 * replicas * slots
+/** The docs' rule: four times the requests the replicas behind the URL process at once. */
+const rule = (replicas, slots) => 4 * replicas * slots
 
 /** One run: fresh replicas (and router); `way` is `one`, `router` or `client` (the scorer's own affinity over the URLs). */
 async function once({ openAIScorer, evaluateWithScorer, recordsToJsonl }, decisions, { way, replicas, concurrency }, server) {

@@ -33,8 +33,8 @@ const decisions: Decision[] = Array.from({ length: 24 }, (_, i) => ({
   answer_id: `o${i % 4}`,
 }))
 const run = (baseURL: string, options: { prefixFirst?: boolean } = {}) =>
-  // Concurrency as docs/scaling-out.md says: twice what the replicas process at once (2 × 4 × 2).
-  evaluateWithScorer(decisions, openAIScorer({ baseURL, model: 'sim', concurrency: 16, retries: 0, ...options }), { debias: 'cyclic', statistics: false })
+  // Concurrency as docs/scaling-out.md says: four times what the replicas process at once (2 × 4 × 4).
+  evaluateWithScorer(decisions, openAIScorer({ baseURL, model: 'sim', concurrency: 32, retries: 0, ...options }), { debias: 'cyclic', statistics: false })
 const hitRate = (servers: Awaited<ReturnType<typeof replicas>>) =>
   servers.reduce((sum, s) => sum + s.counts.cachedTokens, 0) / servers.reduce((sum, s) => sum + s.counts.tokens, 0)
 
