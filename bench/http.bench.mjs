@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-// HTTP scorer (npm run bench:http). First, replicas that add up (bench/replicas.mjs): 1, 2 and 4
-// simulated replicas (4 requests processed at once each), 40 decisions at concurrency 8 and 40
-// and 400 at concurrency 32. Then throughput: openAIScorer at concurrency 64 against a
+// HTTP scorer (npm run bench:http). First, replicas side by side (bench/replicas.mjs, also npm run
+// bench:replicas): one replica, replicas behind a router URL, the scorer's own affinity. Then throughput: openAIScorer at concurrency 64 against a
 // loopback mock that answers instantly (bench/http-mock.mjs, its own process), 200,000
 // requests in chunks of 1,024 as the evaluator sends them. Reports requests/s (target ≥ 2,000
 // on a 2-core machine) and heap/RSS every 20,000 requests (target: flat). Bounded: stops
@@ -22,9 +21,9 @@ const N = Number(args.requests)
 const concurrency = Number(args.concurrency)
 const { openAIScorer } = await import(new URL('../dist/http/index.js', import.meta.url).href)
 if (args.part !== 'throughput') {
-  const { evaluateWithScorer } = await import(new URL('../dist/core/index.js', import.meta.url).href)
+  const { evaluateWithScorer, recordsToJsonl } = await import(new URL('../dist/core/index.js', import.meta.url).href)
   const { benchReplicas } = await import('./replicas.mjs')
-  await benchReplicas({ openAIScorer, evaluateWithScorer })
+  await benchReplicas({ openAIScorer, evaluateWithScorer, recordsToJsonl })
   process.stdout.write('\n')
   if (args.part === 'replicas') process.exit(0)
 }

@@ -7,6 +7,7 @@
 // finished each pay full price; sent after it, they hit.
 import { createHash } from 'node:crypto'
 import { createServer } from 'node:http'
+import { promptBlocks } from './cache-aware-router.mjs'
 
 /** Start one simulated replica; resolves with its baseURL, counters, activity timeline and close(). */
 export async function startPrefixCacheServer({ blockTokens = 16, cacheBlocks = 2000, usPerToken = 60, slots = 4 } = {}) {
@@ -19,16 +20,7 @@ export async function startPrefixCacheServer({ blockTokens = 16, cacheBlocks = 2
   let active = 0
   const mark = () => timeline.push([performance.now(), active, queue.length])
 
-  const blocksOf = (prompt) => {
-    const tokens = prompt.split(/(?=\s)/) // a word with its leading space is one token
-    const hashes = []
-    let chain = ''
-    for (let i = 0; i + blockTokens <= tokens.length; i += blockTokens) {
-      chain = createHash('sha1').update(chain).update(tokens.slice(i, i + blockTokens).join('')).digest('hex')
-      hashes.push(chain)
-    }
-    return { tokens: tokens.length, hashes }
-  }
+  const blocksOf = (prompt) => promptBlocks(prompt, blockTokens)
 
   // When each slot is free, in simulated time: a job starts at max(its arrival, its slot's end), so a
   // timer that fires late (the client shares this process and its CPU) delays that answer, not the slot.
@@ -71,8 +63,11 @@ export async function startPrefixCacheServer({ blockTokens = 16, cacheBlocks = 2
       const { prompt } = JSON.parse(raw)
       counts.requests++
       firstLines.add(prompt.slice(0, prompt.indexOf('\n') >>> 0))
-      const letters = [...prompt.matchAll(/^([A-T])\. /gm)].map((m) => m[1])
-      const top = Object.fromEntries(letters.map((l, i) => [` ${l}`, -1 - i * 0.1]))
+      // The simulated model reads the prompt: each option's log-prob is a hash of the evidence and that option's text, so an answer
+      // depends on its request (a request answered by another's answer changes the records) and not on the option's position.
+      const evidence = prompt.slice(0, prompt.indexOf('\n') >>> 0)
+      const options = [...prompt.matchAll(/^([A-T])\. (.*)$/gm)]
+      const top = Object.fromEntries(options.map(([, letter, text]) => [` ${letter}`, -0.5 - createHash('sha1').update(evidence).update('\0').update(text).digest().readUInt16BE(0) / 20_000]))
       const body = JSON.stringify({ choices: [{ index: 0, text: ' A', logprobs: { top_logprobs: [top] } }] })
       queue.push({ ...blocksOf(prompt), arrived: performance.now(), respond: () => (res.writeHead(200, { 'content-type': 'application/json' }), res.end(body)) })
       start()

@@ -1,13 +1,17 @@
-// Replicas that add up (part of npm run bench:http): cyclic debiasing (n = 4, prefix-first) over
-// 1, 2 and 4 simulated replicas (bench/prefix-cache-server.mjs: at most 4 requests processed at
-// once per replica, the others queued; a cost per uncached prompt token; a prefix cached only
-// when its request finishes). Two scenarios: 40 decisions of 200-word evidence at concurrency 8,
-// and 40 and 400 decisions of 400-word evidence at concurrency 32. Reports wall time, speed-up
-// over one replica (target: two ≥ 1.8× in each), decisions per replica, decisions with requests
-// on more than one replica (target 0), the share of replica slots left idle and how long some
-// replica queued requests while another had a slot free. A second row per count sends the same
-// work through one window shared by the replicas (concurrency ÷ replicas each), as the scorer
-// did before each endpoint had its own. Small runs are repeated, interleaved, median kept.
+// Replicas side by side (npm run bench:replicas, and part of npm run bench:http): 80 decisions of
+// 400-word evidence, cyclic over 4 options (prefix-first), scored by simulated replicas
+// (bench/prefix-cache-server.mjs: 4 requests processed at once each, the others queued; 1,000 µs
+// of simulated time per uncached prompt token; a prompt's prefix cached when its request
+// finishes). Three ways, in one run: one replica; 1, 2 and 4 replicas behind one URL, a simulated
+// cache-aware router (bench/cache-aware-router.mjs: longest-prefix match, least-loaded when
+// imbalanced); and 2 and 4 replica URLs given to the scorer (its own affinity, a window each).
+// Concurrency as docs/scaling-out.md says: four times what the replicas behind the URL process at
+// once (replicas × 4 × 4); the router over 2 replicas at one replica's setting shows why. Reports wall
+// time (median of the repeats, interleaved), speed-up over one replica (target: two behind the
+// router ≥ 1.8×), the prefix-cache hit rate, decisions split over two replicas (target 0 for the
+// scorer's own affinity; a router's least-loaded fallback may split some), and
+// whether the records equal one replica's (target: always).
+import { startCacheAwareRouter } from './cache-aware-router.mjs'
 import { startPrefixCacheServer } from './prefix-cache-server.mjs'
 
 const words = 'the customer writes that an invoice was charged twice and asks for a refund of the duplicate payment before the end of the month'.split(' ')
@@ -20,88 +24,71 @@ const decisionsOf = (n, evidenceWords) =>
     answer_id: `o${i % 4}`,
   }))
 
-// Simulated time per uncached token: long enough that the simulated compute outweighs the
-// client's own time on a loaded machine. BENCH_SERVER='{"usPerToken":300}' overrides.
-const SCENARIOS = [
-  { label: 'issue', decisions: [40], words: 200, concurrency: 8, server: { usPerToken: 1000, slots: 4 }, repeats: 5 },
-  { label: 'bench', decisions: [40, 400], words: 400, concurrency: 32, server: { usPerToken: 500, slots: 4 }, repeats: { 40: 5, 400: 1 } },
-]
+// BENCH_SERVER='{"usPerToken":300}' overrides the replica; BENCH_REPEATS the repeats.
+const SCENARIO = { decisions: 80, words: 400, server: { usPerToken: 1000, slots: 4 }, repeats: Number(process.env.BENCH_REPEATS ?? 3) }
 const TARGET = 1.8
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+/** The docs' rule: four times the requests the replicas behind the URL process at once. */
+const rule = (replicas, slots) => 4 * replicas * slots
 
-/** Share of slot time idle, and ms during which some replica queued while another had a slot free (between t0 and t1). */
-function idleness(servers, t0, t1) {
-  const events = servers.flatMap((s, k) => s.timeline.map(([t, active, queued]) => [t, k, active, queued])).sort((a, b) => a[0] - b[0])
-  const state = servers.map(() => [0, 0])
-  let last = t0
-  let free = 0
-  let queuedWhileIdle = 0
-  for (const [t, k, active, queued] of [...events, [t1, -1, 0, 0]]) {
-    const dt = Math.max(0, Math.min(t, t1) - Math.max(last, t0))
-    free += dt * state.reduce((sum, [a], i) => sum + (servers[i].slots - a), 0)
-    if (state.some(([, q]) => q > 0) && state.some(([a], i) => a < servers[i].slots)) queuedWhileIdle += dt
-    last = Math.max(last, t)
-    if (k >= 0) state[k] = [active, queued]
-  }
-  return { idle: free / ((t1 - t0) * servers.reduce((sum, s) => sum + s.slots, 0)), queuedWhileIdle }
-}
-
-/** One run: `replicas` fresh servers, `decisions` scored with `concurrency` per endpoint. */
-async function once(openAIScorer, evaluateWithScorer, decisions, replicas, concurrency, server) {
+/** One run: fresh replicas (and router); `way` is `one`, `router` or `client` (the scorer's own affinity over the URLs). */
+async function once({ openAIScorer, evaluateWithScorer, recordsToJsonl }, decisions, { way, replicas, concurrency }, server) {
   const servers = await Promise.all(Array.from({ length: replicas }, () => startPrefixCacheServer(server)))
-  const score = openAIScorer({ baseURL: replicas === 1 ? servers[0].baseURL : servers.map((s) => s.baseURL), model: 'sim', concurrency, retries: 0, timeoutMs: 120_000 })
+  const router = way === 'router' ? await startCacheAwareRouter(servers.map((s) => s.baseURL)) : undefined
+  const baseURL = router ? router.baseURL : replicas === 1 ? servers[0].baseURL : servers.map((s) => s.baseURL)
+  const score = openAIScorer({ baseURL, model: 'sim', concurrency, retries: 0, timeoutMs: 120_000 })
   const t0 = performance.now()
   const result = await evaluateWithScorer(decisions, score, { debias: 'cyclic', statistics: false, signal: AbortSignal.timeout(300_000) })
-  const t1 = performance.now()
+  const seconds = (performance.now() - t0) / 1000
+  await router?.close()
   await Promise.all(servers.map((s) => s.close()))
+  if (result.failed > 0 || result.n !== decisions.length) throw new Error(`replicas bench: ${result.failed} failed of ${decisions.length}`)
   const seen = new Map()
   for (const s of servers) for (const line of s.firstLines) seen.set(line, (seen.get(line) ?? 0) + 1)
-  const split = [...seen.values()].filter((count) => count > 1).length
-  if (result.failed > 0 || result.n !== decisions.length) throw new Error(`replicas bench: ${result.failed} failed of ${decisions.length}`)
-  return { seconds: (t1 - t0) / 1000, perReplica: servers.map((s) => s.firstLines.size), split, ...idleness(servers, t0, t1) }
+  const tokens = servers.reduce((sum, s) => sum + s.counts.tokens, 0)
+  const cached = servers.reduce((sum, s) => sum + s.counts.cachedTokens, 0)
+  return { seconds, records: recordsToJsonl(result.records), split: [...seen.values()].filter((count) => count > 1).length, hit: cached / tokens, perReplica: servers.map((s) => s.firstLines.size) }
 }
 
-/** Run the tables; returns whether every target held. */
-export async function benchReplicas({ openAIScorer, evaluateWithScorer, write = (s) => process.stdout.write(s) }) {
+/** Print the table; returns whether every target held. */
+export async function benchReplicas({ openAIScorer, evaluateWithScorer, recordsToJsonl, write = (s) => process.stdout.write(s) }) {
+  const server = { ...SCENARIO.server, ...JSON.parse(process.env.BENCH_SERVER ?? '{}') }
+  const decisions = decisionsOf(SCENARIO.decisions, SCENARIO.words)
+  const configs = [
+    { label: 'one replica', way: 'one', replicas: 1, concurrency: rule(1, server.slots) },
+    { label: 'router', way: 'router', replicas: 1, concurrency: rule(1, server.slots) },
+    { label: 'router', way: 'router', replicas: 2, concurrency: rule(2, server.slots), targeted: true },
+    { label: 'router', way: 'router', replicas: 4, concurrency: rule(4, server.slots) },
+    { label: 'router, one replica\'s setting', way: 'router', replicas: 2, concurrency: rule(1, server.slots) },
+    // The scorer's `concurrency` is per URL: the same total in flight as the router rows.
+    { label: 'client-side affinity', way: 'client', replicas: 2, concurrency: rule(1, server.slots) },
+    { label: 'client-side affinity', way: 'client', replicas: 4, concurrency: rule(1, server.slots) },
+  ]
+  write(
+    `\nreplicas: ${SCENARIO.decisions} decisions, ${SCENARIO.words}-word evidence, cyclic n=4 prefix-first; replicas process ${server.slots} at once, ` +
+      `${server.usPerToken} µs per uncached token; median of ${SCENARIO.repeats} interleaved repeats\n`,
+  )
+  write(`${'way'.padEnd(30)} ${'replicas'.padStart(8)} ${'in flight'.padStart(9)} ${'seconds'.padStart(8)} ${'× one'.padStart(6)}  ${'cache hits'.padStart(10)}  decisions per replica  split  records\n`)
+  const runs = configs.map(() => [])
+  // Interleaved repeats, so a burst of load on the machine hits every configuration alike.
+  for (let r = 0; r < SCENARIO.repeats; r++)
+    for (const [i, config] of configs.entries()) runs[i].push(await once({ openAIScorer, evaluateWithScorer, recordsToJsonl }, decisions, config, server))
+  const reference = runs[0][0].records
+  const one = median(runs[0].map((run) => run.seconds))
   let pass = true
-  for (const scenario of SCENARIOS) {
-    const server = { ...scenario.server, ...JSON.parse(process.env.BENCH_SERVER ?? '{}') }
+  for (const [i, config] of configs.entries()) {
+    const seconds = median(runs[i].map((run) => run.seconds))
+    const speedup = one / seconds
+    const split = Math.max(...runs[i].map((run) => run.split))
+    const same = runs[i].every((run) => run.records === reference)
+    const inFlight = config.way === 'client' ? config.concurrency * config.replicas : config.concurrency
+    const verdict = config.targeted ? (speedup >= TARGET ? ' PASS' : ' MISS') + ` (target ≥ ${TARGET}×)` : ''
+    // A router may split a decision (its least-loaded fallback, as real ones do): reported; the scorer's own affinity never may.
+    if (verdict.startsWith(' MISS') || (config.way === 'client' && split > 0) || !same) pass = false
     write(
-      `\nreplicas (${scenario.label}): ${scenario.words}-word evidence, cyclic n=4 prefix-first, concurrency ${scenario.concurrency} per endpoint; ` +
-        `replicas process ${server.slots} at once, ${server.usPerToken} µs per uncached token (median of the repeats)\n`,
+      `${config.label.padEnd(30)} ${String(config.replicas).padStart(8)} ${String(inFlight).padStart(9)} ${seconds.toFixed(2).padStart(8)} ${speedup.toFixed(2).padStart(5)}×  ` +
+        `${(100 * median(runs[i].map((run) => run.hit))).toFixed(0).padStart(9)}%  ${runs[i].at(-1).perReplica.join('/').padEnd(21)}  ${String(split).padStart(5)}  ${same ? 'identical' : 'DIFFER'}${verdict}\n`,
     )
-    write(`${'decisions'.padStart(9)}  ${'window'.padEnd(13)} ${'replicas'.padStart(8)} ${'seconds'.padStart(8)} ${'× one'.padStart(6)}  decisions per replica  split  idle slots  queued while one idles\n`)
-    for (const n of scenario.decisions) {
-      const repeats = typeof scenario.repeats === 'number' ? scenario.repeats : scenario.repeats[n]
-      const decisions = decisionsOf(n, scenario.words)
-      // Each endpoint its own window (the scorer's `concurrency`), and one window shared by the replicas (the scorer before).
-      const configs = [
-        { window: 'per endpoint', replicas: 1, concurrency: scenario.concurrency },
-        { window: 'per endpoint', replicas: 2, concurrency: scenario.concurrency },
-        { window: 'per endpoint', replicas: 4, concurrency: scenario.concurrency },
-        { window: 'shared', replicas: 2, concurrency: scenario.concurrency / 2 },
-        { window: 'shared', replicas: 4, concurrency: scenario.concurrency / 4 },
-      ]
-      const runs = configs.map(() => [])
-      // Interleaved repeats, so a burst of load on the machine hits every configuration alike.
-      for (let r = 0; r < repeats; r++)
-        for (const [i, config] of configs.entries()) runs[i].push(await once(openAIScorer, evaluateWithScorer, decisions, config.replicas, config.concurrency, server))
-      const one = median(runs[0].map((run) => run.seconds))
-      for (const [i, config] of configs.entries()) {
-        const seconds = median(runs[i].map((run) => run.seconds))
-        const speedup = one / seconds
-        const split = Math.max(...runs[i].map((run) => run.split))
-        const last = runs[i].at(-1)
-        const targeted = config.window === 'per endpoint' && config.replicas === 2
-        const verdict = targeted ? ((speedup >= TARGET && split === 0 ? ' PASS' : ' MISS') + ` (target ≥ ${TARGET}×)`) : ''
-        if (verdict.startsWith(' MISS') || split > 0) pass = false
-        write(
-          `${String(n).padStart(9)}  ${config.window.padEnd(13)} ${String(config.replicas).padStart(8)} ${seconds.toFixed(2).padStart(8)} ${speedup.toFixed(2).padStart(5)}×  ` +
-            `${last.perReplica.join('/').padEnd(21)}  ${String(split).padStart(5)}  ${(100 * median(runs[i].map((run) => run.idle))).toFixed(0).padStart(9)}%  ` +
-            `${median(runs[i].map((run) => run.queuedWhileIdle)).toFixed(0).padStart(18)} ms${verdict}\n`,
-        )
-      }
-    }
   }
   return pass
 }

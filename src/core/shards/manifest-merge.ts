@@ -14,6 +14,7 @@ import { DataError } from '../support/errors.ts'
  */
 export const MANIFEST_MERGE: Readonly<Record<string, 'counters' | 'per-part'>> = {
   endpoints: 'counters',
+  readouts: 'counters',
   decide: 'counters',
   tokensEvaluated: 'counters',
   minimumTokens: 'counters',

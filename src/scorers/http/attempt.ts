@@ -8,7 +8,8 @@ import { deadline } from '../../core/support/abort.ts'
 import type { FailureReason, ScoreRequest } from '../../core/scorer/contract.ts'
 import { BodyTooLargeError, readCappedText } from './body.ts'
 import { settle, type Endpoint } from './endpoints.ts'
-import { readGenerated, readLogprobs } from './read-response.ts'
+import type { LetterIds } from './letter-ids.ts'
+import { readGenerated, readLogprobs, readSglangLetters, type Readout } from './read-response.ts'
 import { requestBody } from './request-body.ts'
 import type { Scrubber } from './scrub.ts'
 import { NULL_BODY, UnusableStatusError } from './transport.ts'
@@ -23,7 +24,7 @@ export interface AttemptFailure {
 /** How an attempt ended. */
 export type AttemptResult =
   /** Letter probabilities, and the letters floored for lack of a log-prob. */
-  | { readonly kind: 'scored'; readonly probabilities: number[]; readonly missing: readonly string[] }
+  | { readonly kind: 'scored'; readonly probabilities: number[]; readonly missing: readonly string[]; readonly readout?: Readout }
   /**
    * A timeout, network error, 429 or 5xx: worth another attempt, after `retryAfter` ms when
    * the server said (≤ 30 s). `refused`: nothing listens at the address (ECONNREFUSED).
@@ -32,20 +33,21 @@ export type AttemptResult =
   /** Another 4xx, or a body that cannot be read as an answer: asking again will not help. */
   | { readonly kind: 'give-up'; readonly failure: AttemptFailure }
 
-/** Post `request` to `target` once; see {@link AttemptResult}. */
+/** Post `request` to `target` once (asking for exactly `letters` when given); see {@link AttemptResult}. */
 export async function attemptOnce(
   settings: HttpSettings,
   scrubber: Scrubber,
   target: Endpoint,
   request: ScoreRequest,
   signal: AbortSignal | undefined,
+  letters?: LetterIds,
 ): Promise<AttemptResult> {
   const endpoint = settings.several ? `POST ${target.label}` : `POST ${target.url.pathname}`
   /** This attempt's verdict on the endpoint: a failure takes it out (with several). */
   const health = (ok: boolean) => settle(target, ok, settings.endpointBackoffMs, Date.now(), settings.several)
-  const exchange = await post(settings, scrubber, target, request, signal, endpoint, health)
+  const exchange = await post(settings, scrubber, target, request, signal, endpoint, health, letters)
   if ('kind' in exchange) return exchange
-  return judge(settings, scrubber, request, exchange, endpoint, health)
+  return judge(settings, scrubber, request, exchange, endpoint, health, letters)
 }
 
 /** The HTTP exchange: the response and its body text (capped), or a retryable failure. Throws only when the run was cancelled. */
@@ -57,6 +59,7 @@ async function post(
   signal: AbortSignal | undefined,
   endpoint: string,
   health: (ok: boolean) => void,
+  letters: LetterIds | undefined,
 ): Promise<{ response: Response; text: string } | AttemptResult> {
   const { timeoutMs } = settings
   // A timer that holds its controller (cleared when the exchange ends), not
@@ -65,7 +68,7 @@ async function post(
   // server that stalled mid-body then held the attempt forever.
   const limit = deadline(timeoutMs, () => new DOMException('This operation was aborted due to timeout', 'TimeoutError'), signal)
   try {
-    return await postWithin(settings, scrub, target, request, signal, endpoint, health, limit.signal)
+    return await postWithin(settings, scrub, target, request, signal, endpoint, health, limit.signal, letters)
   } finally {
     limit.clear()
   }
@@ -81,6 +84,7 @@ async function postWithin(
   endpoint: string,
   health: (ok: boolean) => void,
   limited: AbortSignal,
+  letters: LetterIds | undefined,
 ): Promise<{ response: Response; text: string } | AttemptResult> {
   const { timeoutMs } = settings
   let response: Response
@@ -92,7 +96,7 @@ async function postWithin(
         ...settings.headers,
         ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
       },
-      body: requestBody(settings, request),
+      body: requestBody(settings, request, letters),
       signal: limited,
     })
   } catch (error) {
@@ -126,6 +130,7 @@ function judge(
   { response, text }: { response: Response; text: string },
   endpoint: string,
   health: (ok: boolean) => void,
+  letters: LetterIds | undefined,
 ): AttemptResult {
   if (!response.ok || NULL_BODY.has(response.status)) return statusFailure(response.status, clip(text, 200), endpoint, health, response.headers.get('retry-after'))
   health(true)
@@ -136,9 +141,14 @@ function judge(
     return giveUp('parse_failure', `${endpoint} returned a body that is not JSON: ${clip(text, 120)}`)
   }
   const optionCount = request.criterion.options.length
-  const read = settings.mode === 'generate' ? readGenerated(json, settings.api, optionCount, clip) : readLogprobs(json, settings.api, optionCount)
+  const read =
+    settings.mode === 'generate'
+      ? readGenerated(json, settings.api, optionCount, clip)
+      : letters && settings.letterReadout === 'sglang'
+      ? readSglangLetters(json, optionCount, letters)
+      : readLogprobs(json, settings.api, optionCount, letters)
   if ('failure' in read) return giveUp(read.failure, `${endpoint}: ${scrub(read.message)}`)
-  return { kind: 'scored', probabilities: read.probabilities, missing: read.missing }
+  return { kind: 'scored', probabilities: read.probabilities, missing: read.missing, ...(read.readout ? { readout: read.readout } : {}) }
 }
 
 /**

@@ -1,10 +1,11 @@
 /** `openAIScorer`: score decisions with an OpenAI-compatible completions endpoint (docs/remote-scorers.md). */
 import type { CacheIdentity } from '../../core/scorer/contract.ts'
 import { fanOut } from '../../core/support/abort.ts'
-import type { FallibleScoreFn, ScoreRequest } from '../../core/scorer/contract.ts'
+import { scoreFailure, type FallibleScoreFn, type ScoreRequest } from '../../core/scorer/contract.ts'
 import { assignGroups } from './assign.ts'
 import { mapConcurrent } from './concurrency.ts'
 import { affinityKey, endpointCounts, type Endpoint, type EndpointCounts } from './endpoints.ts'
+import { lookUpLetterIds, type LetterIds } from './letter-ids.ts'
 import type { OpenAIScorerOptions } from './options.ts'
 import { mapPrefixFirst } from './prefix-first.ts'
 import { redactUrl } from './redact-url.ts'
@@ -23,8 +24,11 @@ export type OpenAIScorer = FallibleScoreFn & {
   readonly description: string
   /** Counters since creation. */
   stats(): OpenAIScorerStats
-  /** What the run's manifest records of this scorer: `{ endpoints }` (counts per endpoint, no credentials). */
-  manifestEntries(): { endpoints: Record<string, EndpointCounts> }
+  /**
+   * What the run's manifest records of this scorer: `{ endpoints }` (counts per endpoint, no
+   * credentials) and, reading log-probs, `readouts` (requests whose letters were read `exact` or from the `top-k`).
+   */
+  manifestEntries(): { endpoints: Record<string, EndpointCounts>; readouts?: OpenAIScorerStats['readouts'] }
   /**
    * What decides this scorer's vectors, for the score cache (docs/cache.md): the
    * endpoint without credentials or query, model, API, mode and every sampling
@@ -44,7 +48,9 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
   const settings = resolveHttpSettings(options)
   // Every message is scrubbed whole before it is cut, so no cut point can leave part of a key.
   const scrubber = secretScrubber([settings.apiKey])
-  const stats: RequestStats = { attempts: 0, retries: 0, failures: {}, missingLogprobs: 0 }
+  const stats: RequestStats = { attempts: 0, retries: 0, failures: {}, missingLogprobs: 0, readouts: { exact: 0, 'top-k': 0 } }
+  // The letters' token ids (an exact readout): looked up once, again after a failed lookup.
+  let letterIds: Promise<LetterIds> | undefined
   // Requests assigned to each endpoint and not yet answered (every call's): the loads that bound
   // each one's share. Not a lifetime count: an endpoint back from an outage would take every
   // decision until it caught up.
@@ -54,6 +60,18 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
     const fan = context ? fanOut(context.signal) : undefined
     const signal = fan?.signal
     try {
+      let letters: LetterIds | undefined
+      if (settings.letterReadout !== 'top-k') {
+        try {
+          letters = await (letterIds ??= lookUpLetterIds(settings, signal, scrubber.scrub))
+        } catch (error) {
+          letterIds = undefined
+          if (signal?.aborted) throw signal.reason
+          // Nothing can be read exactly without the ids: every request fails, counted, none is read from a top-k instead.
+          stats.failures.error = (stats.failures.error ?? 0) + requests.length
+          return requests.map(() => scoreFailure('error', scrubber.clip((error as Error).message, 400)))
+        }
+      }
       const keys = settings.several || settings.prefixFirst ? requests.map(affinityKey) : undefined
       const sizes = settings.several ? groupSizes(keys!) : undefined
       const routes = sizes ? assignGroups(settings.endpoints, load, sizes, Date.now()) : undefined
@@ -70,7 +88,7 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
         const route = routes?.get(keys![index]!)
         try {
           signal?.throwIfAborted()
-          return await scoreOne(settings, scrubber, stats, request, signal, route ?? settings.endpoints)
+          return await scoreOne(settings, scrubber, stats, request, signal, route ?? settings.endpoints, letters)
         } finally {
           if (route) answered(route[0]!, 1)
         }
@@ -87,7 +105,7 @@ export function openAIScorer(options: OpenAIScorerOptions): OpenAIScorer {
   return Object.assign(score, {
     ...identity(settings),
     stats: () => ({ ...structuredClone(stats), endpoints: endpointCounts(settings.endpoints) }),
-    manifestEntries: () => ({ endpoints: endpointCounts(settings.endpoints) }),
+    manifestEntries: () => ({ endpoints: endpointCounts(settings.endpoints), ...(settings.mode === 'logprobs' ? { readouts: { ...stats.readouts } } : {}) }),
   })
 }
 
@@ -99,10 +117,10 @@ function groupSizes(keys: readonly string[]): Map<string, number> {
 }
 
 /** The scorer's report line and cache identity: endpoint(s) without credentials, model, API, mode and sampling settings; never the key. */
-function identity({ endpoints, several, model, api, mode, temperature, maxTokens, topLogprobs }: HttpSettings): Pick<OpenAIScorer, 'description' | 'cacheIdentity'> {
+function identity({ endpoints, several, model, api, mode, temperature, maxTokens, topLogprobs, letterReadout }: HttpSettings): Pick<OpenAIScorer, 'description' | 'cacheIdentity'> {
   const where = several ? `${endpoints.length} replicas (${endpoints.map((e) => e.label).join(', ')})` : redactUrl(endpoints[0]!.url.href)
   return {
-    description: `openai ${model} ${api}${mode === 'generate' ? ' generate' : ''} at ${where}`,
+    description: `openai ${model} ${api}${mode === 'generate' ? ' generate' : ''}${letterReadout === 'top-k' ? '' : ` exact letters (${letterReadout})`} at ${where}`,
     cacheIdentity: {
       kind: 'http',
       label: `${model} at ${where}`,
@@ -116,7 +134,8 @@ function identity({ endpoints, several, model, api, mode, temperature, maxTokens
         model,
         api,
         mode,
-        ...(mode === 'generate' ? { temperature, maxTokens } : { topLogprobs }),
+        // An exact readout reads other numbers than the top-k: its own key (the top-k's key is unchanged).
+        ...(mode === 'generate' ? { temperature, maxTokens } : letterReadout === 'top-k' ? { topLogprobs } : { letterReadout }),
       },
     },
   }

@@ -8,6 +8,9 @@ import { MAX_ENDPOINT_BACKOFF_MS } from './endpoints.ts'
 /** Most extra attempts per request: each waits up to {@link MAX_ENDPOINT_BACKOFF_MS}, so a request ends within hours. */
 export const MAX_RETRIES = 100
 
+/** How the letters' log-probabilities are asked for (`letterReadout`). */
+export type LetterReadoutMode = 'top-k' | 'vllm' | 'sglang'
+
 /** Options for `openAIScorer`. */
 export interface OpenAIScorerOptions {
   /**
@@ -49,6 +52,16 @@ export interface OpenAIScorerOptions {
   connectRetries?: number
   /** First back-off delay in milliseconds; doubles per retry up to 60 s. A `Retry-After` header (≤ 30 s) wins. Default 500. */
   backoffMs?: number
+  /**
+   * How the letters' log-probabilities are asked for (docs/remote-scorers.md, "Exact letters").
+   * `top-k` (default): the top `topLogprobs` of the answer position, any server; a letter
+   * outside them is floored and flagged `missing_logprobs`. `vllm`: exactly the letters'
+   * tokens, with `allowed_token_ids` and `return_tokens_as_token_ids` (vLLM started with
+   * `--logprobs-mode processed_logprobs`). `sglang`: SGLang's native `/generate` with
+   * `token_ids_logprob` (completions API only). The letters' token ids are looked up once on the
+   * server's tokenize endpoint. `manifest.readouts` counts the requests read each way.
+   */
+  letterReadout?: LetterReadoutMode
   /** Top log-probabilities to ask for (OpenAI allows at most 20). Default 20. */
   topLogprobs?: number
   /** Sampling temperature in `generate` mode (log-prob modes always use 0). Default 0. */
@@ -87,6 +100,7 @@ export const OpenAIScorerOptionsSchema = z.strictObject({
   retries: z.number().int().min(0).max(MAX_RETRIES).optional(),
   connectRetries: z.number().int().min(0).max(MAX_RETRIES).optional(),
   backoffMs: z.number().int().min(0).max(MAX_ENDPOINT_BACKOFF_MS).optional(),
+  letterReadout: z.enum(['top-k', 'vllm', 'sglang']).optional(),
   topLogprobs: z.number().int().min(1).max(100).optional(),
   temperature: z.number().min(0).max(2).optional(),
   maxTokens: z.number().int().min(1).max(100_000).optional(),
@@ -113,6 +127,7 @@ export const OPENAI_SCORER_RULES: Readonly<Record<string, string>> = {
   model: 'a string',
   api: '`completions` or `chat`',
   mode: '`logprobs` or `generate`',
+  letterReadout: '`top-k`, `vllm` or `sglang`',
   apiKeyEnv: 'the name of an environment variable',
   headers: 'an object of string values',
   prefixFirst: 'true or false',

@@ -8,11 +8,12 @@ import { scoreFailure, type ScoreOutcome, type ScoreRequest } from '../../core/s
 import { attemptOnce, type AttemptFailure } from './attempt.ts'
 import { sleep } from './concurrency.ts'
 import { choose, MAX_ENDPOINT_BACKOFF_MS, type Endpoint } from './endpoints.ts'
+import type { LetterIds } from './letter-ids.ts'
 import type { RequestStats } from './stats.ts'
 import type { Scrubber } from './scrub.ts'
 import type { HttpSettings } from './settings.ts'
 
-/** Score `request` (see the module comment) on the first of `ranked` in service; `stats` is updated in place. */
+/** Score `request` (see the module comment) on the first of `ranked` in service, asking for exactly `letters` when given; `stats` is updated in place. */
 export async function scoreOne(
   settings: HttpSettings,
   scrubber: Scrubber,
@@ -20,6 +21,7 @@ export async function scoreOne(
   request: ScoreRequest,
   signal: AbortSignal | undefined,
   ranked: readonly Endpoint[],
+  letters?: LetterIds,
 ): Promise<ScoreOutcome> {
   let last: AttemptFailure = { reason: 'error', message: 'not attempted' }
   let retryAfter: number | undefined
@@ -35,8 +37,9 @@ export async function scoreOne(
     const chosen = choose(ranked, Date.now())
     chosen.endpoint.counts.requests++
     if (chosen.failover) chosen.endpoint.counts.failovers++
-    const result = await attemptOnce(settings, scrubber, chosen.endpoint, request, signal)
+    const result = await attemptOnce(settings, scrubber, chosen.endpoint, request, signal, letters)
     if (result.kind === 'scored') {
+      if (result.readout) stats.readouts[result.readout]++
       if (result.missing.length === 0) return result.probabilities
       stats.missingLogprobs++
       return { probabilities: result.probabilities, flags: ['missing_logprobs'] }

@@ -6,7 +6,7 @@
 import { ConfigError } from '../../core/support/errors.ts'
 import { DEFAULT_MAX_RESPONSE_BYTES } from './body.ts'
 import type { Endpoint } from './endpoints.ts'
-import { OPENAI_SCORER_RULES, OpenAIScorerOptionsSchema, type OpenAIScorerOptions } from './options.ts'
+import { OPENAI_SCORER_RULES, OpenAIScorerOptionsSchema, type LetterReadoutMode, type OpenAIScorerOptions } from './options.ts'
 import { parseSettings } from '../../core/evaluate/settings.ts'
 import { refuseUnknownOptions } from '../../core/support/options.ts'
 import { redactUrl } from './redact-url.ts'
@@ -27,6 +27,10 @@ export interface HttpSettings {
   readonly connectRetries: number
   /** First back-off delay, ms; doubles per retry. */
   readonly backoffMs: number
+  /** How the letters' log-probabilities are asked for: the top-k, or exactly the letters' tokens in a server's dialect. */
+  readonly letterReadout: LetterReadoutMode
+  /** Where the letters' token ids are looked up (one per endpoint, same order), for an exact readout; empty for `top-k`. */
+  readonly tokenizeUrls: readonly URL[]
   readonly topLogprobs: number
   readonly temperature: number
   readonly maxTokens: number
@@ -62,6 +66,7 @@ export function resolveHttpSettings(options: OpenAIScorerOptions): HttpSettings 
     retries = 2,
     connectRetries = 0,
     backoffMs = 500,
+    letterReadout = 'top-k',
     topLogprobs = 20,
     temperature = 0,
     maxTokens = 8,
@@ -69,7 +74,9 @@ export function resolveHttpSettings(options: OpenAIScorerOptions): HttpSettings 
     prefixFirst = true,
     endpointBackoffMs = 5_000,
   } = options
-  const endpoints = parseEndpoints(options.baseURL, api)
+  if (letterReadout !== 'top-k' && mode === 'generate') throw new ConfigError(`openAIScorer: letterReadout '${letterReadout}' reads log-probabilities; mode 'generate' reads a generated letter (use one or the other)`)
+  if (letterReadout === 'sglang' && api === 'chat') throw new ConfigError("openAIScorer: letterReadout 'sglang' posts the prompt to SGLang's native /generate; use api 'completions' (the prompt as text)")
+  const endpoints = parseEndpoints(options.baseURL, api, letterReadout)
   // Keep-alive sockets pooled per scorer, up to the concurrency limit per endpoint (a user's `fetch` replaces it).
   const doFetch = (options.fetch ?? pooledFetch(concurrency)) as typeof fetch
   return {
@@ -81,6 +88,8 @@ export function resolveHttpSettings(options: OpenAIScorerOptions): HttpSettings 
     retries,
     connectRetries,
     backoffMs,
+    letterReadout,
+    tokenizeUrls: letterReadout === 'top-k' ? [] : endpoints.map((endpoint) => tokenizeUrl(endpoint.url, letterReadout)),
     topLogprobs,
     temperature,
     maxTokens,
@@ -95,8 +104,11 @@ export function resolveHttpSettings(options: OpenAIScorerOptions): HttpSettings 
   }
 }
 
-/** One {@link Endpoint} per base URL, the API path appended (any query kept in place); refuses an empty list, a non-URL and a repeat. */
-function parseEndpoints(baseURL: string | readonly string[], api: 'completions' | 'chat'): Endpoint[] {
+/**
+ * One {@link Endpoint} per base URL, the API path appended (any query kept in place): SGLang's
+ * native `/generate` sits beside `/v1`, not under it. Refuses an empty list, a non-URL and a repeat.
+ */
+function parseEndpoints(baseURL: string | readonly string[], api: 'completions' | 'chat', letterReadout: LetterReadoutMode): Endpoint[] {
   const bases = typeof baseURL === 'string' ? [baseURL] : [...baseURL]
   if (bases.length === 0) throw new ConfigError('openAIScorer: baseURL is an empty list; give at least one endpoint')
   const endpoints: Endpoint[] = bases.map((base) => {
@@ -104,7 +116,8 @@ function parseEndpoints(baseURL: string | readonly string[], api: 'completions' 
     try {
       // Append to the path, keeping any query (Azure-style `?api-version=`) in place.
       url = new URL(base)
-      url.pathname = url.pathname.replace(/\/+$/, '') + (api === 'chat' ? '/chat/completions' : '/completions')
+      const path = url.pathname.replace(/\/+$/, '')
+      url.pathname = letterReadout === 'sglang' ? path.replace(/\/v1$/, '') + '/generate' : path + (api === 'chat' ? '/chat/completions' : '/completions')
     } catch {
       throw new ConfigError(`openAIScorer: baseURL ${JSON.stringify(redactUrl(String(base)))} is not a URL`)
     }
@@ -112,6 +125,14 @@ function parseEndpoints(baseURL: string | readonly string[], api: 'completions' 
   })
   if (new Set(endpoints.map((e) => e.label)).size !== endpoints.length) throw new ConfigError('openAIScorer: baseURL lists the same endpoint twice')
   return endpoints
+}
+
+/** The tokenize endpoint beside an endpoint's API path: vLLM serves `/tokenize` at the root, SGLang `/v1/tokenize`. */
+function tokenizeUrl(posted: URL, letterReadout: Exclude<LetterReadoutMode, 'top-k'>): URL {
+  const url = new URL(posted)
+  const root = url.pathname.replace(/\/(?:chat\/)?completions$|\/generate$/, '').replace(/\/v1$/, '')
+  url.pathname = root + (letterReadout === 'sglang' ? '/v1/tokenize' : '/tokenize')
+  return url
 }
 
 /** The API key from environment variable `name`; a ConfigError when it is named but unset. */

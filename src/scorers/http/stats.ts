@@ -12,6 +12,12 @@ export interface OpenAIScorerStats {
   failures: Partial<Record<FailureReason, number>>
   /** Requests answered with some letters floored (`missing_logprobs`). */
   missingLogprobs: number
+  /**
+   * Requests scored by how their letters were read: `exact` (every letter's tokens asked for by id
+   * and given, `letterReadout` `vllm` or `sglang`) or `top-k` (from the top log-probs; a letter
+   * outside them floored and flagged). The run's manifest records them as `readouts`.
+   */
+  readouts: { exact: number; 'top-k': number }
   /** Attempts, failures and failovers per endpoint, keyed by its URL without credentials or query. */
   endpoints: Record<string, EndpointCounts>
 }

@@ -94,6 +94,8 @@ describe('every counter a scorer records is summed; settings must still agree', 
   const COUNTERS: [string, (index: number) => Record<string, unknown>, Record<string, unknown>][] = [
     ['decisionModelScorer decide', (i) => ({ decide: { provider: 'p', model: 'm', batch: 'off', calls: 10 * i, questions: 10 * i, inputTokens: 100 * i, outputTokens: 6 * i, usageUnknown: i - 1, failures: i === 1 ? { refusal: 2 } : { refusal: 1, timeout: 3 } } }),
       { decide: { provider: 'p', model: 'm', batch: 'off', calls: 30, questions: 30, inputTokens: 300, outputTokens: 18, usageUnknown: 1, failures: { refusal: 3, timeout: 3 } } }],
+    ['openAIScorer readouts', (i) => ({ endpoints: { 'http://r/v1/completions': { requests: 4 * i, failures: 0, failovers: 0 } }, readouts: { exact: 3 * i, 'top-k': i - 1 } }),
+      { endpoints: { 'http://r/v1/completions': { requests: 12, failures: 0, failovers: 0 } }, readouts: { exact: 9, 'top-k': 1 } }],
     ['ggufScorer tokensEvaluated', (i) => ({ kvCacheType: 'f16', tokensEvaluated: 1000 * i }), { kvCacheType: 'f16', tokensEvaluated: 3000 }],
     ['ggufScorer minimumTokens', (i) => ({ kvCacheType: 'f16', minimumTokens: 700 + i }), { kvCacheType: 'f16', minimumTokens: 1403 }],
     ['onnxScorer prepacked (written, then loaded)', (i) => ({ readout: 'r', prepacked: i === 1 ? 'written to /c/k' : 'loaded from /c/k' }), { readout: 'r', prepacked: '1/2: written to /c/k; 2/2: loaded from /c/k' }],

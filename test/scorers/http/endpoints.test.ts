@@ -38,7 +38,7 @@ describe('several endpoints (rendezvous affinity)', () => {
     expect(counts[`${a.baseURL}/completions`]).toEqual({ requests: a.received.length, failures: 0, failovers: 0 })
     expect(counts[`${b.baseURL}/completions`]).toEqual({ requests: b.received.length, failures: 0, failovers: 0 })
     expect(a.received.length + b.received.length).toBe(160)
-    expect(score.manifestEntries()).toEqual({ endpoints: counts })
+    expect(score.manifestEntries()).toEqual({ endpoints: counts, readouts: { exact: 0, 'top-k': 160 } })
   })
 
   it('adding an endpoint moves only the keys it wins (rendezvous property)', () => {
