@@ -10,7 +10,6 @@ import { chatRenderer, type ChatOptions, type PromptRenderer } from '../prompt/c
 import { letterIdsInContext } from '../prompt/letter-readout.ts'
 import { LLAMA_INSTALL, LLAMA_MISSING } from './model-file.ts'
 import type { GgufScorerSettings } from './options.ts'
-import { letterReadouts, type LetterReadouts } from './readout.ts'
 import { reuseSamplers } from './samplers.ts'
 
 type NodeLlamaCpp = typeof import('node-llama-cpp')
@@ -30,8 +29,6 @@ export interface Started {
   readonly encode: (text: string, plain: boolean) => Int32Array
   /** Letter ids A.. for `count` options after `prompt`, read in context (cached per prompt ending). */
   readonly letterIds: (prompt: string, count: number, plain: boolean) => Int32Array
-  /** What to ask llama.cpp for at a request's last token: the softmax over its letters. */
-  readonly readout: LetterReadouts
   readonly render: PromptRenderer | undefined
   /** The model's trained context, in tokens. */
   readonly trainContext: number
@@ -160,36 +157,7 @@ export async function startScorer(settings: GgufScorerSettings, { chat, onDispos
   // through anyway, the call fails rather than answer from a prompt whose start was erased.
   const contextShift = { strategy: () => { throw new ScorerError(`${path}: a prompt needed more than the ${perSequence} tokens of its sequence; llama.cpp would have erased its start`) } }
   const sequences = Array.from({ length: settings.sequences }, () => context.getSequence({ contextShift }))
-  oneReadAtATime(context)
-  const readout = letterReadouts(llamaCpp, model, vocab)
-  return { model, context, sequences, encode, letterIds, readout, render, trainContext, vocab, architecture }
-}
-
-/**
- * A batch's outputs are read one at a time. llama.cpp puts a batch's outputs back in request
- * order lazily, in place and without a lock, on their first read (`output_reorder`), and
- * node-llama-cpp reads the outputs of one batch from several threads at once: with two
- * sequences' outputs in one batch, a request could get another's letter probabilities (seen:
- * 8 sequences, 5 of 240 requests, now and then). Reads in turn keep the sequences' tokens in
- * one batch, which is where several sequences save time; a read is the sampler over the
- * letters, a small part of an ordering's cost. This wraps node-llama-cpp 3.21.1's native
- * context: a missing method is an error, not a silent race.
- */
-function oneReadAtATime(context: LlamaContext): void {
-  const native = (context as unknown as { _ctx?: { sampleToken?: unknown } })._ctx
-  if (!native || typeof native.sampleToken !== 'function') throw new Error('node-llama-cpp changed: its context has no sampleToken (install node-llama-cpp 3.21.1)')
-  // sampleToken(batchLogitIndex, sampler, probabilities, confidence), node-llama-cpp 3.21.1's addon signature.
-  const sample = (native.sampleToken as (index: number, sampler: unknown, probabilities: boolean, confidence: boolean) => Promise<unknown>).bind(native)
-  let last: Promise<unknown> = Promise.resolve()
-  // The addon's method is read-only on its prototype: an own property of this context shadows it.
-  Object.defineProperty(native, 'sampleToken', {
-    configurable: true,
-    value: (index: number, sampler: unknown, probabilities: boolean, confidence: boolean) => {
-      const read = last.then(() => sample(index, sampler, probabilities, confidence))
-      last = read.catch(() => undefined)
-      return read
-    },
-  })
+  return { model, context, sequences, encode, letterIds, render, trainContext, vocab, architecture }
 }
 
 /** Rows of the token embedding: the ids the model has logits for. */
