@@ -8,6 +8,8 @@ import { statSync } from 'node:fs'
 import { ConfigError, firstLineOf, ScorerError } from '../../core/support/errors.ts'
 import { chatRenderer, type ChatOptions, type PromptRenderer } from '../prompt/chat-template.ts'
 import { letterIdsInContext } from '../prompt/letter-readout.ts'
+import { withCiAsBoolean } from './environment.ts'
+import { checkHyperparameters, type CheckedHeader } from './hyperparameters.ts'
 import { LLAMA_INSTALL, LLAMA_MISSING } from './model-file.ts'
 import type { GgufScorerSettings } from './options.ts'
 import { reuseSamplers } from './samplers.ts'
@@ -44,7 +46,7 @@ const bindings = new Map<number, Promise<Llama>>()
 /** The node-llama-cpp module, or a {@link ConfigError} with the one line saying what to install. */
 async function nodeLlamaCpp(): Promise<NodeLlamaCpp> {
   try {
-    return await import('node-llama-cpp')
+    return await withCiAsBoolean(() => import('node-llama-cpp'))
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') throw new ConfigError(LLAMA_MISSING)
@@ -55,8 +57,8 @@ async function nodeLlamaCpp(): Promise<NodeLlamaCpp> {
 function binding(llamaCpp: NodeLlamaCpp, threads: number): Promise<Llama> {
   let pending = bindings.get(threads)
   if (!pending) {
-    pending = llamaCpp
-      .getLlama({
+    pending = withCiAsBoolean(() =>
+      llamaCpp.getLlama({
         gpu: false,
         build: 'never',
         usePrebuiltBinaries: true,
@@ -68,11 +70,11 @@ function binding(llamaCpp: NodeLlamaCpp, threads: number): Promise<Llama> {
         debug: false,
         // llama.cpp's own lines (llama_model_load: …) never reach stderr: a bad file is one line, ours.
         logger: () => {},
-      })
-      .catch((error: unknown) => {
-        bindings.delete(threads)
-        throw new ConfigError(`node-llama-cpp has no usable prebuilt CPU binary here (nothing is downloaded or built): ${LLAMA_INSTALL} (${firstLineOf(error)})`)
-      })
+      }),
+    ).catch((error: unknown) => {
+      bindings.delete(threads)
+      throw new ConfigError(`node-llama-cpp has no usable prebuilt CPU binary here (nothing is downloaded or built): ${LLAMA_INSTALL} (${firstLineOf(error)})`)
+    })
     bindings.set(threads, pending)
   }
   return pending
@@ -92,7 +94,7 @@ export async function startScorer(settings: GgufScorerSettings, { chat, onDispos
   const path = settings.modelPath
   const llamaCpp = await nodeLlamaCpp()
   const llama = await binding(llamaCpp, settings.threads)
-  const architecture = await readArchitecture(llamaCpp, path)
+  const { architecture, trainContext: fileContext } = await readHeader(llamaCpp, path)
   let model: LlamaModel
   try {
     model = await llama.loadModel({ modelPath: path, gpuLayers: 0, useMlock: false })
@@ -133,7 +135,8 @@ export async function startScorer(settings: GgufScorerSettings, { chat, onDispos
   const template = metadata.tokenizer?.chat_template
   const render = await chatRenderer(chat, { ...specials, ...(typeof template === 'string' ? { chat_template: template } : {}) }, `${path} (tokenizer.chat_template)`, undefined, 'ggufScorer', signal)
   dispose.push(async () => render?.close())
-  const trainContext = model.trainContextSize
+  // From the file, unsigned: llama.cpp's getter returns it as a signed 32-bit number (2^31 read as −2^31).
+  const trainContext = fileContext ?? model.trainContextSize
   const perSequence = settings.contextLength ?? Math.min(trainContext, 4096)
   let context: LlamaContext
   try {
@@ -166,12 +169,13 @@ function vocabSize(model: LlamaModel): number {
   return Array.isArray(tokens) ? tokens.length : Number.MAX_SAFE_INTEGER
 }
 
-/** The file's `general.architecture`, or a {@link ConfigError} when its header cannot be read. */
-async function readArchitecture(llamaCpp: NodeLlamaCpp, path: string): Promise<string> {
+/** The file's header, checked against llama.cpp's limits; a {@link ConfigError} when it cannot be read or llama.cpp would abort on it. */
+async function readHeader(llamaCpp: NodeLlamaCpp, path: string): Promise<CheckedHeader> {
+  let info: Awaited<ReturnType<NodeLlamaCpp['readGgufFileInfo']>>
   try {
-    const info = await llamaCpp.readGgufFileInfo(path, { readTensorInfo: false, logWarnings: false, sourceType: 'filesystem', ignoreKeys: ['tokenizer.ggml.tokens', 'tokenizer.ggml.merges', 'tokenizer.ggml.token_type', 'tokenizer.ggml.scores'] })
-    return String((info.metadata as { general?: { architecture?: unknown } }).general?.architecture ?? 'none')
+    info = await llamaCpp.readGgufFileInfo(path, { readTensorInfo: false, logWarnings: false, sourceType: 'filesystem', ignoreKeys: ['tokenizer.ggml.tokens', 'tokenizer.ggml.merges', 'tokenizer.ggml.token_type', 'tokenizer.ggml.scores'] })
   } catch (error) {
     throw new ConfigError(`${path}: not a readable GGUF file: ${firstLineOf(error)}`)
   }
+  return checkHyperparameters(path, info.version, info.metadata as unknown as Record<string, unknown>)
 }
