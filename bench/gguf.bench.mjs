@@ -81,7 +81,7 @@ if (args.child) {
   const cpu = process.cpuUsage(cpu0)
   const stats = scorer.stats
   await scorer.close()
-  const out = { seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, records: result.records, tokens: stats.tokensEvaluated ?? stats.tokensRun, minimum: stats.minimumTokens, exactReadouts: stats.exactReadouts, rss: process.resourceUsage().maxRSS * 1024 }
+  const out = { seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, records: result.records, tokens: stats.tokensEvaluated ?? stats.tokensRun, minimum: stats.minimumTokens, rss: process.resourceUsage().maxRSS * 1024 }
   writeFileSync(args.out, JSON.stringify(out))
   process.exit(0)
 }
@@ -139,7 +139,7 @@ try {
     done.push(row)
     const a = agreement(done[0].records, row.records)
     // Each row as it ends: a run cut short still says what it measured.
-    console.log(`  ${variant.name}: ${row.seconds.toFixed(1)} s, ${row.cpuSeconds.toFixed(1)} CPU s, kept ${(100 * a.decisions).toFixed(1)}% / ${(100 * a.picks).toFixed(1)}%, max |dp| ${maxDelta(done[0], row).toExponential(1)}${row.exactReadouts === undefined ? '' : `, ${row.exactReadouts} orderings read exactly`} (load average ${row.load.toFixed(1)})`)
+    console.log(`  ${variant.name}: ${row.seconds.toFixed(1)} s, ${row.cpuSeconds.toFixed(1)} CPU s, kept ${(100 * a.decisions).toFixed(1)}% / ${(100 * a.picks).toFixed(1)}%, max |dp| ${maxDelta(done[0], row).toExponential(1)} (load average ${row.load.toFixed(1)})`)
   }
   load.push(loadavg()[0])
   if (done.length > 0) report(done, decoder, decisions.length, promptTokens, load)

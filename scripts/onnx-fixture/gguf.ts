@@ -42,6 +42,13 @@ export interface GgufOptions {
   omitTensors?: readonly string[]
   /** Context length written as `qwen2.context_length`. Default `maxPositions` or 32768. */
   contextLength?: number
+  /**
+   * Key/values written over the fixture's (a file with hyperparameters llama.cpp must refuse): a
+   * number as uint32, a bigint as uint64, `{ i32 }` as int32, an array of numbers as an array of uint32.
+   */
+  metadata?: Readonly<Record<string, number | bigint | { i32: number } | readonly number[]>>
+  /** The header's GGUF version. Default 3. */
+  version?: number
 }
 
 const GGML = { F32: 0, F16: 1, Q8_0: 8 } as const
@@ -162,7 +169,13 @@ function emitGguf(decoder: DecoderOptions & { vocab: number }, tokenizer: Tokeni
     ['tokenizer.ggml.add_bos_token', { kind: 'bool', value: false }],
     ...(options.chatTemplate === undefined ? [] : [['tokenizer.chat_template', str(options.chatTemplate)] as [string, Value]]),
   ]
-  serialise(kv, kept, write)
+  for (const [key, raw] of Object.entries(options.metadata ?? {})) {
+    const v: Value = typeof raw === 'bigint' ? { kind: 'u64', value: raw } : typeof raw === 'number' ? u32(raw) : Array.isArray(raw) ? { kind: 'array', of: TYPE_ID.u32, items: raw.map(u32) } : i32((raw as { i32: number }).i32)
+    const at = kv.findIndex(([k]) => k === key)
+    if (at >= 0) kv[at] = [key, v]
+    else kv.push([key, v])
+  }
+  serialise(kv, kept, write, options.version ?? 3)
 }
 
 /** The vocabulary as llama.cpp's `gpt2` tokenizer reads it: tokens by id, their types, merges; padded to the model's rows. */
@@ -196,6 +209,7 @@ interface Tensor {
 
 type Value =
   | { kind: 'u32'; value: number }
+  | { kind: 'u64'; value: bigint }
   | { kind: 'i32'; value: number }
   | { kind: 'f32'; value: number }
   | { kind: 'bool'; value: boolean }
@@ -205,7 +219,7 @@ const u32 = (value: number): Value => ({ kind: 'u32', value })
 const i32 = (value: number): Value => ({ kind: 'i32', value })
 const f32 = (value: number): Value => ({ kind: 'f32', value })
 const str = (value: string): Value => ({ kind: 'str', value })
-const TYPE_ID = { u32: 4, i32: 5, f32: 6, bool: 7, str: 8, array: 9 } as const
+const TYPE_ID = { u32: 4, i32: 5, f32: 6, bool: 7, str: 8, array: 9, u64: 10 } as const
 
 /** Bytes of `data` stored as `type` (rows of `ne[0]` values; Q8_0 in blocks of 32 with an fp16 scale, as llama.cpp's reference quantizer). */
 export function tensorBytes(data: Float32Array, type: GgufType): Uint8Array {
@@ -264,7 +278,7 @@ export function halfBits(data: Float32Array): Uint16Array {
 /** Bytes of `count` values stored as `type`. */
 const byteLength = (count: number, type: GgufType): number => (type === 'F32' ? count * 4 : type === 'F16' ? count * 2 : (count / 32) * 34)
 
-function serialise(kv: [string, Value][], tensors: Tensor[], write: (bytes: Uint8Array) => void): void {
+function serialise(kv: [string, Value][], tensors: Tensor[], write: (bytes: Uint8Array) => void, version: number): void {
   const parts: Uint8Array[] = []
   const utf8 = new TextEncoder()
   const scalar = (size: number, set: (view: DataView) => void) => {
@@ -280,6 +294,7 @@ function serialise(kv: [string, Value][], tensors: Tensor[], write: (bytes: Uint
   }
   const value = (v: Value) => {
     if (v.kind === 'u32') scalar(4, (d) => d.setUint32(0, v.value, true))
+    else if (v.kind === 'u64') scalar(8, (d) => d.setBigUint64(0, v.value, true))
     else if (v.kind === 'i32') scalar(4, (d) => d.setInt32(0, v.value, true))
     else if (v.kind === 'f32') scalar(4, (d) => d.setFloat32(0, v.value, true))
     else if (v.kind === 'bool') scalar(1, (d) => d.setUint8(0, v.value ? 1 : 0))
@@ -291,7 +306,7 @@ function serialise(kv: [string, Value][], tensors: Tensor[], write: (bytes: Uint
     }
   }
   parts.push(utf8.encode('GGUF'))
-  scalar(4, (d) => d.setUint32(0, 3, true))
+  scalar(4, (d) => d.setUint32(0, version, true))
   u64(tensors.length)
   u64(kv.length)
   for (const [key, v] of kv) {

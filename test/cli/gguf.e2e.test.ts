@@ -22,7 +22,7 @@ describe('sceptic evaluate --model FILE.gguf', () => {
     expect(run.stdout).toMatch(/^model {14}gguf .*tiny-Q8_0\.gguf \(\d+ sequences? × \d+ threads?, KV cache F32\)/m)
     expect(run.stdout).toMatch(/balanced accuracy/i)
     const { manifest } = JSON.parse(readFileSync(json, 'utf8'))
-    expect(manifest).toMatchObject({ format: 'gguf', kvCacheType: 'F32', flashAttention: false, nodeLlamaCpp: '3.21.1' })
+    expect(manifest).toMatchObject({ format: 'gguf', kvCacheType: 'F32', flashAttention: false, nodeLlamaCpp: '3.22.1' })
     expect(manifest.tokensEvaluated).toBeGreaterThanOrEqual(manifest.minimumTokens)
     expect(manifest.minimumTokens).toBeGreaterThan(0)
   })

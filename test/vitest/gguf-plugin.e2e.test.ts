@@ -24,7 +24,7 @@ describe('shared GGUF model (plugin `models`)', () => {
     // The served scorer's manifest entries reach each file's manifest, as a local GGUF scorer's do;
     // its token counters are each file's own (the two files' prompts have the same token counts).
     for (const { manifest } of who) {
-      expect(manifest).toMatchObject({ nodeLlamaCpp: '3.21.1', kvCacheType: 'F32', flashAttention: false, llamaCpp: expect.any(String) })
+      expect(manifest).toMatchObject({ nodeLlamaCpp: '3.22.1', kvCacheType: 'F32', flashAttention: false, llamaCpp: expect.any(String) })
       expect(manifest.minimumTokens, JSON.stringify(manifest)).toBeGreaterThan(0)
       // Not ≥ minimumTokens: the sequence may still hold the other file's last prefix ("Ticket …").
       expect(manifest.tokensEvaluated).toBeGreaterThan(manifest.minimumTokens / 2)

@@ -8,7 +8,7 @@
  * node-llama-cpp evaluates what they submit together in one batch.
  */
 import { commonPrefix, groupByPrefix } from '../onnx/runtime/prefix.ts'
-import { lettersFrom, type LetterReadout, type LetterReadouts } from './readout.ts'
+import { letterReadout, lettersFrom, type LetterReadout } from './readout.ts'
 import type { LlamaSequence } from './startup.ts'
 
 /** What a call evaluates. */
@@ -19,15 +19,12 @@ export interface EvaluationInput {
   readonly letters: readonly Int32Array[]
   /** Requests to evaluate. */
   readonly rows: readonly number[]
-  /** What to ask for at a request's last token, given its letters: raised first, exact when that left another token. */
-  readonly readout: LetterReadouts
 }
 
-/** Letter probabilities by request, the tokens llama.cpp evaluated, and the requests read again with the exact readout. */
+/** Letter probabilities by request, and the tokens llama.cpp evaluated. */
 export interface Evaluated {
   readonly probabilities: Map<number, number[]>
   readonly tokensEvaluated: number
-  readonly exactReadouts: number
 }
 
 /**
@@ -35,13 +32,12 @@ export interface Evaluated {
  * in flight finishes). Probabilities are the softmax over each request's letters.
  */
 export async function evaluateRows(sequences: readonly LlamaSequence[], input: EvaluationInput, cancel: { cancelled: boolean }): Promise<Evaluated> {
-  const { ids, letters, rows, readout } = input
+  const { ids, letters, rows } = input
   // Groups over the runnable rows; a lone request is a group with no shared prefix.
   const plan = groupByPrefix(rows.map((r) => ids[r]!), 2)
   const groups = [...plan.groups.map((g) => ({ rows: g.rows.map((i) => rows[i]!), prefixLength: g.prefixLength })), ...plan.singles.map((i) => ({ rows: [rows[i]!], prefixLength: ids[rows[i]!]!.length - 1 }))]
   const probabilities = new Map<number, number[]>()
   let tokensEvaluated = 0
-  let exactReadouts = 0
   let next = 0
   const worker = async (sequence: LlamaSequence): Promise<void> => {
     while (next < groups.length && !cancel.cancelled) {
@@ -59,27 +55,19 @@ export async function evaluateRows(sequences: readonly LlamaSequence[], input: E
         if (sequence.nextTokenIndex > prefix.length) await sequence.eraseContextTokenRanges([{ start: prefix.length, end: sequence.nextTokenIndex }])
         const suffix = Array.from(ids[r]!.subarray(prefix.length))
         const last = suffix.pop()!
-        let read = lettersFrom(await evaluateLast(sequence, suffix, last, readout.raised(letters[r]!)), letters[r]!)
+        probabilities.set(r, lettersFrom(await evaluateLast(sequence, suffix, last, letterReadout(letters[r]!)), letters[r]!))
         tokensEvaluated += suffix.length + 1
-        if (!read) {
-          // A token other than the letters was in the raised top-k: the last token again, with every other token at −∞.
-          await sequence.eraseContextTokenRanges([{ start: sequence.nextTokenIndex - 1, end: sequence.nextTokenIndex }])
-          read = lettersFrom(await evaluateLast(sequence, [], last, readout.exact(letters[r]!)), letters[r]!)
-          tokensEvaluated += 1
-          exactReadouts++
-        }
-        probabilities.set(r, read ?? Array.from(letters[r]!, () => 0))
       }
     }
   }
   await Promise.all(sequences.map(worker))
-  return { probabilities, tokensEvaluated, exactReadouts }
+  return { probabilities, tokensEvaluated }
 }
 
-/** Evaluate `tokens` then `last`, asking for `readout` at `last`: what the sampler chain left there. */
+/** Evaluate `tokens` then `last`, asking for `readout` at `last`: the letters' raw logits there. */
 async function evaluateLast(sequence: LlamaSequence, tokens: readonly number[], last: number, readout: LetterReadout): Promise<ReadonlyMap<number, number> | undefined> {
   const result = await sequence.controlledEvaluate([...tokens, [last, { generateNext: readout }]] as never[])
-  return (result.at(-1) as { next?: { probabilities?: Map<number, number> } } | undefined)?.next?.probabilities
+  return (result.at(-1) as { next?: { logits?: Map<number, number> } } | undefined)?.next?.logits
 }
 
 /** The fewest tokens that give every request's last-position probabilities: each distinct prefix once (the nodes of their trie). */

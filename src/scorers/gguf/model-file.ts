@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { ConfigError } from '../../core/support/errors.ts'
 
 /** The node-llama-cpp release the scorer is built and tested against (an optional peer, pinned exactly). */
-export const NODE_LLAMA_CPP_VERSION = '3.21.1'
+export const NODE_LLAMA_CPP_VERSION = '3.22.1'
 
 /** The npm package holding node-llama-cpp's prebuilt CPU binary for this machine, e.g. `@node-llama-cpp/linux-x64`. */
 export function binaryPackage(platform: string = process.platform, arch: string = process.arch): string {

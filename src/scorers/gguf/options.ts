@@ -85,8 +85,6 @@ export interface GgufScorerStats {
   tokensEvaluated: number
   /** The fewest tokens that could give every request's probabilities: each distinct token prefix of a call once. */
   minimumTokens: number
-  /** Requests whose last token was evaluated twice: a token other than the letters stayed in the raised readout's top-k (readout.ts). */
-  exactReadouts: number
 }
 
 /** `options` checked: a {@link ConfigError} naming the first key that is unknown or of the wrong type. */

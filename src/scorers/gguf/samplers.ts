@@ -1,5 +1,5 @@
 /**
- * Samplers reused, not one per evaluation. node-llama-cpp 3.21.1 makes a native sampler for
+ * Samplers reused, not one per evaluation. node-llama-cpp (3.21.1 and 3.22.1) makes a native sampler for
  * every `controlledEvaluate` call, and each holds a candidate array the size of the
  * vocabulary (1.8 MB at 151,936 tokens) that its `dispose()` does not free: only the
  * garbage collector does, and V8 does not count that memory, so it rarely runs for it. At the
@@ -9,6 +9,8 @@
  * as many samplers as evaluations run at once. A sampler's settings are applied again on
  * every call (`applyConfig`), so a reused one samples as a new one.
  */
+
+import { NODE_LLAMA_CPP_VERSION } from './model-file.ts'
 
 /** The part of node-llama-cpp's native binding this replaces: its sampler class. */
 interface Bindings {
@@ -29,7 +31,7 @@ const pooled = new WeakMap<object, Map<object, NativeSampler[]>>()
 export function reuseSamplers(llama: unknown, model: unknown): () => void {
   const bindings = (llama as { _bindings?: Bindings })._bindings
   const native = (model as { _model?: object })._model
-  if (!bindings || typeof bindings.AddonSampler !== 'function' || !native) throw new Error('node-llama-cpp changed: no native sampler class (install node-llama-cpp 3.21.1)')
+  if (!bindings || typeof bindings.AddonSampler !== 'function' || !native) throw new Error(`node-llama-cpp changed: no native sampler class (install node-llama-cpp ${NODE_LLAMA_CPP_VERSION})`)
   let pools = pooled.get(bindings)
   if (!pools) {
     pools = installPools(bindings)

@@ -61,7 +61,7 @@ export function ggufScorer(options: GgufScorerOptions): GgufScorer {
   checkGgufFile(settings.modelPath)
   const build = llamaBuild(assertLlamaInstalled())
   const template = checked.template
-  const stats: GgufScorerStats = { requests: 0, promptTokens: 0, tokensEvaluated: 0, minimumTokens: 0, exactReadouts: 0 }
+  const stats: GgufScorerStats = { requests: 0, promptTokens: 0, tokensEvaluated: 0, minimumTokens: 0 }
   let startup: Promise<Started> | undefined
   let dispose: (() => Promise<void>) | undefined
   let closed = false
@@ -97,13 +97,12 @@ export function ggufScorer(options: GgufScorerOptions): GgufScorer {
     const onAbort = () => (cancel.cancelled = true)
     signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      const { probabilities, tokensEvaluated, exactReadouts } = await evaluateRows(started.sequences, { ids, letters, rows, readout: started.readout }, cancel)
+      const { probabilities, tokensEvaluated } = await evaluateRows(started.sequences, { ids, letters, rows }, cancel)
       signal?.throwIfAborted()
       for (const r of rows) results[r] = probabilities.get(r)!
       stats.requests += rows.length
       for (const r of rows) stats.promptTokens += ids[r]!.length
       stats.tokensEvaluated += tokensEvaluated
-      stats.exactReadouts += exactReadouts
       stats.minimumTokens += minimumTokens(ids, rows)
       return results
     } finally {
@@ -168,8 +167,8 @@ function describeScorer(options: GgufScorerOptions, settings: GgufScorerSettings
  * changes only float rounding.
  */
 function identitySettings(options: GgufScorerOptions, settings: GgufScorerSettings, build: { nodeLlamaCpp: string; llamaCpp: string }): Record<string, unknown> {
-  // `readout`: scores from earlier readouts (the whole vocabulary before 0.4; the letters with every other token at −∞) are not served.
-  const out: Record<string, unknown> = { ...build, readout: 'letters-raised', kvCacheType: settings.kvCacheType, flashAttention: settings.flashAttention, threads: settings.threads, sequences: settings.sequences, cpu: cpuKind().kind }
+  // `readout`: scores from earlier readouts (the whole vocabulary before 0.4; the letters through the sampler's bias before 0.5) are not served.
+  const out: Record<string, unknown> = { ...build, readout: 'letter-logits', kvCacheType: settings.kvCacheType, flashAttention: settings.flashAttention, threads: settings.threads, sequences: settings.sequences, cpu: cpuKind().kind }
   if (options.contextLength !== undefined) out.contextLength = options.contextLength
   if (options.chatTemplate === undefined || options.chatTemplate === false) return out
   out.chatTemplate = options.chatTemplate

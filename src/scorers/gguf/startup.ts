@@ -8,9 +8,10 @@ import { statSync } from 'node:fs'
 import { ConfigError, firstLineOf, ScorerError } from '../../core/support/errors.ts'
 import { chatRenderer, type ChatOptions, type PromptRenderer } from '../prompt/chat-template.ts'
 import { letterIdsInContext } from '../prompt/letter-readout.ts'
+import { withCiAsBoolean } from './environment.ts'
+import { checkHyperparameters, type CheckedHeader } from './hyperparameters.ts'
 import { LLAMA_INSTALL, LLAMA_MISSING } from './model-file.ts'
 import type { GgufScorerSettings } from './options.ts'
-import { letterReadouts, type LetterReadouts } from './readout.ts'
 import { reuseSamplers } from './samplers.ts'
 
 type NodeLlamaCpp = typeof import('node-llama-cpp')
@@ -30,8 +31,6 @@ export interface Started {
   readonly encode: (text: string, plain: boolean) => Int32Array
   /** Letter ids A.. for `count` options after `prompt`, read in context (cached per prompt ending). */
   readonly letterIds: (prompt: string, count: number, plain: boolean) => Int32Array
-  /** What to ask llama.cpp for at a request's last token: the softmax over its letters. */
-  readonly readout: LetterReadouts
   readonly render: PromptRenderer | undefined
   /** The model's trained context, in tokens. */
   readonly trainContext: number
@@ -47,7 +46,7 @@ const bindings = new Map<number, Promise<Llama>>()
 /** The node-llama-cpp module, or a {@link ConfigError} with the one line saying what to install. */
 async function nodeLlamaCpp(): Promise<NodeLlamaCpp> {
   try {
-    return await import('node-llama-cpp')
+    return await withCiAsBoolean(() => import('node-llama-cpp'))
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') throw new ConfigError(LLAMA_MISSING)
@@ -58,8 +57,8 @@ async function nodeLlamaCpp(): Promise<NodeLlamaCpp> {
 function binding(llamaCpp: NodeLlamaCpp, threads: number): Promise<Llama> {
   let pending = bindings.get(threads)
   if (!pending) {
-    pending = llamaCpp
-      .getLlama({
+    pending = withCiAsBoolean(() =>
+      llamaCpp.getLlama({
         gpu: false,
         build: 'never',
         usePrebuiltBinaries: true,
@@ -71,11 +70,11 @@ function binding(llamaCpp: NodeLlamaCpp, threads: number): Promise<Llama> {
         debug: false,
         // llama.cpp's own lines (llama_model_load: …) never reach stderr: a bad file is one line, ours.
         logger: () => {},
-      })
-      .catch((error: unknown) => {
-        bindings.delete(threads)
-        throw new ConfigError(`node-llama-cpp has no usable prebuilt CPU binary here (nothing is downloaded or built): ${LLAMA_INSTALL} (${firstLineOf(error)})`)
-      })
+      }),
+    ).catch((error: unknown) => {
+      bindings.delete(threads)
+      throw new ConfigError(`node-llama-cpp has no usable prebuilt CPU binary here (nothing is downloaded or built): ${LLAMA_INSTALL} (${firstLineOf(error)})`)
+    })
     bindings.set(threads, pending)
   }
   return pending
@@ -95,7 +94,7 @@ export async function startScorer(settings: GgufScorerSettings, { chat, onDispos
   const path = settings.modelPath
   const llamaCpp = await nodeLlamaCpp()
   const llama = await binding(llamaCpp, settings.threads)
-  const architecture = await readArchitecture(llamaCpp, path)
+  const { architecture, trainContext: fileContext } = await readHeader(llamaCpp, path)
   let model: LlamaModel
   try {
     model = await llama.loadModel({ modelPath: path, gpuLayers: 0, useMlock: false })
@@ -136,7 +135,8 @@ export async function startScorer(settings: GgufScorerSettings, { chat, onDispos
   const template = metadata.tokenizer?.chat_template
   const render = await chatRenderer(chat, { ...specials, ...(typeof template === 'string' ? { chat_template: template } : {}) }, `${path} (tokenizer.chat_template)`, undefined, 'ggufScorer', signal)
   dispose.push(async () => render?.close())
-  const trainContext = model.trainContextSize
+  // From the file, unsigned: llama.cpp's getter returns it as a signed 32-bit number (2^31 read as −2^31).
+  const trainContext = fileContext ?? model.trainContextSize
   const perSequence = settings.contextLength ?? Math.min(trainContext, 4096)
   let context: LlamaContext
   try {
@@ -160,36 +160,7 @@ export async function startScorer(settings: GgufScorerSettings, { chat, onDispos
   // through anyway, the call fails rather than answer from a prompt whose start was erased.
   const contextShift = { strategy: () => { throw new ScorerError(`${path}: a prompt needed more than the ${perSequence} tokens of its sequence; llama.cpp would have erased its start`) } }
   const sequences = Array.from({ length: settings.sequences }, () => context.getSequence({ contextShift }))
-  oneReadAtATime(context)
-  const readout = letterReadouts(llamaCpp, model, vocab)
-  return { model, context, sequences, encode, letterIds, readout, render, trainContext, vocab, architecture }
-}
-
-/**
- * A batch's outputs are read one at a time. llama.cpp puts a batch's outputs back in request
- * order lazily, in place and without a lock, on their first read (`output_reorder`), and
- * node-llama-cpp reads the outputs of one batch from several threads at once: with two
- * sequences' outputs in one batch, a request could get another's letter probabilities (seen:
- * 8 sequences, 5 of 240 requests, now and then). Reads in turn keep the sequences' tokens in
- * one batch, which is where several sequences save time; a read is the sampler over the
- * letters, a small part of an ordering's cost. This wraps node-llama-cpp 3.21.1's native
- * context: a missing method is an error, not a silent race.
- */
-function oneReadAtATime(context: LlamaContext): void {
-  const native = (context as unknown as { _ctx?: { sampleToken?: unknown } })._ctx
-  if (!native || typeof native.sampleToken !== 'function') throw new Error('node-llama-cpp changed: its context has no sampleToken (install node-llama-cpp 3.21.1)')
-  // sampleToken(batchLogitIndex, sampler, probabilities, confidence), node-llama-cpp 3.21.1's addon signature.
-  const sample = (native.sampleToken as (index: number, sampler: unknown, probabilities: boolean, confidence: boolean) => Promise<unknown>).bind(native)
-  let last: Promise<unknown> = Promise.resolve()
-  // The addon's method is read-only on its prototype: an own property of this context shadows it.
-  Object.defineProperty(native, 'sampleToken', {
-    configurable: true,
-    value: (index: number, sampler: unknown, probabilities: boolean, confidence: boolean) => {
-      const read = last.then(() => sample(index, sampler, probabilities, confidence))
-      last = read.catch(() => undefined)
-      return read
-    },
-  })
+  return { model, context, sequences, encode, letterIds, render, trainContext, vocab, architecture }
 }
 
 /** Rows of the token embedding: the ids the model has logits for. */
@@ -198,12 +169,13 @@ function vocabSize(model: LlamaModel): number {
   return Array.isArray(tokens) ? tokens.length : Number.MAX_SAFE_INTEGER
 }
 
-/** The file's `general.architecture`, or a {@link ConfigError} when its header cannot be read. */
-async function readArchitecture(llamaCpp: NodeLlamaCpp, path: string): Promise<string> {
+/** The file's header, checked against llama.cpp's limits; a {@link ConfigError} when it cannot be read or llama.cpp would abort on it. */
+async function readHeader(llamaCpp: NodeLlamaCpp, path: string): Promise<CheckedHeader> {
+  let info: Awaited<ReturnType<NodeLlamaCpp['readGgufFileInfo']>>
   try {
-    const info = await llamaCpp.readGgufFileInfo(path, { readTensorInfo: false, logWarnings: false, sourceType: 'filesystem', ignoreKeys: ['tokenizer.ggml.tokens', 'tokenizer.ggml.merges', 'tokenizer.ggml.token_type', 'tokenizer.ggml.scores'] })
-    return String((info.metadata as { general?: { architecture?: unknown } }).general?.architecture ?? 'none')
+    info = await llamaCpp.readGgufFileInfo(path, { readTensorInfo: false, logWarnings: false, sourceType: 'filesystem', ignoreKeys: ['tokenizer.ggml.tokens', 'tokenizer.ggml.merges', 'tokenizer.ggml.token_type', 'tokenizer.ggml.scores'] })
   } catch (error) {
     throw new ConfigError(`${path}: not a readable GGUF file: ${firstLineOf(error)}`)
   }
+  return checkHyperparameters(path, info.version, info.metadata as unknown as Record<string, unknown>)
 }

@@ -13,7 +13,7 @@ import { temp, writeTwins } from './helpers.ts'
 const dist = useDistSnapshot()
 afterAll(() => temp.removeAll())
 
-const INSTALL = 'npm i -E node-llama-cpp@3.21.1 @node-llama-cpp/linux-x64@3.21.1'
+const INSTALL = 'npm i -E node-llama-cpp@3.22.1 @node-llama-cpp/linux-x64@3.22.1'
 const DATA = join(REPO, 'examples/data/tickets.jsonl')
 
 /** A project with vitest-sceptic installed and the repository's packages linked, except those `omit` names (a scope omits all its packages); `copy` are copied, not linked, so their own imports resolve from the project. */
@@ -71,7 +71,7 @@ describe('node-llama-cpp without its prebuilt CPU binary', () => {
     const result = await cli(dir, ['evaluate', DATA, '--model', model, '--no-cache'])
     expect(result.code, result.stderr).toBe(2)
     expect(result.stderr.trim().split('\n')).toHaveLength(1)
-    expect(result.stderr).toContain('@node-llama-cpp/linux-x64@3.21.1')
+    expect(result.stderr).toContain('@node-llama-cpp/linux-x64@3.22.1')
     expect(result.stderr).not.toMatch(/\n\s+at /)
     expect(listing(join(dir, 'node_modules/node-llama-cpp'))).toEqual(before)
   })

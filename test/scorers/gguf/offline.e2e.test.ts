@@ -84,7 +84,7 @@ describe('a GGUF run with no network', () => {
     // The one child process: node-llama-cpp's own check that its prebuilt binary loads (a fork of
     // Node, under the same preload, on Linux always), not a build, a download or a GPU probe.
     expect(attempts.filter((a) => a.kind === 'process' && !(a.what === 'child_process.fork' && /node-llama-cpp\/dist\/bindings\/utils\/testBindingBinary\.js$/.test(a.detail ?? "")))).toEqual([])
-    expect(JSON.parse(readFileSync(json, 'utf8')).manifest).toMatchObject({ format: 'gguf', nodeLlamaCpp: '3.21.1' })
+    expect(JSON.parse(readFileSync(json, 'utf8')).manifest).toMatchObject({ format: 'gguf', nodeLlamaCpp: '3.22.1' })
     expect(readdirSync(out)).toEqual(['result.json'])
     expect(readdirSync(home, { recursive: true })).toEqual([])
     expect(readdirSync(tmp, { recursive: true })).toEqual([])

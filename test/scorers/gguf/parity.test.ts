@@ -43,8 +43,6 @@ describe('GGUF F32 against ONNX fp32, same weights', () => {
     })
     expect(compared).toBe(480)
     expect(max).toBeLessThan(1e-4)
-    // Every ordering was read by the raised readout (its letters among the likeliest tokens): that is the path checked here.
-    expect(gguf.stats.exactReadouts).toBe(0)
   })
 
   it('picks the same option in every decision, and the decisions are not all one pick', () => {

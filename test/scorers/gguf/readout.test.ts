@@ -1,6 +1,6 @@
-// The GGUF readout is the softmax over the request's letters, as the ONNX readout: llama.cpp's
-// sampler keeps only the letters (every other logit biased to −∞, top-k of the letters), so
-// node-llama-cpp hands back k probabilities, not its whole vocabulary sorted. On a model whose
+// The GGUF readout is the softmax over the request's letters, as the ONNX readout: node-llama-cpp
+// hands back the letters' raw logits (its filtered logits), not its whole vocabulary's float32
+// probabilities. On a model whose
 // letters sit far below its likeliest token (a confident head, final-norm gain 80), the whole
 // vocabulary's float32 softmax underflowed every letter to 0, and the run failed ("the scorer
 // returned all zeros") where ONNX, from the same weights, reads the letters.
@@ -11,7 +11,7 @@ import { buildPrompt } from '../../../src/core/requests/prompt.ts'
 import type { EvalResult } from '../../../src/core/result/result.ts'
 import { onnxScorer } from '../../../dist/onnx/index.js'
 import { ggufScorer, type GgufScorer } from '../../../src/scorers/gguf/index.ts'
-import { lettersFrom, letterReadouts, RAISE } from '../../../src/scorers/gguf/readout.ts'
+import { letterReadout, lettersFrom } from '../../../src/scorers/gguf/readout.ts'
 import { decisions, maxDistance, SMALL, temp, writeTwins } from './helpers.ts'
 
 const DECISIONS = decisions(40)
@@ -64,8 +64,6 @@ describe('letters far below the likeliest token', () => {
     const max = maxDistance(fromGguf, fromOnnx)
     expect(fromGguf.records).toHaveLength(40)
     expect(max).toBeLessThan(1e-4)
-    // The letters sat more than RAISE logits below the likeliest token: those orderings were read again, exactly.
-    expect(gguf.stats.exactReadouts).toBeGreaterThan(0)
     expect(fromGguf.records.map((r) => r.prediction)).toEqual(fromOnnx.records.map((r) => r.prediction))
     // Answers, and not one answer everywhere: agreement would then be trivial. (Ties are no answer: this head is that confident.)
     expect(new Set(fromGguf.records.map((r) => r.prediction).filter((p) => p !== null)).size).toBeGreaterThan(1)
@@ -73,45 +71,50 @@ describe('letters far below the likeliest token', () => {
 })
 
 describe('lettersFrom', () => {
-  it("gives the letters' probabilities in the letters' order, and nothing when another token was left", () => {
+  it("gives the softmax over the letters' logits in the letters' order, a repeated letter counted at each place", () => {
     const letters = Int32Array.from([7, 5, 9])
-    expect(lettersFrom(new Map([[5, 0.25], [9, 0.25], [7, 0.5]]), letters)).toEqual([0.5, 0.25, 0.25])
-    // A letter the chain left out has probability 0 (it can only be left out beside other letters).
-    expect(lettersFrom(new Map([[5, 1]]), letters)).toEqual([0, 1, 0])
-    expect(lettersFrom(new Map([[5, 0.5], [9, 0.25], [8, 0.25]]), letters)).toBeUndefined()
-    expect(lettersFrom(undefined, letters)).toBeUndefined()
+    const logits = new Map([[9, -1000], [7, -1000 + Math.log(2)], [5, -1000]])
+    const read = lettersFrom(logits, letters)
+    expect(read[0]).toBeCloseTo(0.5, 12)
+    expect(read[1]).toBeCloseTo(0.25, 12)
+    expect(read[2]).toBeCloseTo(0.25, 12)
+    // As ONNX reads it: one entry per letter place.
+    expect(lettersFrom(new Map([[5, 0], [9, 0]]), Int32Array.from([5, 5, 9]))).toEqual([1 / 3, 1 / 3, 1 / 3])
+  })
+
+  it('refuses a letter without a logit: never a silent zero', () => {
+    expect(() => lettersFrom(new Map([[5, 1]]), Int32Array.from([5, 9]))).toThrow(/no logit for letter token 9/)
+    expect(() => lettersFrom(undefined, Int32Array.from([5]))).toThrow(/no logit/)
+    expect(() => lettersFrom(new Map([[5, NaN]]), Int32Array.from([5]))).toThrow(/no logit/)
   })
 })
 
-describe('letterReadouts', () => {
-  it('keeps exactly the distinct letters: every other token, end-of-generation ones included, is biased to −∞', async () => {
+describe('letterReadout', () => {
+  it("asks for the distinct letters' raw logits, greedy, with no bias and no top-k", async () => {
+    expect(letterReadout(Int32Array.from([10, 11, 11, 12]))).toEqual({ logits: { filter: { tokens: [10, 11, 12] } }, options: { temperature: 0 } })
+    // node-llama-cpp returns exactly those tokens' logits, the raw ones: the same letters' logits whatever else the request asks for.
     const llamaCpp = await import('node-llama-cpp')
     const llama = await llamaCpp.getLlama({ gpu: false, build: 'never' })
     const model = await llama.loadModel({ modelPath: twins.gguf.F32!, gpuLayers: 0 })
+    const context = await model.createContext({ contextSize: 256, threads: 1, flashAttention: false, experimentalKvCacheKeyType: 'F32', experimentalKvCacheValueType: 'F32' } as never)
     try {
-      const vocab = (model.fileInfo.metadata as { tokenizer: { ggml: { tokens: readonly unknown[] } } }).tokenizer.ggml.tokens.length
-      const eos = model.tokens.eos as number
-      expect(model.isEogToken(model.tokens.eos!)).toBe(true)
-      const readouts = letterReadouts(llamaCpp, model, vocab)
-      const a = readouts.exact(Int32Array.from([10, 11, 11, 12]))
-      const biases = (a.options.tokenBias as { _biases: Map<number, number> })._biases
-      expect(a.options.topK).toBe(3)
-      expect(biases.size).toBe(vocab - 3)
-      expect([10, 11, 12].some((id) => biases.has(id))).toBe(false)
-      expect(biases.get(eos)).toBe(-Infinity)
-      expect([...biases.values()].every((b) => b === -Infinity)).toBe(true)
-      // The same letters give the same readout; the ninth new set pushes out the least recently used.
-      expect(readouts.exact(Int32Array.from([10, 11, 11, 12]))).toBe(a)
-      for (let i = 0; i < 8; i++) readouts.exact(Int32Array.from([20 + i, 30]))
-      expect(readouts.exact(Int32Array.from([10, 11, 11, 12]))).not.toBe(a)
-      // The raised readout: only the distinct letters, each raised by RAISE, top-k of them.
-      const raised = readouts.raised(Int32Array.from([10, 11, 11, 12]))
-      expect(raised.options.topK).toBe(3)
-      expect([...(raised.options.tokenBias as { _biases: Map<number, number> })._biases]).toEqual([[10, RAISE], [11, RAISE], [12, RAISE]])
-      expect(readouts.raised(Int32Array.from([10, 11, 11, 12]))).toBe(raised)
+      const sequence = context.getSequence()
+      const ids = model.tokenize(buildPrompt(DECISIONS[0]!.state, DECISIONS[0]!.criterion), true) as number[]
+      const letters = Int32Array.from(['A', 'B', 'C', 'D'].map((l) => (model.tokenize(` ${l}`, false) as number[]).at(-1)!))
+      const read = async (generateNext: object) => {
+        await sequence.clearHistory()
+        const out = await sequence.controlledEvaluate([...ids.slice(0, -1), [ids.at(-1)!, { generateNext }]] as never[])
+        return (out.at(-1) as { next: { logits?: Map<number, number> } }).next.logits!
+      }
+      const filtered = await read(letterReadout(letters))
+      expect([...filtered.keys()].sort()).toEqual([...letters].sort())
+      const all = await read({ logits: true })
+      for (const id of letters) expect(filtered.get(id)).toBe(all.get(id))
+      // The letters sit far below the likeliest token on this head, which the float32 softmax lost.
+      expect(Math.max(...all.values()) - Math.max(...letters.map((id) => all.get(id)!))).toBeGreaterThan(87)
     } finally {
+      await context.dispose()
       await model.dispose()
     }
   }, 60_000)
 })
-

@@ -1,4 +1,4 @@
-// node-llama-cpp 3.21.1 makes a native sampler per controlledEvaluate call, holding a
+// node-llama-cpp (3.21.1, and 3.22.1 still) makes a native sampler per controlledEvaluate call, holding a
 // vocabulary-sized candidate array that only the garbage collector frees (V8 does not count it):
 // at the Qwen2.5-0.5B shape a run grew by ~2 MB per ordering. reuseSamplers keeps a model's
 // samplers in a pool: as many as evaluations run at once, the same probabilities, all freed on release.

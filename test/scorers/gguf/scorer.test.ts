@@ -35,7 +35,7 @@ describe('options', () => {
   })
   it('keys the cache by the file, the llama.cpp build and the settings that move the numbers', () => {
     const a = make({ model: gguf.F32! }).cacheIdentity!
-    expect(a).toMatchObject({ kind: 'gguf', files: { model: gguf.F32 }, settings: { nodeLlamaCpp: '3.21.1', readout: 'letters-raised', kvCacheType: 'F32', flashAttention: false, cpu: cpuKind().kind } })
+    expect(a).toMatchObject({ kind: 'gguf', files: { model: gguf.F32 }, settings: { nodeLlamaCpp: '3.22.1', readout: 'letter-logits', kvCacheType: 'F32', flashAttention: false, cpu: cpuKind().kind } })
     expect(make({ model: gguf.F32!, kvCacheType: 'F16' }).cacheIdentity!.settings).toMatchObject({ kvCacheType: 'F16' })
     // Threads and sequences are keyed (sequences side by side once swapped requests' outputs); the batch size is not.
     expect(make({ model: gguf.F32!, sequences: 2 }).cacheIdentity!.settings).toMatchObject({ sequences: 2 })
