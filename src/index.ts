@@ -7,17 +7,18 @@
  * edit here (checked by api/index.api.txt).
  */
 // Suites, their tests and matchers.
-export { BASELINE_TEST_NAME, CALLBACK_TEST_NAME, DEFAULT_SCORING_TIMEOUT_MS } from './vitest/suite/options.ts'
+export { BASELINE_TEST_NAME, CALLBACK_TEST_NAME, DEFAULT_SCORING_TIMEOUT_MS } from './suite/options.ts'
 export { describeDecisions } from './vitest/suite/describe-decisions.ts'
 export { thresholdTestName } from './core/thresholds/verdict.ts'
-export type { DecisionsCallback, DescribeDecisionsOptions, ScorerHandle } from './vitest/suite/options.ts'
+export type { DescribeDecisionsOptions, ScorerHandle } from './suite/options.ts'
+export type { DecisionsCallback } from './vitest/suite/describe-decisions.ts'
 export { scepticMatchers } from './vitest/assertions/matchers.ts'
 export type { AboveChanceOptions, AtLeast, LetterDistributionOptions, ResultLike, ScepticMatchers } from './vitest/assertions/matchers.ts'
 export { letterDistributionAdapter } from './vitest/assertions/snapshot.ts'
-export type { LetterDistribution } from './vitest/assertions/snapshot.ts'
-export { readSuiteMeta } from './vitest/meta.ts'
-export type { ScepticSuiteMeta, ScepticTestMeta, Thresholds } from './vitest/meta.ts'
-export type { ScepticContext, SharedModelOptions } from './vitest/suite/context.ts'
+export type { LetterDistribution } from './suite/assertions/snapshot.ts'
+export { readSuiteMeta } from './suite/meta.ts'
+export type { ScepticSuiteMeta, ScepticTestMeta, Thresholds } from './suite/meta.ts'
+export type { ScepticContext, SharedModelOptions } from './suite/context.ts'
 export { sharedModel } from './vitest/models/client.ts'
 export type { SharedModelScorer } from './vitest/models/client.ts'
 

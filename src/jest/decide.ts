@@ -1,5 +1,5 @@
 /**
- * Everything the Jest face decides or names, taken from where the Vitest face takes it: the
+ * Everything the Jest face decides or names, taken from the suite layer both faces use: the
  * options' checks, scoring (`runEvaluation`), the threshold tests' names and verdicts, the
  * failure-rate rule, the baseline gate, the verdict note, the letter snapshot's tolerance and
  * the report. The face has no rule of its own: this module is its one adapter to those homes
@@ -9,30 +9,31 @@
 import type { EvalResult } from '../core/index.ts'
 import { thresholdTestName, type Threshold } from '../core/thresholds/verdict.ts'
 import { decideRun, gateCheck, type GateCheck } from '../run/gate.ts'
-import { formatValue, summarise } from '../vitest/assertions/format.ts'
-import { toHaveBalancedAccuracy, toHaveOrderConsistency, toHavePerCriterionBalancedAccuracy } from '../vitest/assertions/result-matchers.ts'
-import type { BaselineOutcome } from '../vitest/baseline/file.ts'
-import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, oneOrderingOutcome, runBaselineGate, underCI } from '../vitest/baseline/run-gate.ts'
-import type { ScepticContext } from '../vitest/suite/context.ts'
-import type { DescribeDecisionsOptions } from '../vitest/suite/options.ts'
-import { baselineDir, baselineLocation, fullRunReason, scoreSuite } from '../vitest/suite/score-suite.ts'
+import { formatValue, summarise } from '../suite/assertions/format.ts'
+import { toHaveBalancedAccuracy, toHaveOrderConsistency, toHavePerCriterionBalancedAccuracy } from '../suite/assertions/result-matchers.ts'
+export { toHaveBalancedAccuracy, toHaveOrderConsistency, toHavePerCriterionBalancedAccuracy }
+import type { BaselineOutcome } from '../suite/baseline/file.ts'
+import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, oneOrderingOutcome, runBaselineGate, underCI } from '../suite/baseline/run-gate.ts'
+import type { ScepticContext } from '../suite/context.ts'
+import type { DescribeDecisionsOptions } from '../suite/options.ts'
+import { baselineDir, baselineLocation, fullRunReason, scoreSuite } from '../suite/score-suite.ts'
 import type { RunSettings } from '../run/settings.ts'
 
-export { checkOptions } from '../vitest/suite/check-options.ts'
-export { scorerHandle } from '../vitest/suite/score-suite.ts'
-export { BASELINE_TEST_NAME, CALLBACK_TEST_NAME, DEFAULT_SCORING_TIMEOUT_MS, type DescribeDecisionsOptions, type ScorerHandle } from '../vitest/suite/options.ts'
-export { META_RECORDS_LIMIT, THRESHOLD_KEYS, type ScepticSuiteMeta, type Thresholds } from '../vitest/meta.ts'
+export { checkOptions } from '../suite/check-options.ts'
+export { scorerHandle } from '../suite/score-suite.ts'
+export { BASELINE_TEST_NAME, CALLBACK_TEST_NAME, DEFAULT_SCORING_TIMEOUT_MS, type DescribeDecisionsOptions, type ScorerHandle } from '../suite/options.ts'
+export { META_RECORDS_LIMIT, THRESHOLD_KEYS, type ScepticSuiteMeta, type Thresholds } from '../suite/meta.ts'
 export { isBuiltinThreshold } from '../core/thresholds/metrics.ts'
-export { verdictOutputLine } from '../vitest/suite/verdict-note.ts'
+export { verdictOutputLine } from '../suite/verdict-note.ts'
 export { summarise, thresholdTestName, underCI }
 export { MAX_TIMER_MS } from '../core/support/abort.ts'
 // The letter snapshot: its text, its tolerance rule and what to say when none is written.
-export { compareDistributions, DEFAULT_LETTER_TOLERANCE, parseDistribution, readOnlyUnderCI, renderDistribution } from '../vitest/assertions/snapshot.ts'
-export { notWrittenHint } from '../vitest/baseline/missing-record.ts'
-export * from '../vitest/assertions/result-matchers.ts'
-export { refuseUnknownLetterOptions } from '../vitest/assertions/options-schema.ts'
+export { compareDistributions, DEFAULT_LETTER_TOLERANCE, parseDistribution, readOnlyUnderCI, renderDistribution } from '../suite/assertions/snapshot.ts'
+export { notWrittenHint } from '../suite/baseline/missing-record.ts'
+export { asDistribution, toHaveAccuracyAboveChance, type AboveChanceOptions, type AtLeast, type LetterDistributionOptions, type MatcherOutcome, type ResultLike, type ScepticMatchers } from '../suite/assertions/result-matchers.ts'
+export { refuseUnknownLetterOptions } from '../suite/assertions/options-schema.ts'
 // The report and the job summary.
-export { renderReports, type SuiteReport } from '../vitest/reporter/reporter.ts'
+export { renderReports, type SuiteReport } from '../suite/suite-report.ts'
 export { withDeclaredChecks, type SuiteTest } from '../report/suite-tests.ts'
 export { githubSummary } from '../report/github.ts'
 export { colorEnabled } from '../report/index.ts'

@@ -1,5 +1,5 @@
 /**
- * The sceptic matchers for Jest's `expect.extend`: the result matchers are the Vitest face's
+ * The sceptic matchers for Jest's `expect.extend`: the result matchers are the suite layer's
  * own; the letter-distribution snapshot keeps its text, tolerance and messages, stored through
  * Jest's snapshot state (the test file's `.snap` file), so Jest's rules apply: written when
  * new, rewritten by `jest -u`, never written under `--ci`. Under CI (`CI` set) it is never

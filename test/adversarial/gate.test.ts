@@ -7,8 +7,8 @@ import { evaluateWithScorer, scoreFailure, type Decision, type EvalResult, type 
 import type { EvalResultJson } from '../../src/core/result/result.ts'
 import { githubAnnotations, githubSummary, thresholdChecks, type GitHubSuite } from '../../src/report/github.ts'
 import { decideRun, gateCheck } from '../../src/run/gate.ts'
-import { baselineFromResult } from '../../src/vitest/baseline/file.ts'
-import { compareSequentially } from '../../src/vitest/baseline/sequential.ts'
+import { baselineFromResult } from '../../src/suite/baseline/file.ts'
+import { compareSequentially } from '../../src/suite/baseline/sequential.ts'
 import { fakeResult } from '../helpers/fake-result.ts'
 
 const OPTIONS = ['o0', 'o1', 'o2', 'o3'].map((id) => ({ id, text: `Option ${id}` }))

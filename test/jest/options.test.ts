@@ -2,7 +2,7 @@
 // scored: an unknown key is refused by name (a misspelt option must not be ignored).
 import { expect, test } from 'vitest'
 import { checkOptions } from '../../src/jest/decide.ts'
-import { DescribeDecisionsOptionsSchema } from '../../src/vitest/suite/options.ts'
+import { DescribeDecisionsOptionsSchema } from '../../src/suite/options.ts'
 
 const DESCRIBE_DECISIONS_KEYS = Object.keys(DescribeDecisionsOptionsSchema.shape)
 

@@ -6,7 +6,7 @@ import type { Decision } from '../../src/core/decisions/schema.ts'
 import type { ScoreFn } from '../../src/core/scorer/contract.ts'
 import { githubAnnotations, githubSummary, type GitHubSuite } from '../../src/report/github.ts'
 import { renderHtmlReport } from '../../src/report/html.ts'
-import { renderSuite } from '../../src/vitest/reporter/reporter.ts'
+import { renderSuite } from '../../src/suite/suite-report.ts'
 import { alwaysFirst, byId, decision } from '../helpers/decisions.ts'
 
 const quiet = { onWarning: () => {}, statistics: false as const }

@@ -15,7 +15,7 @@ import { renderHtmlReport } from '../../src/report/html.ts'
 import { comparisonVerdict, runVerdict, significantChanges, VERDICT_RULE } from '../../src/report/run-verdict.ts'
 import { render } from '../../src/report/terminal.ts'
 import { renderComparison } from '../../src/report/terminal-comparison.ts'
-import { baselineFromResult, compareWithBaseline } from '../../src/vitest/baseline/file.ts'
+import { baselineFromResult, compareWithBaseline } from '../../src/suite/baseline/file.ts'
 import { ROOT } from '../helpers/run.ts'
 
 const quiet = { onWarning: () => {} }

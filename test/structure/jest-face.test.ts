@@ -1,5 +1,5 @@
 // The Jest face stays thin: it decides nothing itself. Everything it decides or names comes
-// through one adapter (src/jest/decide.ts) from the homes the Vitest face uses, and its
+// through one adapter (src/jest/decide.ts) from the suite layer (src/suite/) both faces use, and its
 // bundles never load `vitest` (Jest projects need not install it).
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'

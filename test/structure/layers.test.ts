@@ -19,9 +19,11 @@ const ALLOWED: Record<string, readonly string[]> = {
   report: ['core', 'run'],
   run: ['core', 'cache'],
   cli: ['core', 'cache', 'report', 'scorers', 'run'],
-  vitest: ['core', 'cache', 'report', 'scorers', 'run'],
-  // The Jest face reaches the Vitest face's runner-neutral rules through one adapter (src/jest/decide.ts; jest-face.test.ts).
-  jest: ['core', 'cache', 'report', 'scorers', 'run', 'vitest'],
+  // The runner-neutral suite: options, scoring a suite, the baseline file and its gate, the result matchers, the suite record.
+  suite: ['core', 'cache', 'report', 'scorers', 'run'],
+  // The runners' faces stand on the suite layer and never import each other (faces.test.ts).
+  vitest: ['core', 'cache', 'report', 'scorers', 'run', 'suite'],
+  jest: ['core', 'cache', 'report', 'scorers', 'run', 'suite'],
 }
 
 /** `core/math`, `vitest`, `index.ts`: the unit a file belongs to for these rules. */
@@ -72,7 +74,10 @@ describe('layers', () => {
     expect(violation({ from: 'core/math/normal.ts', to: 'core/metrics/headline.ts' })).toMatch(/below/)
     expect(violation({ from: 'core/result/result.ts', to: 'report/terminal.ts' })).toMatch(/outside core/)
     expect(violation({ from: 'scorers/http/openai.ts', to: 'cache/key.ts' })).toMatch(/only core/)
-    expect(violation({ from: 'cli/progress.ts', to: 'vitest/suite/progress.ts' })).toMatch(/may import only/)
+    expect(violation({ from: 'cli/progress.ts', to: 'suite/progress.ts' })).toMatch(/may import only/)
+    expect(violation({ from: 'jest/decide.ts', to: 'vitest/reporter/reporter.ts' })).toMatch(/may import only/)
+    expect(violation({ from: 'vitest/suite/describe-decisions.ts', to: 'jest/decide.ts' })).toMatch(/may import only/)
+    expect(violation({ from: 'suite/score-suite.ts', to: 'vitest/suite/context.ts' })).toMatch(/may import only/)
     expect(violation({ from: 'vitest/suite/describe-decisions.ts', to: 'core/evaluate/index.ts' })).toBeUndefined()
   })
 

@@ -2,11 +2,12 @@
 // handles, the plugin's include, the reporter's suite block.
 import { describe, expect, test } from 'vitest'
 import { configDefaults } from 'vitest/config'
-import { formatBound, meets, slug, thresholdMark, worstCriterion } from '../../src/vitest/assertions/format.ts'
-import { scorerHandle } from '../../src/vitest/suite/score-suite.ts'
+import { formatBound, meets, slug, thresholdMark, worstCriterion } from '../../src/suite/assertions/format.ts'
+import { scorerHandle } from '../../src/suite/score-suite.ts'
 import { sceptic } from '../../src/vitest/plugin/plugin.ts'
-import { formatDuration, formatProgress, interactiveTerminal, parseProgress, progressEmitter } from '../../src/vitest/suite/progress.ts'
-import { blobRun, renderSuite } from '../../src/vitest/reporter/reporter.ts'
+import { formatDuration, formatProgress, interactiveTerminal, parseProgress, progressEmitter } from '../../src/suite/progress.ts'
+import { blobRun } from '../../src/vitest/reporter/reporter.ts'
+import { renderSuite } from '../../src/suite/suite-report.ts'
 import { fakeResult } from '../helpers/fake-result.ts'
 
 describe('helpers', () => {

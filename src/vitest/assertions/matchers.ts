@@ -6,12 +6,13 @@
 import type {} from 'vitest'
 import type { MatcherResult as ExpectationResult, MatcherState } from 'vitest'
 import { Snapshots } from 'vitest'
-import { DEFAULT_LETTER_TOLERANCE, letterDistributionAdapter, readOnlyUnderCI } from './snapshot.ts'
-import { underCI } from '../baseline/gate.ts'
+import { DEFAULT_LETTER_TOLERANCE, readOnlyUnderCI } from '../../suite/assertions/snapshot.ts'
+import { letterDistributionAdapter } from './snapshot.ts'
+import { underCI } from '../../suite/baseline/run-gate.ts'
 import { scepticContext } from '../suite/context.ts'
-import { notWrittenHint } from '../baseline/missing-record.ts'
+import { notWrittenHint } from '../../suite/baseline/missing-record.ts'
 import { refuseUnknownOptions } from '../../core/support/options.ts'
-import { LetterDistributionOptionsSchema } from './options-schema.ts'
+import { LetterDistributionOptionsSchema } from '../../suite/assertions/options-schema.ts'
 import {
   asDistribution,
   toHaveAccuracyAboveChance,
@@ -20,10 +21,10 @@ import {
   toHavePerCriterionBalancedAccuracy,
   type LetterDistributionOptions,
   type ScepticMatchers,
-} from './result-matchers.ts'
+} from '../../suite/assertions/result-matchers.ts'
 
 export { toHaveAccuracyAboveChance, toHaveBalancedAccuracy, toHaveOrderConsistency, toHavePerCriterionBalancedAccuracy }
-export type { AboveChanceOptions, AtLeast, LetterDistributionOptions, ResultLike, ScepticMatchers } from './result-matchers.ts'
+export type { AboveChanceOptions, AtLeast, LetterDistributionOptions, ResultLike, ScepticMatchers } from '../../suite/assertions/result-matchers.ts'
 
 declare global {
   // Typed through Chai's Assertion rather than Vitest's `Matchers`: Vitest 4.1 declares

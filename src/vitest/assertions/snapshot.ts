@@ -1,75 +1,15 @@
 /**
- * The letter-distribution snapshot: a Vitest domain snapshot adapter with a
- * tolerance (docs/design.md#vitest-mechanics-the-code-relies-on). Stored in the
- * test file's ordinary `.snap` file, so Vitest's own rules apply: written locally,
- * never written under CI (a missing one fails), rewritten by `vitest -u`.
+ * The letter-distribution snapshot as a Vitest domain snapshot adapter with a tolerance
+ * (docs/design.md#vitest-mechanics-the-code-relies-on); the text and the rule are the suite's.
  */
 import type { Snapshots } from 'vitest'
+import { compareDistributions, DEFAULT_LETTER_TOLERANCE, parseDistribution, renderDistribution, type LetterDistribution } from '../../suite/assertions/snapshot.ts'
 
 /**
  * Vitest's DomainSnapshotAdapter type, derived from the public `Snapshots` helper
  * because 4.1 does not re-export it from `vitest`.
  */
 export type DomainAdapter = Parameters<(typeof Snapshots)['toMatchDomainSnapshot']>[0]
-
-/** A letter histogram: share of picks per letter. */
-export type LetterDistribution = Record<string, number>
-
-/** Default tolerance of {@link letterDistributionAdapter}: 5 percentage points per letter. */
-export const DEFAULT_LETTER_TOLERANCE = 0.05
-
-/** One `A=0.250` line per letter, sorted, framed by newlines as Vitest stores snapshot strings. */
-export function renderDistribution(distribution: Readonly<LetterDistribution>): string {
-  const lines = Object.keys(distribution)
-    .sort()
-    .map((letter) => `${letter}=${distribution[letter]!.toFixed(3)}`)
-  return `\n${lines.join('\n')}\n`
-}
-
-/** Parse what {@link renderDistribution} wrote. Lines that are not `LETTER=number` are ignored. */
-export function parseDistribution(text: string): LetterDistribution {
-  const out: LetterDistribution = {}
-  for (const line of text.split('\n')) {
-    const match = /^\s*([A-Za-z]+)\s*=\s*(-?[0-9.eE+-]+)\s*$/.exec(line)
-    if (match) out[match[1]!] = Number(match[2])
-  }
-  return out
-}
-
-/** Outcome of {@link compareDistributions}. */
-export interface DistributionComparison {
-  /** Every letter present on both sides and within tolerance. */
-  pass: boolean
-  /**
-   * What `-u` writes: the stored value where within tolerance (so an update causes
-   * no churn), the measured value elsewhere.
-   */
-  resolved: LetterDistribution
-  /** Letters outside tolerance (or present on one side only), with both values. */
-  offending: { letter: string; actual: number | null; expected: number | null }[]
-}
-
-/** Compare a measured distribution with a stored one, letter by letter, within `tolerance`. */
-export function compareDistributions(
-  actual: Readonly<LetterDistribution>,
-  expected: Readonly<LetterDistribution>,
-  tolerance: number,
-): DistributionComparison {
-  const resolved: LetterDistribution = {}
-  const offending: DistributionComparison['offending'] = []
-  const letters = [...new Set([...Object.keys(actual), ...Object.keys(expected)])].sort()
-  for (const letter of letters) {
-    const a = actual[letter]
-    const e = expected[letter]
-    // Stored values are rounded to 3 decimals; allow for that rounding on top of the tolerance.
-    if (a !== undefined && e !== undefined && Math.abs(a - e) <= tolerance + 5e-4) resolved[letter] = e
-    else {
-      if (a !== undefined) resolved[letter] = a
-      offending.push({ letter, actual: a ?? null, expected: e ?? null })
-    }
-  }
-  return { pass: offending.length === 0, resolved, offending }
-}
 
 /**
  * The domain adapter for `toMatchLetterDistribution({ tolerance })`. Its name
@@ -100,31 +40,4 @@ export function letterDistributionAdapter(tolerance = DEFAULT_LETTER_TOLERANCE):
 
 function fmt(value: number | null): string {
   return value === null ? 'absent' : value.toFixed(3)
-}
-
-/**
- * Run `match` on a runner's snapshot state read-only when `ci`: its update mode held at `none`
- * meanwhile, so under CI a missing snapshot fails and none is written in any mode (`-u`,
- * `--update=new`, `jest --ci=false`). Vitest's `SnapshotState` and jest-snapshot's both keep
- * the mode in `_updateSnapshot`; a state without it is an error, never a silent write.
- */
-export function readOnlyUnderCI<T>(state: object | undefined, ci: boolean, match: () => T): T {
-  if (!ci) return match()
-  const holder = state as { _updateSnapshot?: unknown } | undefined
-  const mode = holder?._updateSnapshot
-  if (!holder || typeof mode !== 'string') throw new Error('toMatchLetterDistribution(): this runner\'s snapshot state has no update mode (_updateSnapshot), so it cannot be kept from writing under CI; use Vitest 4.1 or Jest 30')
-  holder._updateSnapshot = 'none'
-  const restore = () => void (holder._updateSnapshot = mode)
-  let pending = false
-  try {
-    const result = match()
-    // expect.poll's snapshot settles later: the mode stays `none` until it has.
-    if (result instanceof Promise) {
-      pending = true
-      return result.finally(restore) as T
-    }
-    return result
-  } finally {
-    if (!pending) restore()
-  }
 }

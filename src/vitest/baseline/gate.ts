@@ -1,16 +1,12 @@
 /**
- * The baseline gate of a `describeDecisions` suite (docs/baselines.md#baselines): when the
- * baseline is written, refreshed or compared, and the cases where it must fail because
- * it could not check anything (one ordering scored, a write refused under CI).
- * The write rules follow Vitest's snapshot rules (docs/design.md#vitest-mechanics-the-code-relies-on):
+ * The baseline gate's update mode under Vitest (docs/baselines.md#baselines); the gate itself
+ * is the suite's (src/suite/baseline/run-gate.ts). The write rules follow Vitest's snapshot rules (docs/design.md#vitest-mechanics-the-code-relies-on):
  * `-u` (update mode `all`) rewrites; a missing baseline is written locally (`new`); under
  * CI nothing is ever written, not even with `-u`, because a gate that compares a run
  * with itself passes without having checked anything.
  */
 import { expect } from 'vitest'
-import { underCI } from './run-gate.ts'
-
-export { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, ONE_ORDERING_MESSAGE, oneOrderingOutcome, runBaselineGate, underCI, type BaselineGateContext } from './run-gate.ts'
+import { underCI } from '../../suite/baseline/run-gate.ts'
 
 /** Vitest's snapshot update mode, as seen by the running test; the plugin's value, then CI, as fallbacks. */
 export function updateMode(pluginMode: string | undefined): 'all' | 'new' | 'none' {

@@ -9,9 +9,9 @@ import { optionKeys, refuseUnknownOptions, shownKey, type SameKeys } from '../..
 import { ConfigError } from '../../core/support/errors.ts'
 import { SuiteDefaultsSchema } from '../../run/settings.ts'
 import { OnnxScorerOptionsSchema } from '../../scorers/onnx/options-schema.ts'
-import { ScepticReporterOptionsSchema } from '../reporter/options-schema.ts'
+import { ScepticReporterOptionsSchema } from '../../suite/reporter-options.ts'
 import { GgufScorerOptionsSchema } from '../../scorers/gguf/options.ts'
-import type { SharedGgufModelOptions, SharedOnnxModelOptions } from '../suite/context.ts'
+import type { SharedGgufModelOptions, SharedOnnxModelOptions } from '../../suite/context.ts'
 
 /** A shared ONNX model directory's options: the ONNX scorer's that cross processes as JSON. */
 export const SharedOnnxModelOptionsSchema = OnnxScorerOptionsSchema.pick({

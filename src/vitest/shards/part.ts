@@ -10,7 +10,7 @@ import type { ShardSpec } from '../../core/shards/spec.ts'
 import type { Threshold } from '../../core/thresholds/verdict.ts'
 import { test } from 'vitest'
 import { fileDeclaresDecisionShards } from './sequencer.ts'
-import { writeMeta, type DeferredCheck, type ScepticTestMeta } from '../meta.ts'
+import { writeMeta, type DeferredCheck, type ScepticTestMeta } from '../../suite/meta.ts'
 
 /** How a deferred test is named in a shard: `balancedAccuracy ≥ 0.8 — deferred to merge (shard 1/4)`. */
 export function deferredTestName(name: string, spec: ShardSpec): string {

@@ -10,19 +10,21 @@ import { isBuiltinThreshold } from '../../core/thresholds/metrics.ts'
 import { formatThreshold, thresholdTestName } from '../../core/thresholds/verdict.ts'
 import { decideRun, gateCheck, type BaselineMeasure, type RunGate } from '../../run/gate.ts'
 import type { RunSettings } from '../../run/settings.ts'
-import { formatValue, summarise } from '../assertions/format.ts'
+import { formatValue, summarise } from '../../suite/assertions/format.ts'
 import { scepticMatchers } from '../assertions/matchers.ts'
-import type { BaselineOutcome } from '../baseline/file.ts'
-import { oneOrderingOutcome, runBaselineGate, underCI, updateMode } from '../baseline/gate.ts'
-import { META_RECORDS_LIMIT, type ScepticSuiteMeta, THRESHOLD_KEYS, type Thresholds, writeMeta } from '../meta.ts'
+import type { BaselineOutcome } from '../../suite/baseline/file.ts'
+import { oneOrderingOutcome, runBaselineGate, underCI } from '../../suite/baseline/run-gate.ts'
+import { updateMode } from '../baseline/gate.ts'
+import { META_RECORDS_LIMIT, type ScepticSuiteMeta, THRESHOLD_KEYS, type Thresholds, writeMeta } from '../../suite/meta.ts'
 import { withSuiteDefaults } from '../plugin/suite-defaults.ts'
-import { checkOptions } from './check-options.ts'
+import { checkOptions } from '../../suite/check-options.ts'
 import { callbackUnderShards, checkDeclared, deferredTest } from '../shards/part.ts'
-import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP, scepticContext } from './context.ts'
+import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP } from '../../suite/context.ts'
+import { scepticContext } from './context.ts'
 import { keepingSnapshotsOnFailure } from './keep-snapshots.ts'
-import { BASELINE_TEST_NAME, CALLBACK_TEST_NAME, type DecisionsCallback, DEFAULT_SCORING_TIMEOUT_MS, type DescribeDecisionsOptions, type ScorerHandle } from './options.ts'
-import { baselineDir, baselineLocation, deferredBaseline, fullRunReason, scorerHandle, scoreSuite, suiteInputs } from './score-suite.ts'
-import { VERDICT_ANNOTATION, verdictNote, verdictOutputLine } from './verdict-note.ts'
+import { BASELINE_TEST_NAME, CALLBACK_TEST_NAME, DEFAULT_SCORING_TIMEOUT_MS, type DescribeDecisionsOptions, type ScorerHandle } from '../../suite/options.ts'
+import { baselineDir, baselineLocation, deferredBaseline, fullRunReason, scorerHandle, scoreSuite, suiteInputs } from '../../suite/score-suite.ts'
+import { VERDICT_ANNOTATION, verdictNote, verdictOutputLine } from '../../suite/verdict-note.ts'
 import { atCallSite, atUserLine, callSite } from './user-frame.ts'
 import { attachReport } from './report-attachment.ts'
 
@@ -38,6 +40,9 @@ function hookTimeout(timeout: number): number {
   return timeout + HOOK_GRACE_MS > MAX_TIMER_MS ? 0 : timeout + HOOK_GRACE_MS
 }
 
+
+/** The callback of {@link describeDecisions}, run as its own test (`suite > assertions`). */
+export type DecisionsCallback = (result: EvalResult, context: TestContext) => unknown
 
 /**
  * Declare an eval suite. Scores `data` with `scorer` once, in `beforeAll`, then:

@@ -5,8 +5,8 @@
 // never as a control sequence.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { renderReports, type SuiteReport } from '../../../src/vitest/reporter/reporter.ts'
-import { formatProgress } from '../../../src/vitest/suite/progress.ts'
+import { renderReports, type SuiteReport } from '../../../src/suite/suite-report.ts'
+import { formatProgress } from '../../../src/suite/progress.ts'
 import { fakeResult } from '../../helpers/fake-result.ts'
 
 /** The pieces an attacker puts in a string meant for a terminal. */

@@ -7,7 +7,7 @@ import { evaluateThreshold, evaluateThresholds } from '../../../src/core/thresho
 import { assertThreshold, thresholdTestName, thresholdVerdict } from '../../../src/core/thresholds/verdict.ts'
 import { githubAnnotations, githubSummary, thresholdChecks, type GitHubSuite } from '../../../src/report/github.ts'
 import { renderHtmlReport } from '../../../src/report/html.ts'
-import { thresholdMark } from '../../../src/vitest/assertions/format.ts'
+import { thresholdMark } from '../../../src/suite/assertions/format.ts'
 import { byId, decision } from '../../helpers/decisions.ts'
 
 const quiet = { onWarning: () => {} }

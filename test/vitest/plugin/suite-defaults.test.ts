@@ -6,7 +6,7 @@ import { sceptic } from '../../../src/vitest/plugin/plugin.ts'
 import { SUITE_DEFAULT_KEYS } from '../../../src/run/settings.ts'
 import { suiteDefaultsFrom, withSuiteDefaults } from '../../../src/vitest/plugin/suite-defaults.ts'
 import { describeDecisions } from '../../../src/vitest/suite/describe-decisions.ts'
-import { checkGateSettings } from '../../../src/vitest/plugin/gate-settings.ts'
+import { checkGateSettings } from '../../../src/suite/gate-settings.ts'
 
 describe('suiteDefaultsFrom', () => {
   test('picks the suite defaults out of the plugin options and leaves the rest', () => {

@@ -9,8 +9,8 @@ import type { ScoreFn } from '../../../src/core/scorer/contract.ts'
 import { runEvaluation } from '../../../src/run/run.ts'
 import { parseRunSettings } from '../../../src/run/settings.ts'
 import { mergeDecisionShards } from '../../../src/vitest/shards/merge.ts'
-import { summarise } from '../../../src/vitest/assertions/format.ts'
-import type { ScepticSuiteMeta, ScepticTestMeta } from '../../../src/vitest/meta.ts'
+import { summarise } from '../../../src/suite/assertions/format.ts'
+import type { ScepticSuiteMeta, ScepticTestMeta } from '../../../src/suite/meta.ts'
 import { useTempDir } from '../../helpers/temp.ts'
 
 const dir = useTempDir('sceptic-decision-shard-ties-')

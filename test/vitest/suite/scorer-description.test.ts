@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import type { EvalResult, ScoreFn } from '../../../src/core/index.ts'
 import { describeDecisions } from '../../../src/vitest/suite/describe-decisions.ts'
-import type { DescribeDecisionsOptions } from '../../../src/vitest/suite/options.ts'
+import type { DescribeDecisionsOptions } from '../../../src/suite/options.ts'
 import { decision } from '../../helpers/decisions.ts'
 
 const data = [decision(2, 0, { id: 'a' }), decision(3, 1, { id: 'b' })]

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { BaselineFile } from '../../../src/vitest/baseline/file.ts'
-import { compareSequentially } from '../../../src/vitest/baseline/sequential.ts'
+import type { BaselineFile } from '../../../src/suite/baseline/file.ts'
+import { compareSequentially } from '../../../src/suite/baseline/sequential.ts'
 
 /** A baseline-shaped file of `n` decisions, consistent and strict unless listed. */
 function file(n: number, inconsistent: ReadonlySet<number> = new Set(), overrides: Partial<BaselineFile> = {}): BaselineFile {

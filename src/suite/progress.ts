@@ -7,8 +7,8 @@
  * marker; the plugin hides those lines from other reporters (`onConsoleLog`) and the
  * sceptic reporter prints them.
  */
-import type { EvaluateProgress } from '../../core/index.ts'
-import { formatDuration, PROGRESS_INTERVAL_MS, progressLine, type ProgressFacts } from '../../report/format.ts'
+import type { EvaluateProgress } from '../core/index.ts'
+import { formatDuration, PROGRESS_INTERVAL_MS, progressLine, type ProgressFacts } from '../report/format.ts'
 
 export { formatDuration, PROGRESS_INTERVAL_MS }
 

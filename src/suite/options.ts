@@ -1,13 +1,12 @@
 /** The options of `describeDecisions`, its callback and the names of the tests it declares. */
-import type { TestContext } from 'vitest'
 import { z } from 'zod'
-import { CacheOptionsSchema, type CacheOptions } from '../../cache/config.ts'
-import type { SameKeys } from '../../core/support/options.ts'
-import { ThresholdSchema } from '../../core/thresholds/verdict.ts'
-import { RUN_FIELDS } from '../../run/settings.ts'
-import type { Criterion, CustomMetric, DebiasMode, EvalResult, EvaluateOptions, FallibleScoreFn, ReducerLike, ScoreFn } from '../../core/index.ts'
-import type { StopEarlyOptions } from '../../core/thresholds/sequential/options.ts'
-import type { Thresholds } from '../meta.ts'
+import { CacheOptionsSchema, type CacheOptions } from '../cache/config.ts'
+import type { SameKeys } from '../core/support/options.ts'
+import { ThresholdSchema } from '../core/thresholds/verdict.ts'
+import { RUN_FIELDS } from '../run/settings.ts'
+import type { Criterion, CustomMetric, DebiasMode, EvalResult, EvaluateOptions, FallibleScoreFn, ReducerLike, ScoreFn } from '../core/index.ts'
+import type { StopEarlyOptions } from '../core/thresholds/sequential/options.ts'
+import type { Thresholds } from './meta.ts'
 
 /** Default scoring timeout of a suite: 10 minutes (inference is slow; Vitest's 10 s hook default is not for this). */
 export const DEFAULT_SCORING_TIMEOUT_MS = 10 * 60_000
@@ -147,9 +146,6 @@ export const DescribeDecisionsOptionsSchema = z
   })
   .partial()
 true satisfies SameKeys<z.input<typeof DescribeDecisionsOptionsSchema>, DescribeDecisionsOptions>
-
-/** The callback of {@link describeDecisions}, run as its own test (`suite > assertions`). */
-export type DecisionsCallback = (result: EvalResult, context: TestContext) => unknown
 
 /** Name of the test that runs the callback. */
 export const CALLBACK_TEST_NAME = 'assertions'

@@ -3,15 +3,15 @@
  * face both call them): mistakes a user should see before anything is scored. A key that
  * is not an option is refused, naming it and the nearest option.
  */
-import { DESCRIBE_DECISIONS_RENAMES, refuseRenamedOptions } from '../../core/evaluate/renamed-options.ts'
-import { ConfigError } from '../../core/index.ts'
-import { THRESHOLD_METRICS } from '../../core/thresholds/metrics.ts'
-import { assertThreshold } from '../../core/thresholds/verdict.ts'
-import { parseRunSettings, type RunSettings } from '../../run/settings.ts'
-import { checkGateSettings } from '../plugin/gate-settings.ts'
+import { DESCRIBE_DECISIONS_RENAMES, refuseRenamedOptions } from '../core/evaluate/renamed-options.ts'
+import { ConfigError } from '../core/index.ts'
+import { THRESHOLD_METRICS } from '../core/thresholds/metrics.ts'
+import { assertThreshold } from '../core/thresholds/verdict.ts'
+import { parseRunSettings, type RunSettings } from '../run/settings.ts'
+import { checkGateSettings } from './gate-settings.ts'
 import { DescribeDecisionsOptionsSchema, type DescribeDecisionsOptions, type ScorerHandle } from './options.ts'
-import { refuseUnknownOptions } from '../../core/support/options.ts'
-import { refuseUnknownThreshold } from '../../core/thresholds/keys.ts'
+import { refuseUnknownOptions } from '../core/support/options.ts'
+import { refuseUnknownThreshold } from '../core/thresholds/keys.ts'
 
 /** Definition-time checks: mistakes a user should see before anything is scored. Returns the run settings. */
 export function checkOptions(name: string, options: DescribeDecisionsOptions): RunSettings {

@@ -1,6 +1,6 @@
 // The letter-distribution snapshot adapter: its text form and the tolerance.
 import { describe, expect, test } from 'vitest'
-import { compareDistributions, parseDistribution, renderDistribution } from '../../../src/vitest/assertions/snapshot.ts'
+import { compareDistributions, parseDistribution, renderDistribution } from '../../../src/suite/assertions/snapshot.ts'
 
 describe('letter-distribution snapshot adapter', () => {
   test('round trip and tolerance', () => {

@@ -3,9 +3,9 @@
  * UI, the HTML and JUnit reporters, GitHub notices) and one line of test output (what
  * editor integrations show beside a test). Same sentence as the report's first line.
  */
-import type { EvalResultJson } from '../../core/result/result.ts'
-import { lettersLine, percent } from '../../report/format.ts'
-import { runVerdict, type VerdictSeverity } from '../../report/run-verdict.ts'
+import type { EvalResultJson } from '../core/result/result.ts'
+import { lettersLine, percent } from '../report/format.ts'
+import { runVerdict, type VerdictSeverity } from '../report/run-verdict.ts'
 
 /** The annotation type Vitest shows beside the message. */
 export const VERDICT_ANNOTATION = 'sceptic:verdict'

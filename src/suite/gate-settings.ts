@@ -3,7 +3,7 @@
  * `alpha` (must lie in (0, 1)) or `detectableDrop` (in (0, 1]) is a one-line ConfigError
  * when the config or suite is declared, not an error deep inside the gate's test.
  */
-import { ConfigError } from '../../core/index.ts'
+import { ConfigError } from '../core/index.ts'
 
 /** `alpha` and `detectableDrop` as a user may give them. */
 export interface GateSettings {
