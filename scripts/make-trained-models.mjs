@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 // Writes the trained example models from their committed weights (examples/models/weights,
 // made by scripts/train/train.py): examples/models/{reader,biased}/ (model.onnx, tokenizer.json,
-// config.json: Optimum-style ONNX directories) and examples/models/{reader,biased}.gguf (F32),
-// all by the project's own writers (scripts/onnx-fixture). Deterministic: same weights, same
+// config.json: Optimum-style ONNX directories), examples/models/{reader,biased}.gguf (F32) beside
+// {reader,biased}-f16.gguf and {reader,biased}-q8_0.gguf, and examples/models/transformers-js/
+// {reader,biased}/ (the layout transformers.js loads: onnx/model.onnx, config.json,
+// tokenizer.json, tokenizer_config.json), all by the project's own writers
+// (scripts/onnx-fixture). Deterministic: same weights, same
 // bytes. Checks the weights against SHA256SUMS first; skips the work when a stamp says the
 // outputs were written from these weights by these writers. `npm run eval` runs it.
 // Usage: node scripts/make-trained-models.mjs [--force] [WEIGHTS_DIR [OUT_DIR]]
@@ -25,7 +28,11 @@ hash.update(readFileSync(fileURLToPath(import.meta.url)))
 const stamp = hash.digest('hex')
 const stampFile = join(models, '.trained-stamp')
 const names = ['reader', 'biased']
-const present = names.every((n) => existsSync(join(models, n, 'model.onnx')) && existsSync(join(models, `${n}.gguf`)))
+// Each GGUF storage type and the file it goes to (llama.cpp's names: F32 unsuffixed, as the demo uses it).
+const ggufFiles = { F32: '', F16: '-f16', Q8_0: '-q8_0' }
+const transformersJs = join(models, 'transformers-js')
+const outputs = (n) => [join(models, n, 'model.onnx'), join(transformersJs, n, 'onnx', 'model.onnx'), ...Object.values(ggufFiles).map((suffix) => join(models, `${n}${suffix}.gguf`))]
+const present = names.every((n) => outputs(n).every((file) => existsSync(file)))
 if (!process.argv.includes('--force') && present && existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === stamp) process.exit(0)
 
 const fixture = await loadFixture()
@@ -36,9 +43,14 @@ for (const name of names) {
   const dir = join(models, name)
   mkdirSync(dir, { recursive: true })
   fixture.writeModelDir(dir, { tokenizer, decoder })
-  const gguf = join(models, `${name}.gguf`)
-  writeFileSync(`${gguf}.partial`, fixture.buildGguf(decoder, tokenizer, { type: 'F32' }))
-  renameSync(`${gguf}.partial`, gguf)
-  console.log(`wrote ${dir}/ (model.onnx, tokenizer.json, config.json) and ${gguf}`)
+  const tjs = fixture.writeModelDir(join(transformersJs, name), { tokenizer, decoder, nested: true })
+  // transformers.js pads a batch with the tokenizer's pad token, which it reads from here.
+  writeFileSync(join(tjs, 'tokenizer_config.json'), JSON.stringify({ pad_token: '<|endoftext|>', eos_token: '<|endoftext|>' }, null, 1) + '\n')
+  for (const [type, suffix] of Object.entries(ggufFiles)) {
+    const gguf = join(models, `${name}${suffix}.gguf`)
+    writeFileSync(`${gguf}.partial`, fixture.buildGguf(decoder, tokenizer, { type }))
+    renameSync(`${gguf}.partial`, gguf)
+  }
+  console.log(`wrote ${dir}/ (model.onnx, tokenizer.json, config.json), ${tjs}/ and ${Object.values(ggufFiles).map((s) => `${name}${s}.gguf`).join(', ')}`)
 }
 writeFileSync(stampFile, stamp + '\n')

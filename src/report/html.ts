@@ -125,6 +125,7 @@ function runSection(run: ReportRun, ctx: SectionContext): string {
   const meta = [
     `model <b>${escapeXml(String(m.model ?? m.scorer ?? 'unknown'))}</b>`,
     readoutText(m.readout) ? `readout <b>${escapeXml(readoutText(m.readout)!)}</b>` : '',
+    typeof m.quantizationElsewhere === 'string' ? `8 bits <b>${escapeXml(m.quantizationElsewhere)}</b>` : '',
     `debias <b>${escapeXml(String(m.debias))}</b>, ${m.orderingsScored} ordering${m.orderingsScored === 1 ? '' : 's'} scored`,
     m.fingerprint ? `data fingerprint <code>${escapeXml(String(m.fingerprint))}</code>` : '',
     m.started ? `started ${escapeXml(String(m.started))}` : '',

@@ -74,6 +74,8 @@ export function render(result: EvalResult, options: RenderOptions = {}): string 
     verdictLine(result, c),
     `${label('model')}${escapeControl(modelLine(m))}`,
     ...readoutLines(m.readout),
+    // A quantized model's agreement with fp32 measured on another CPU kind is not this machine's (docs/onnx-models.md#which-cpu).
+    ...(typeof m.quantizationElsewhere === 'string' ? [`${label('8 bits')}${c.yellow(escapeControl(m.quantizationElsewhere))}`] : []),
     `${label('decisions')}${result.n}${sample}${skipped}`,
     ...(stopLine ? [`${label(stop!.stopped ? 'stopped early' : 'stop early')}${stop!.stopped ? c.bold(stopLine) : c.dim(stopLine)}`] : []),
     ...(typeof m.stopEarlyOff === 'string' ? [`${label('stop early')}${c.dim(`off this run: ${escapeControl(m.stopEarlyOff)}`)}`] : []),

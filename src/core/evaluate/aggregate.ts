@@ -8,7 +8,7 @@ import { ScorerError } from '../support/errors.ts'
 import { LOG_FLOOR } from '../requests/orderings.ts'
 import type { ScoreFailure } from '../scorer/contract.ts'
 import { summariseFailures } from '../result/failure-summary.ts'
-import { maximalSlots } from './argmax.ts'
+import { isNearTie, maximalSlots } from './argmax.ts'
 import type { Settings } from './options.ts'
 import type { Plan } from './plan.ts'
 import { divideOut } from './priors.ts'
@@ -44,6 +44,8 @@ export class Aggregate {
   readonly statedVotes = new Map<number, Float64Array>()
   /** Picked slot per (row, ordering, epoch), for the panel's repetition stability (−1: tied); only with several epochs. */
   readonly epochPicks: number[][][] | undefined
+  /** Rows with a near-tie pick under some ordering (top two within NEAR_TIE_MARGIN): rounding on another CPU kind could swap it. */
+  readonly nearTies = new Set<number>()
   /** Each failed row's first failure. */
   readonly failures = new Map<number, ScoreFailure>()
   /** Flags raised on each row's requests. */
@@ -123,9 +125,12 @@ export class Aggregate {
         for (let slot = 0; slot < width; slot++) totals[base + ordering[slot]!]! += Math.log(Math.max(avg[slot]! * weight, LOG_FLOOR)) / sets[r]!.length
       else for (let slot = 0; slot < width; slot++) totals[base + ordering[slot]!]! += avg[slot]! * share
       if (scored.picks) this.countStated(r, ordering, scored.picks, start)
-      const slots = (scored.picks ? orderingPick(scored.picks, start, epochs) : undefined) ?? maximalSlots(avg)
+      const stated = scored.picks ? orderingPick(scored.picks, start, epochs) : undefined
+      const slots = stated ?? maximalSlots(avg)
       if (slots.length === 1) {
         const best = slots[0]!
+        // A stated pick has no margin to read; a pick read off the probabilities does.
+        if (!stated && isNearTie(avg, weight)) this.nearTies.add(r)
         this.picks[r]!.push(this.plan.rows[r]!.criterion.options[ordering[best]!]!.id)
         this.pickedLetters[r]!.push(LETTERS[best]!)
         this.letterCounts[best]!++

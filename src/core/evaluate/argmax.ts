@@ -6,6 +6,25 @@
  */
 export const TIE_TOLERANCE = 1e-12
 
+/**
+ * The largest top-two gap, in probability, under which a pick counts as a near-tie: a pick that
+ * rounding on another CPU kind could swap (fp32 letter probabilities differ between AVX2 and
+ * AVX-512 VNNI kernels by under 1e-5; 8-bit and 4-bit kernels by up to ~4e-3, which is not rounding).
+ */
+export const NEAR_TIE_MARGIN = 1e-4
+
+/** Whether the top two of a probability vector (summing to `1 / weight`) are within {@link NEAR_TIE_MARGIN} yet not tied. */
+export function isNearTie(values: ArrayLike<number>, weight = 1): boolean {
+  let first = -Infinity
+  let second = -Infinity
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]! * weight
+    if (v > first) [first, second] = [v, first]
+    else if (v > second) second = v
+  }
+  return first - second < NEAR_TIE_MARGIN
+}
+
 /** The lowest value still tied with the maximum `max`. */
 function tieFloor(max: number, tolerance: number): number {
   return max - Math.abs(max) * tolerance

@@ -50,7 +50,7 @@ export function decisionOutcomes(
   options: { storePrompts?: boolean | undefined; withSamples: boolean; only?: ReadonlySet<number> | undefined },
 ): Outcomes {
   const { average, epochs, reducer, template } = settings
-  const { offsets, totals, epochTotals, failures, flags, picks, pickedLetters, statedVotes } = aggregate
+  const { offsets, totals, epochTotals, failures, flags, picks, pickedLetters, statedVotes, nearTies } = aggregate
   const out: Outcomes = {
     scoredRows: [],
     gold: [],
@@ -103,6 +103,7 @@ export function decisionOutcomes(
       probabilities: byId(ids, p),
       picks: picks[r]!,
       letters: pickedLetters[r]!,
+      ...(nearTies.has(r) ? { nearTie: true as const } : {}),
     }
     const promptText = template(row.state, reorderCriterion(row.criterion, plan.orderings[r]![0]!))
     record.promptHash = hash('sha256', promptText, 'hex').slice(0, 16)

@@ -25,6 +25,11 @@ export const DecisionRecordSchema = z.object({
   picks: z.array(text.nullable(), { error: 'must be an array of strings or nulls' }),
   /** Letter (slot) picked under each ordering; `null` where tied. */
   letters: z.array(text.nullable(), { error: 'must be an array of strings or nulls' }),
+  /**
+   * Present (true) only when some ordering's top two probabilities were within 1e-4 without a
+   * tie: rounding on another CPU kind could swap that pick (the baseline gate names such flips).
+   */
+  nearTie: z.literal(true, { error: 'must be true when present' }).optional(),
   /** First 16 hex digits of sha256 of the prompt as presented in the first ordering. */
   promptHash: text.optional(),
   /** That prompt's text; only with `storePrompts: true`. */

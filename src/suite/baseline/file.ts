@@ -10,6 +10,8 @@ import { describeKind, pathKind, writeFileAtomic } from '../../core/support/file
 import { dirname, join } from 'node:path'
 import { z } from 'zod'
 import { DEBIAS_MODES, type EvalResult } from '../../core/index.ts'
+import { nearTieNote, otherCpuKind } from './cpu-kind.ts'
+import type { BaselineOutcome } from './outcome.ts'
 import { pairFlags, type SequentialVerdict } from '../../core/thresholds/sequential/paired.ts'
 import { dictSchema } from '../../core/support/dict.ts'
 import { formatValue, percent, slug } from '../assertions/format.ts'
@@ -28,6 +30,8 @@ const BaselineDecisionSchema = z.strictObject({
   consistent: z.boolean().nullable(),
   /** Whether its pick was the gold option under every ordering (strict correctness, as in `circularAccuracy`). */
   strict: z.boolean(),
+  /** Present (true) only when some ordering's pick was a near-tie (top two within 1e-4): rounding on another CPU kind could swap it. */
+  nearTie: z.literal(true).optional(),
 })
 
 /** The baseline file's layout (`<baseline dir>/<suite slug>.json`), checked on read. */
@@ -40,6 +44,8 @@ export const BaselineFileSchema = z.strictObject({
   debias: z.enum(DEBIAS_MODES),
   /** What scored it (`manifest.model ?? manifest.scorer`); a different scorer invalidates the baseline. */
   scorer: z.string(),
+  /** The CPU kind that scored it (`manifest.cpu.kind`); on another kind, flips at near-ties are named, not counted. */
+  cpu: z.string().optional(),
   /** Labelled decisions scored. */
   n: z.number().int().nonnegative(),
   /** Order consistency at baseline (`null` when one ordering was scored). */
@@ -57,80 +63,7 @@ export type BaselineFile = z.infer<typeof BaselineFileSchema>
 /** One decision of a {@link BaselineFile}. */
 export type BaselineDecision = z.infer<typeof BaselineDecisionSchema>
 
-/** How the gate ended. */
-export type BaselineStatus =
-  /** Compared, no significant drop. */
-  | 'pass'
-  /** Compared, order consistency or circular accuracy dropped by more than chance allows. */
-  | 'regressed'
-  /** No baseline yet; one was written (local run). */
-  | 'written'
-  /** `vitest -u`: the baseline was rewritten from this run. */
-  | 'updated'
-  /** No baseline, and baselines are not written in this mode (CI). */
-  | 'missing'
-  /** The baseline was recorded with another scorer setup (debias mode or scorer); nothing can be paired. */
-  | 'setup-changed'
-  /** No decision of this run matches one of the baseline's (id and fingerprint): nothing was compared. */
-  | 'unpaired'
-  /** Only one ordering was scored (debias `none`): there is no order consistency to gate. */
-  | 'one-ordering'
-  /** Under CI a baseline would have been (re)written (`vitest -u`); it was not, and nothing was compared. */
-  | 'not-written-in-ci'
-  /** The baseline file belongs to another suite whose name has the same slug; nothing was compared. */
-  | 'other-suite'
-
-/** The gate's outcome, stored in suite meta for the report. */
-export interface BaselineOutcome {
-  /** How the gate ended. */
-  status: BaselineStatus
-  /** The baseline file, relative to the Vitest root. */
-  file: string
-  /** Whether the named test `… > order consistency vs baseline` passed. */
-  pass: boolean
-  /** One plain sentence for the report and the failure message. */
-  message: string
-  /** Order consistency at baseline, when a baseline was read. */
-  baselineOrderConsistency?: number | null
-  /** Order consistency now. */
-  orderConsistency?: number | null
-  /** Decisions consistent at baseline and not now. */
-  worse?: number
-  /** Decisions inconsistent at baseline and consistent now. */
-  better?: number
-  /** Decisions paired with the baseline (same id, same fingerprint). */
-  paired?: number
-  /** Paired decisions scored under several orderings both times: the ones whose order consistency can be compared. */
-  comparable?: number
-  /** Decisions whose content changed since the baseline (same id, other fingerprint): not paired. */
-  changed?: number
-  /** Decisions not in the baseline: not paired. */
-  added?: number
-  /** Baseline decisions no longer scored. */
-  removed?: number
-  /** One-sided exact McNemar p-value. */
-  p?: number
-  /** Circular accuracy at baseline, when a baseline was read. */
-  baselineCircularAccuracy?: number | null
-  /** Circular accuracy now. */
-  circularAccuracy?: number | null
-  /** Decisions right under every ordering at baseline and not now. */
-  strictWorse?: number
-  /** Decisions right under every ordering now and not at baseline. */
-  strictBetter?: number
-  /** One-sided exact McNemar p-value that strict correctness dropped. */
-  strictP?: number
-  /** Significance level used. */
-  alpha?: number
-  /** What this set can detect at all. */
-  power?: PowerCheck
-  /** A run that stopped early: the sequential McNemar e-value that order consistency regressed (regressed at ≥ 1/alpha). */
-  eValue?: number
-  /** The same for circular accuracy. */
-  strictEValue?: number
-  /** A run that stopped early: the sequential test's verdict (`pass`: neither dropped by the detectable drop or more). */
-  sequential?: SequentialVerdict
-}
+export type { BaselineOutcome, BaselineStatus } from './outcome.ts'
 
 /** The baseline path of a suite: `<dir>/<slug(suite)>.json`. */
 export function baselinePath(dir: string, suite: string): string {
@@ -146,7 +79,7 @@ export function baselineDecisions(result: Pick<EvalResult, 'records'>): Record<s
   for (const record of result.records) {
     let key = record.id
     for (let k = 2; key in out; k++) key = `${record.id}~${k}`
-    out[key] = { fingerprint: decisionFingerprint(record), ...pairFlags(record) }
+    out[key] = { fingerprint: decisionFingerprint(record), ...pairFlags(record), ...(record.nearTie ? { nearTie: true as const } : {}) }
   }
   return { ...out }
 }
@@ -167,6 +100,7 @@ export function baselineFromResult(suite: string, result: EvalResult): BaselineF
     suite,
     debias: result.manifest.debias,
     scorer: String(result.manifest.model ?? result.manifest.scorer),
+    ...(result.manifest.cpu ? { cpu: result.manifest.cpu.kind } : {}),
     n: result.n,
     orderConsistency: result.orderConsistency,
     balancedAccuracy: result.balancedAccuracy,
@@ -274,6 +208,7 @@ export function compareWithBaseline(
 
   const pairs = pairDecisions(baseline, current)
   const { worse, better, paired, baselineConsistent, strictWorse, strictBetter } = pairs
+  const cpus = otherCpuKind(baseline, current)
   // Fail closed: a gate that paired nothing has checked nothing (a replaced data set, renamed ids).
   if (paired === 0)
     return {
@@ -322,7 +257,7 @@ export function compareWithBaseline(
       `The smallest drop it can detect is ${power.minimumFlips} decisions (${percent(power.minimumDetectableDrop)})` +
       (baselineConsistent < power.minimumFlips ? `, and only ${baselineConsistent} were consistent at baseline` : '')
   else message = `${counts}: no significant drop (a drop of ${percent(detectableDrop)} would be detectable)`
-  message += `; ${strictCounts}`
+  message += `; ${strictCounts}${nearTieNote(cpus, pairs.nearTieFlips)}`
   return pairedOutcome(baseline, current, pairs, regressed, message, { kind: 'exact', p, strictP, alpha, power })
 }
 
@@ -342,7 +277,14 @@ export function pairedOutcome(
 ): Omit<BaselineOutcome, 'file'> {
   const { worse, better, paired, comparable, strictWorse, strictBetter } = pairs
   const head = { status: regressed ? 'regressed' : 'pass', pass: !regressed, message, baselineOrderConsistency: baseline.orderConsistency, orderConsistency: current.orderConsistency, worse, better, paired, comparable } as const
-  const circular = { baselineCircularAccuracy: baseline.circularAccuracy, circularAccuracy: current.circularAccuracy, strictWorse, strictBetter }
+  const cpus = otherCpuKind(baseline, current)
+  const circular = {
+    baselineCircularAccuracy: baseline.circularAccuracy,
+    circularAccuracy: current.circularAccuracy,
+    strictWorse,
+    strictBetter,
+    ...(cpus ? { cpus, nearTieFlips: pairs.nearTieFlips } : {}),
+  }
   if (test.kind === 'sequential') return { ...head, ...circular, alpha: test.alpha, eValue: test.eValue, strictEValue: test.strictEValue, sequential: test.verdict }
   return { ...head, changed: pairs.changed, added: pairs.added, removed: pairs.removed, p: test.p, ...circular, strictP: test.strictP, alpha: test.alpha, power: test.power }
 }
@@ -350,8 +292,14 @@ export function pairedOutcome(
 /** What {@link pairDecisions} counts. */
 export type DecisionPairs = ReturnType<typeof pairDecisions>
 
-/** Pair current decisions with the baseline's by id; a different fingerprint means changed, not paired. */
+/**
+ * Pair current decisions with the baseline's by id; a different fingerprint means changed, not
+ * paired. Between CPU kinds, a decision whose flags flipped at a near-tie (in either run) is
+ * named in `nearTieFlips` and not counted: rounding, not the model, may have swapped it.
+ */
 export function pairDecisions(baseline: BaselineFile, current: BaselineFile) {
+  const otherCpu = otherCpuKind(baseline, current) !== undefined
+  const nearTieFlips: string[] = []
   let worse = 0
   let better = 0
   let paired = 0
@@ -367,6 +315,11 @@ export function pairDecisions(baseline: BaselineFile, current: BaselineFile) {
     else if (before.fingerprint !== now.fingerprint) changed++
     else {
       paired++
+      const flipped = before.consistent !== now.consistent || before.strict !== now.strict
+      if (otherCpu && flipped && (before.nearTie || now.nearTie)) {
+        nearTieFlips.push(id)
+        continue
+      }
       if (before.consistent !== null && now.consistent !== null) {
         comparable++
         if (before.consistent) baselineConsistent++
@@ -378,7 +331,7 @@ export function pairDecisions(baseline: BaselineFile, current: BaselineFile) {
     }
   }
   const removed = Object.keys(baseline.decisions).filter((id) => !Object.hasOwn(current.decisions, id)).length
-  return { worse, better, paired, comparable, baselineConsistent, changed, added, removed, strictWorse, strictBetter }
+  return { worse, better, paired, comparable, baselineConsistent, changed, added, removed, strictWorse, strictBetter, nearTieFlips }
 }
 
 function setup(baseline: Pick<BaselineFile, 'debias' | 'scorer'>): string {

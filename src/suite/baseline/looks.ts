@@ -5,6 +5,7 @@
  * regression (docs/gate.md).
  */
 import type { BaselineLooks } from '../../core/thresholds/sequential/paired.ts'
+import { cpuKind } from '../../core/support/cpu-kind.ts'
 import { decisionFingerprint, readBaseline, type BaselineGateOptions } from './file.ts'
 
 /**
@@ -16,6 +17,8 @@ export async function baselineLooks(suite: string, path: string, gate: BaselineG
   const stored = await readBaseline(path).catch(() => undefined)
   if (!stored || stored.suite !== suite) return undefined
   const { decisions } = stored
+  // On another CPU kind, a near-tie may flip by rounding: left unpaired, as the gate names and does not count it (./file.ts).
+  const otherCpu = stored.cpu !== undefined && stored.cpu !== cpuKind().kind
   return {
     alpha: gate.alpha,
     detectableDrop: gate.detectableDrop,
@@ -23,6 +26,7 @@ export async function baselineLooks(suite: string, path: string, gate: BaselineG
       // A repeated id is numbered by input position (`~2`, …), which a shuffled look cannot know: left to the end.
       if (!Object.hasOwn(decisions, record.id) || Object.hasOwn(decisions, `${record.id}~2`)) return undefined
       const before = decisions[record.id]!
+      if (otherCpu && (before.nearTie || record.nearTie)) return undefined
       return before.fingerprint === decisionFingerprint(record) ? before : undefined
     },
   }

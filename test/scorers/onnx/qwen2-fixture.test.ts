@@ -16,7 +16,7 @@ import type { ScoreRequest } from '../../../src/core/scorer/contract.ts'
 import { halfToFloat, softmax } from '../../../src/scorers/onnx/readout/readout.ts'
 import { EXACT_INTEGER_PRODUCTS } from '../../../src/scorers/onnx/runtime/integer-precision.ts'
 import { letterContinuation } from '../../../src/scorers/prompt/letter-readout.ts'
-import { buildDecoder, buildModelFiles, makeVariant, qwen2Config, TINY_EXAMPLE, writeModelDir, type DecoderOptions } from '../../../scripts/onnx-fixture/index.ts'
+import { buildDecoder, buildModelFiles, makeVariant, qwen2Config, qwen2Forward, TINY_EXAMPLE, writeModelDir, type DecoderOptions, type Qwen2Shape } from '../../../scripts/onnx-fixture/index.ts'
 import { maxAbsDiff, sampleRequests, scorerFactory, tempDir } from './helpers.ts'
 
 const { onnx } = createRequire(import.meta.url)('onnx-proto') as { onnx: typeof OnnxNamespace }
@@ -39,64 +39,10 @@ function weights(model: Uint8Array): Map<string, { dims: number[]; data: Float32
   return out
 }
 
-/** Hugging Face Qwen2ForCausalLM in plain JS (float64): logits at every position of one sequence. */
-function qwen2Reference(model: Uint8Array, o: { hidden: number; layers: number; heads: number; kvHeads: number; ffn: number; theta: number; eps: number }, ids: number[], positions: number[]): number[][] {
+/** Hugging Face Qwen2ForCausalLM in plain JS (float64), on a generated model's weights: logits at every position of one sequence. */
+function qwen2Reference(model: Uint8Array, o: Qwen2Shape, ids: number[], positions: number[]): number[][] {
   const w = weights(model)
-  const get = (name: string) => w.get(name)!.data
-  const { hidden: D, heads: H, kvHeads: KVH, ffn: FF } = o
-  const dh = D / H
-  const embed = get('model.embed_tokens.weight')
-  const V = embed.length / D
-  const linear = (x: number[], name: string, out: number, bias?: string) =>
-    Array.from({ length: out }, (_, j) => x.reduce((s, xi, i) => s + xi * get(name)[i * out + j]!, bias ? get(bias)[j]! : 0))
-  const rms = (x: number[], g: string) => {
-    const r = 1 / Math.sqrt(x.reduce((s, v) => s + v * v, 0) / x.length + o.eps)
-    return x.map((v, i) => v * r * get(g)[i]!)
-  }
-  // rotate_half: (x1, x2) → (−x2, x1); cos/sin of pos · θ^(−2i/dh), repeated over both halves.
-  const rope = (x: number[], pos: number) =>
-    x.map((v, i) => {
-      const f = i % (dh / 2)
-      const angle = pos * o.theta ** ((-2 * f) / dh)
-      const rotated = i < dh / 2 ? -x[i + dh / 2]! : x[i - dh / 2]!
-      return v * Math.cos(angle) + rotated * Math.sin(angle)
-    })
-  let h = ids.map((id) => Array.from(embed.subarray(id * D, (id + 1) * D)))
-  const p = (l: number, name: string) => `model.layers.${l}.${name}`
-  for (let l = 0; l < o.layers; l++) {
-    const x = h.map((row) => rms(row, p(l, 'input_layernorm.weight')))
-    const q = x.map((r) => linear(r, p(l, 'self_attn.q_proj.weight'), D, p(l, 'self_attn.q_proj.bias')))
-    const k = x.map((r) => linear(r, p(l, 'self_attn.k_proj.weight'), KVH * dh, p(l, 'self_attn.k_proj.bias')))
-    const v = x.map((r) => linear(r, p(l, 'self_attn.v_proj.weight'), KVH * dh, p(l, 'self_attn.v_proj.bias')))
-    const attended = q.map((qRow, t) => {
-      const out: number[] = []
-      for (let head = 0; head < H; head++) {
-        const kv = Math.floor(head / (H / KVH))
-        const qh = rope(qRow.slice(head * dh, (head + 1) * dh), positions[t]!)
-        const scores = k.slice(0, t + 1).map((kRow, s) => rope(kRow.slice(kv * dh, (kv + 1) * dh), positions[s]!).reduce((a, kd, d) => a + kd * qh[d]!, 0) / Math.sqrt(dh))
-        const max = Math.max(...scores)
-        const e = scores.map((s) => Math.exp(s - max))
-        const z = e.reduce((a, b) => a + b, 0)
-        for (let d = 0; d < dh; d++) out.push(e.reduce((a, ei, s) => a + (ei / z) * v[s]![kv * dh + d]!, 0))
-      }
-      return out
-    })
-    h = h.map((row, t) => {
-      const a = linear(attended[t]!, p(l, 'self_attn.o_proj.weight'), D)
-      return row.map((value, i) => value + a[i]!)
-    })
-    h = h.map((row) => {
-      const y = rms(row, p(l, 'post_attention_layernorm.weight'))
-      const gate = linear(y, p(l, 'mlp.gate_proj.weight'), FF)
-      const up = linear(y, p(l, 'mlp.up_proj.weight'), FF)
-      const down = linear(gate.map((g, i) => (g / (1 + Math.exp(-g))) * up[i]!), p(l, 'mlp.down_proj.weight'), D)
-      return row.map((value, i) => value + down[i]!)
-    })
-  }
-  return h.map((row) => {
-    const f = rms(row, 'model.norm.weight')
-    return Array.from({ length: V }, (_, v) => f.reduce((s, x, i) => s + x * embed[v * D + i]!, 0))
-  })
+  return qwen2Forward((name) => w.get(name)!.data, o, ids, positions)
 }
 
 async function ortLogits(model: Uint8Array, ids: number[][], mask: number[][], positions?: number[][]): Promise<{ dims: readonly number[]; data: Float32Array }> {
