@@ -1,5 +1,10 @@
 import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'tsup'
+
+// Node 20 has no AI SDK (ai@7 requires Node >= 22; scripts/ai-sdk/package.json): the declarations
+// then resolve `ai` to loose stand-ins, and still name its types, as they do with the real ones.
+const aiTypes = existsSync('node_modules/ai/package.json') ? {} : { paths: { ai: [fileURLToPath(new URL('scripts/ai-sdk/ai.d.ts', import.meta.url))] } }
 
 // Every public entry point and every file Node must load by path (worker threads,
 // the plugin's setup file). Entries whose source does not exist yet are skipped, so
@@ -49,7 +54,7 @@ export default defineConfig([
     entry: Object.fromEntries(Object.entries(entries).filter(([, source]) => existsSync(source))),
     format: ['esm'],
     // `@internal` members (test hooks such as the ONNX scorer's `faults` and `pool`) stay out of the published types.
-    dts: { compilerOptions: { stripInternal: true } },
+    dts: { compilerOptions: { stripInternal: true, ...aiTypes } },
     clean: true,
     splitting: true,
   },

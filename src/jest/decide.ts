@@ -55,7 +55,7 @@ export function scoreJestSuite(name: string, options: DescribeDecisionsOptions, 
 }
 
 /** The one gate's check `key` of a suite that declared `thresholds` (and a baseline outcome, for the baseline check). */
-function check(name: string, result: EvalResult, settings: RunSettings, key: string, thresholds: Record<string, Threshold> = {}, baseline?: BaselineOutcome): GateCheck {
+function check(name: string, result: EvalResult, settings: RunSettings, key: string, thresholds: Readonly<Record<string, Threshold | undefined>> = {}, baseline?: BaselineOutcome): GateCheck {
   const declared = { name, thresholds, maxFailureRate: settings.maxFailureRate, baseline: baseline !== undefined }
   return gateCheck(decideRun(declared, { result: summarise(result), baseline }), key)!
 }
@@ -109,8 +109,8 @@ export async function baselineGate(name: string, result: EvalResult, options: De
   const gate = { alpha: options.alpha ?? DEFAULT_ALPHA, detectableDrop: options.detectableDrop ?? DEFAULT_DETECTABLE_DROP }
   const outcome = await runBaselineGate(name, result, { path, file, mode, ci: underCI(), gate })
   // The one gate decides (a stopped run's sequential test that found no regression has not decided it).
-  const decided = check(name, result, settings, 'baseline', {}, outcome)
-  return { ...outcome, pass: decided.verdict === 'pass', message: forJest(decided.verdict === 'pass' ? outcome.message : decided.reason) }
+  const decided = check(name, result, settings, 'baseline', options.thresholds, outcome)
+  return { ...outcome, pass: decided.verdict === 'pass', message: forJest(decided.reason) }
 }
 
 /** The shared messages name Vitest's update flag; under Jest the same flag is `jest -u`. */

@@ -32,7 +32,7 @@ svg .dot{fill:var(--ink)}svg .count.empty{fill:var(--line)}
 .absent{background:var(--card);border:1px dashed var(--line);border-radius:6px;padding:10px;color:var(--muted)}
 table{border-collapse:collapse;font-size:14px}th,td{border-bottom:1px solid var(--line);padding:4px 10px;text-align:right}
 th[scope=row],thead th:first-child{text-align:left}caption{white-space:nowrap;text-align:left;color:var(--muted);font-size:13px;padding-bottom:4px}
-table.bins{font-size:12px}tr.empty td{color:var(--muted)}
+table.bins{font-size:12px}table.gate{margin:8px 0}table.gate td.reason{text-align:left}table.gate tr.fail th{color:#8e1c1c}table.gate tr.pass th{color:#1b5e20}tr.empty td{color:var(--muted)}
 .paired-grid{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}
 .paired-table td{text-align:center;min-width:110px;padding:10px}
 .facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 12px;margin:0}.facts dt{font-weight:600}.facts dd{margin:0}

@@ -23,6 +23,7 @@ import { barRows, columnChart, niceMax, percent, reliabilityChart } from './svg.
 import { escapeXml } from './escape.ts'
 import { stopEarlyLine, stopEarlyOf } from '../core/thresholds/sequential/verdict.ts'
 import { thresholdLabel } from '../core/thresholds/metrics.ts'
+import { decideRun } from '../run/gate.ts'
 import { z } from 'zod'
 import { refuseUnknownOptions, type SameKeys } from '../core/support/options.ts'
 
@@ -135,6 +136,7 @@ function runSection(run: ReportRun, ctx: SectionContext): string {
     `<h2 id="${id}-h">${heading}</h2>`,
     `<p class="meta">${meta.join(' · ')}</p>`,
     ctx.verdict ? verdictElement(runVerdict(result), false) : '',
+    gateBlock(result, id),
     headlineCards(run),
     lettersBlock(run, records, id, ctx.letterMax),
     robustnessBlock(run.result, id),
@@ -142,6 +144,23 @@ function runSection(run: ReportRun, ctx: SectionContext): string {
     criteriaBlock(run, records, id),
     '</section>',
   ].join('\n')
+}
+
+/** The run's gate as the CLI decided it (its `--threshold`s and failure rate, from the manifest): one row per check; none without thresholds. */
+function gateBlock(result: EvalResultJson, id: string): string {
+  const m = result.manifest
+  if (!isObject(m.thresholds) || Object.keys(m.thresholds).length === 0) return ''
+  const maxFailureRate = isFiniteNumber(m.maxFailureRate) ? m.maxFailureRate : 0
+  const gate = decideRun({ name: 'run', thresholds: m.thresholds, maxFailureRate }, { result })
+  const rows = gate.checks.map((check) => {
+    const pass = check.verdict === 'pass'
+    const value = check.value === undefined ? '' : check.value === null ? 'n/a' : check.value.toFixed(3)
+    return `<tr class="${pass ? 'pass' : 'fail'}" data-check="${escapeXml(check.key)}"><th scope="row">${pass ? '✓' : '✗'} ${escapeXml(check.name)}</th><td>${value}</td><td class="reason">${escapeXml(check.reason)}</td></tr>`
+  })
+  return (
+    `<table class="gate" id="${id}-gate"><caption>gate: ${gate.passed ? 'passed' : `failed (${gate.checks.filter((check) => check.verdict !== 'pass').length} of ${gate.checks.length} checks)`}</caption>` +
+    `<thead><tr><th scope="col">check</th><th scope="col">value</th><th scope="col">why</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+  )
 }
 
 function headlineCards(run: ReportRun): string {

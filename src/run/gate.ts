@@ -136,7 +136,7 @@ export function decideRun(declared: DeclaredRun, measured: MeasuredRun): RunGate
     else checks.push(thresholdCheck(result, key, threshold, name, final))
   }
 
-  if (declared.baseline) checks.push(baselineCheck(measured, failure, final))
+  if (declared.baseline) checks.push(baselineCheck(measured, failure, final, checks))
 
   for (const snapshot of declared.snapshots ?? []) {
     const key = `snapshot:${snapshot}`
@@ -218,8 +218,8 @@ function unscoredPopulation(result: EvalResultJson, key: string): string | undef
   return undefined
 }
 
-/** The baseline gate's check. */
-function baselineCheck(measured: MeasuredRun, failure: string | undefined, final: boolean): GateCheck {
+/** The baseline gate's check; `before`: the failure-rate and threshold checks, which a written baseline names when they failed. */
+function baselineCheck(measured: MeasuredRun, failure: string | undefined, final: boolean, before: readonly GateCheck[]): GateCheck {
   const key = 'baseline'
   const name = BASELINE_CHECK_NAME
   const undecided = (why: string): GateCheck => ({ key, name, verdict: final ? 'fail' : 'undecided', reason: `not measured: ${why}`, notMeasured: true })
@@ -231,7 +231,11 @@ function baselineCheck(measured: MeasuredRun, failure: string | undefined, final
   // A stopped run passes only when its sequential test ruled the detectable drop out; no regression yet is no verdict.
   if (stop?.stopped && outcome.status === 'pass' && outcome.sequential !== 'pass')
     return undecided(`the run stopped after ${stop.scored} of ${stop.total} decisions before the baseline gate was decided (${outcome.message})`)
-  return { key, name, verdict: BASELINE_PASSES.has(outcome.status) ? 'pass' : 'fail', reason: outcome.message, notMeasured: false }
+  const pass = BASELINE_PASSES.has(outcome.status)
+  // A baseline written by a run that failed its checks holds a failing model: said, never offered plainly for commit.
+  const failed = before.filter((check) => check.verdict !== 'pass').map((check) => check.name)
+  const reason = pass && outcome.status !== 'pass' && failed.length > 0 ? `${outcome.message.replace(/; commit it$/, '')}, by a run that failed ${failed.join(', ')}: review it before you commit it` : outcome.message
+  return { key, name, verdict: pass ? 'pass' : 'fail', reason, notMeasured: false }
 }
 
 function formatMeasured(value: number | null): string {

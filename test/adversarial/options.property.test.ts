@@ -80,9 +80,9 @@ async function outcome(call: () => unknown): Promise<unknown> {
 }
 
 describe('every face refuses every key outside its schema, by name', () => {
-  for (const { face, schema, call, renamed = [] } of OPTION_FACES) {
+  for (const { face, schema, call, renamed = [], skip } of OPTION_FACES) {
     const all = sites(schema)
-    it(`${face}: ${all.map((site) => site.path.join('.') || '(top)').join(', ')}`, async () => {
+    it.skipIf(skip !== undefined)(`${face}: ${all.map((site) => site.path.join('.') || '(top)').join(', ')}`, async () => {
       expect(all.length).toBeGreaterThan(0)
       await fc.assert(
         fc.asyncProperty(

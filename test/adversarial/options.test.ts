@@ -10,7 +10,6 @@ import { describeDecisions } from '../../src/vitest/suite/describe-decisions.ts'
 import { sceptic } from '../../src/vitest/plugin/plugin.ts'
 import { openAIScorer } from '../../src/scorers/http/openai.ts'
 import { onnxScorer } from '../../src/scorers/onnx/scorer.ts'
-import { decisionModelScorer } from '../../src/scorers/ai/scorer.ts'
 import ScepticReporter from '../../src/vitest/reporter/reporter.ts'
 import { scepticMatchers } from '../../src/vitest/assertions/matchers.ts'
 import { resolveCache } from '../../src/cache/config.ts'
@@ -18,6 +17,7 @@ import { parseThresholdFlags } from '../../src/cli/thresholds.ts'
 import { compareResults } from '../../src/core/compare/compare.ts'
 import { minimumDetectableDifference } from '../../src/core/math/power.ts'
 import { renderHtmlReport } from '../../src/report/html.ts'
+import { AI_SDK } from '../helpers/ai-sdk.ts'
 import { cleanup, decisions, temp } from './helpers.ts'
 
 afterAll(cleanup)
@@ -134,7 +134,8 @@ describe('scorers', () => {
   test('onnxScorer `chatTemplateKwarg`', () => {
     refused(() => onnxScorer({ model: temp(), chatTemplate: true, chatTemplateKwarg: { enable_thinking: false } } as never), 'chatTemplateKwarg', 'chatTemplateKwargs')
   })
-  test('decisionModelScorer `maxRetry`', () => {
+  test.skipIf(!AI_SDK)('decisionModelScorer `maxRetry`', async () => {
+    const { decisionModelScorer } = await import('../../src/scorers/ai/scorer.ts')
     refused(() => decisionModelScorer(model, { maxRetry: 1 } as never), 'maxRetry', 'maxRetries')
   })
 })
@@ -173,10 +174,13 @@ describe('library options (compare, power, report)', () => {
 })
 
 describe("the user's own keys are data, never refused", () => {
+  test.skipIf(!AI_SDK)('decisionModelScorer: provider options and headers', async () => {
+    const { decisionModelScorer } = await import('../../src/scorers/ai/scorer.ts')
+    expect(() => decisionModelScorer(model, { providerOptions: { openai: { reasoningEffort: 'low' } }, headers: { thresholds: 'x' } })).not.toThrow(/unknown option/)
+  })
   test('model names, headers, provider options, ORT provider options, template variables, manifest and metric names', () => {
     expect(() => sceptic({ models: { 'my-model.v2': 'models/none', Tiny: { model: 'models/none', chatTemplateKwargs: { enable_thinking: false } } }, reporter: false })).not.toThrow(/unknown option/)
     expect(() => openAIScorer({ baseURL: 'http://127.0.0.1:1/v1', model: 'm', headers: { 'X-Team': 'a', constructor: 'b' } })).not.toThrow()
-    expect(() => decisionModelScorer(model, { providerOptions: { openai: { reasoningEffort: 'low' } }, headers: { thresholds: 'x' } })).not.toThrow(/unknown option/)
     expect(() => onnxScorer({ model: temp(), executionProviders: [{ name: 'cuda', deviceId: 1 }] })).not.toThrow(/unknown option/)
     const metrics = { threshold: () => 1 }
     expect(() => describeDecisions('data keys', { ...suite, skip: true, manifest: { cahce: 1 }, metrics, thresholds: { threshold: 0.5 } })).not.toThrow(/unknown/)

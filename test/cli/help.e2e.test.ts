@@ -33,6 +33,16 @@ describe('sceptic --help and --version', () => {
     expect(help.stdout).toBe(commandHelp(commands.split!))
   })
 
+  it('`sceptic --help` names every option of every command in its usage line (--threads, --sequences too)', async () => {
+    const top = await sceptic(['--help'])
+    for (const [name, command] of Object.entries(commands)) {
+      const usage = top.stdout.split('\n').find((line) => line.startsWith(`  sceptic ${name} `) || line === `  sceptic ${name}`)
+      expect(usage, name).toBeDefined()
+      const missing = Object.keys(command.options).filter((option) => option !== 'help' && !usage!.includes(`--${option}`))
+      expect(missing, `sceptic ${name}`).toEqual([])
+    }
+  })
+
   it('--version prints the package version', async () => {
     const { code, stdout } = await sceptic(['--version'])
     expect(code).toBe(0)

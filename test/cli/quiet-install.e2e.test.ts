@@ -3,7 +3,7 @@
 // does not know (npm 11 warned "Unknown project config" on every command for the old one).
 // npm 11 reads the `allowScripts` denial in package.json; npm 10 ignores it and needs
 // ONNXRUNTIME_NODE_INSTALL=skip, which the install script reads.
-import { readdirSync, readFileSync } from 'node:fs'
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { npmWarnings } from '../helpers/install-warnings.ts'
@@ -33,6 +33,23 @@ describe('npm is quiet', () => {
     expect(npmWarnings(stderr)).toEqual([])
   })
 
+  it('a fresh clone\'s npm ci prints no warning on this Node (ai@7 wants Node ≥ 22: installed only there)', async () => {
+    // npm ci --dry-run resolves the lockfile and checks every engine as npm ci does, installing nothing.
+    const clone = join(dir, 'clone')
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+    const locals = [...(pkg.workspaces ?? []), ...Object.values<string>(pkg.devDependencies).filter((spec) => spec.startsWith('file:')).map((spec) => spec.slice(5))]
+    for (const file of ['package.json', 'package-lock.json', ...locals.map((local) => join(local, 'package.json'))]) {
+      mkdirSync(join(clone, file, '..'), { recursive: true })
+      cpSync(join(ROOT, file), join(clone, file))
+    }
+    const ci = await run('npm', ['ci', '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: clone, env, timeoutMs: 120_000 })
+    expect(ci.code, ci.stderr).toBe(0)
+    expect(npmWarnings(ci.stdout + ci.stderr)).toEqual([])
+    // The AI SDK is installed where it runs (Node ≥ 22), and left out, silently, where it does not.
+    const major = Number(process.versions.node.split('.')[0])
+    expect(ci.stdout.includes('add ai 7.'), ci.stdout.slice(-2000)).toBe(major >= 22)
+  }, 150_000)
+
   it('package.json denies onnxruntime-node\'s install script, and runs none of its own on install', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
     expect(pkg.allowScripts['onnxruntime-node']).toBe(false)
@@ -57,6 +74,13 @@ describe('the packed package in a fresh project', () => {
     tarball = join(dir, readdirSync(dir).find((name) => name.endsWith('.tgz'))!)
   }, 150_000)
 
+  it('ships no source maps: they name src/, which the tarball does not ship, so stack frames name the dist/ files it does', async () => {
+    const listing = await run('tar', ['-tzf', tarball], { timeoutMs: 60_000 })
+    const files = listing.stdout.split('\n').filter(Boolean)
+    expect(files).toContain('package/dist/jest/index.cjs')
+    expect(files.filter((file) => file.endsWith('.map') || file.startsWith('package/src/'))).toEqual([])
+  })
+
   it('npm init -y, then npm install of the tarball and vitest: not one warning', async () => {
     const project = join(dir, 'app')
     await run('mkdir', ['-p', project])
@@ -68,4 +92,18 @@ describe('the packed package in a fresh project', () => {
     expect(npmWarnings(installed.stdout + installed.stderr)).toEqual([])
     expect(JSON.parse(readFileSync(join(project, 'node_modules/vitest-sceptic/package.json'), 'utf8')).name).toBe('vitest-sceptic')
   }, 250_000)
+
+  it('docs/onnx.md\'s install step (onnxruntime-node and onnx-proto, both scripts denied): not one warning', async () => {
+    const project = join(dir, 'onnx-app')
+    await run('mkdir', ['-p', project])
+    expect((await run('npm', ['init', '-y'], { cwd: project, env, timeoutMs: 60_000 })).code).toBe(0)
+    const doc = readFileSync(join(ROOT, 'docs/onnx.md'), 'utf8')
+    const allow = JSON.parse(`{${/^"allowScripts": .*$/m.exec(doc)![0]}}`)
+    const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'))
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ ...pkg, ...allow }, null, 2))
+    const command = /^ONNXRUNTIME_NODE_INSTALL=skip npm i -D (onnxruntime-node@\S+) (onnx-proto@\S+)$/m.exec(doc)!
+    const installed = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '-D', tarball, command[1]!, command[2]!], { cwd: project, env, timeoutMs: 400_000 })
+    expect(installed.code, installed.stderr).toBe(0)
+    expect(npmWarnings(installed.stdout + installed.stderr)).toEqual([])
+  }, 420_000)
 })

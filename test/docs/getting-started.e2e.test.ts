@@ -43,7 +43,7 @@ test('every file the section writes out, then its commands, give the documented 
     files.push(path)
   }
   // Step 4's always-first scorer too; its eval file (an `exit=1` block) is the docs test's to run.
-  expect(files.sort()).toEqual(['data/eval.jsonl', 'evals/triage.eval.ts', 'scorers/always-first.mjs', 'scorers/my-model.mjs', 'vitest.config.ts'])
+  expect(files.sort()).toEqual(['data/eval.jsonl', 'evals/triage.eval.ts', 'scorers/always-first.mjs', 'scorers/my-model.mjs', 'vitest.config.mts'])
 
   const commands = blocks.filter((b) => b.lang === 'sh').flatMap((b) => b.body.trim().split('\n')).filter((line) => line.startsWith('npx '))
   expect(commands).toEqual(['npx sceptic evaluate data/eval.jsonl --scorer scorers/my-model.mjs', 'npx vitest run evals/'])
@@ -63,6 +63,8 @@ test('every file the section writes out, then its commands, give the documented 
   const vitest = await run(bin('vitest'), commands[1]!.split(' ').slice(2), { cwd: app, env, timeoutMs: 180_000 })
   const output = vitest.stdout + vitest.stderr
   expect(vitest.code, output).toBe(0)
+  // The page's config is .mts: no Vite warning about ESM syntax in a CommonJS project.
+  expect(output).not.toMatch(/ESM syntax in a file loaded as CommonJS/)
   const documented = blocks.find((b) => b.lang === 'text' && b.body.includes('Test Files'))!.body.trim().split('\n')
   for (const line of documented) expect(output).toMatch(new RegExp(`^ *${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'))
   expect(output.indexOf('SCEPTIC REPORT')).toBeGreaterThan(output.indexOf('Test Files'))

@@ -6,8 +6,8 @@ import type { z } from 'zod'
 import { resolveCache, CacheOptionsSchema } from '../../src/cache/config.ts'
 import { evaluateWithScorer } from '../../src/core/evaluate/index.ts'
 import { EvaluateOptionsSchema } from '../../src/core/evaluate/options.ts'
-import { decisionModelScorer } from '../../src/scorers/ai/scorer.ts'
 import { DecisionModelScorerOptionsSchema } from '../../src/scorers/ai/options.ts'
+import { AI_SDK, NO_AI_SDK } from './ai-sdk.ts'
 import { openAIScorer } from '../../src/scorers/http/openai.ts'
 import { OpenAIScorerOptionsSchema } from '../../src/scorers/http/options.ts'
 import { onnxScorer } from '../../src/scorers/onnx/scorer.ts'
@@ -41,6 +41,8 @@ export interface OptionFace {
   readonly call: (options: Record<string, unknown>) => unknown
   /** Top-level keys refused for another reason first (renamed options). */
   readonly renamed?: readonly string[]
+  /** Why this face cannot be called here (its runtime is not installed). */
+  readonly skip?: string
 }
 
 const scorer = () => [[1, 1]]
@@ -55,7 +57,7 @@ export const OPTION_FACES: readonly OptionFace[] = [
   { face: 'evaluateWithScorer', schema: EvaluateOptionsSchema, name: 'EvaluateOptionsSchema', call: (o) => evaluateWithScorer(decisions as never, scorer, o as never), renamed: ['scorer'] },
   { face: 'onnxScorer', schema: OnnxScorerOptionsSchema, name: 'OnnxScorerOptionsSchema', call: (o) => onnxScorer(o as never) },
   { face: 'openAIScorer', schema: OpenAIScorerOptionsSchema, name: 'OpenAIScorerOptionsSchema', call: (o) => openAIScorer(o as never) },
-  { face: 'decisionModelScorer', schema: DecisionModelScorerOptionsSchema, name: 'DecisionModelScorerOptionsSchema', call: (o) => decisionModelScorer(model, o as never) },
+  { face: 'decisionModelScorer', schema: DecisionModelScorerOptionsSchema, name: 'DecisionModelScorerOptionsSchema', call: async (o) => (await import('../../src/scorers/ai/scorer.ts')).decisionModelScorer(model, o as never), ...(AI_SDK ? {} : { skip: NO_AI_SDK }) },
   { face: 'cache', schema: CacheOptionsSchema, name: 'CacheOptionsSchema', call: (o) => resolveCache(o as never) },
   { face: 'ScepticReporter', schema: ScepticReporterOptionsSchema, name: 'ScepticReporterOptionsSchema', call: (o) => new ScepticReporter(o as never) },
   { face: 'toHaveBalancedAccuracy()', schema: AtLeastSchema, name: 'AtLeastSchema', call: matcher('toHaveBalancedAccuracy') },

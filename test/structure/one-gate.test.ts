@@ -24,7 +24,7 @@ const MAY_DECIDE = [
 ]
 
 /** Where `decideRun` may be called: the faces that render it. */
-const RENDER_THE_GATE = ['run/gate.ts', 'cli/thresholds.ts', 'vitest/suite/describe-decisions.ts', 'vitest/shards/merge.ts', 'report/github.ts', 'jest/decide.ts']
+const RENDER_THE_GATE = ['run/gate.ts', 'cli/thresholds.ts', 'vitest/suite/describe-decisions.ts', 'vitest/shards/merge.ts', 'report/github.ts', 'report/html.ts', 'jest/decide.ts']
 
 const allowed = (file: string, list: readonly string[]) => list.some((entry) => (entry.endsWith('/') ? file.startsWith(entry) : file === entry))
 
@@ -82,7 +82,7 @@ describe('one gate decides a run', () => {
     expect(offenders).toEqual([])
   })
 
-  it('every face reaches the gate: the suites, the CLI, the shard merge and the job summary call decideRun', () => {
+  it('every face reaches the gate: the suites, the CLI, the shard merge, the job summary and the HTML page call decideRun', () => {
     for (const file of RENDER_THE_GATE.filter((f) => f !== 'run/gate.ts'))
       expect(decisionsIn(readFileSync(resolve(SRC, file), 'utf8')), file).toContain('calls decideRun')
   })

@@ -33,6 +33,9 @@ test('a configured baseline gate with one ordering fails by name; the report nev
   // The bound was met by the 19 that scored, but its test failed: the mark says so.
   expect(output).toMatch(/requests fail {2}evals\/gates\.eval\.ts[\s\S]*?balanced accuracy {2}100\.0% {3}✗ ≥ 50\.0% test failed/)
   expect(output).toMatch(/gated {2}evals\/gates\.eval\.ts[\s\S]*?baseline {11}✓ written/)
+  // A baseline written by a run that failed its threshold is never offered plainly for commit.
+  expect(output).toMatch(/failing first baseline {2}evals\/gates\.eval\.ts[\s\S]*?baseline {11}✓ written[\s\S]*?written: order consistency [\d.]+%, by a run that failed balancedAccuracy ≥ 0\.9: review it before you commit it/)
+  expect(output).not.toMatch(/failing-first-baseline\.json written: order consistency [\d.]+%; commit it/)
   expect(output).toMatch(/no checks {2}evals\/gates\.eval\.ts[\s\S]*?tests {14}⚠ none: the suite declares no threshold, baseline gate or callback, so nothing was checked/)
   // Half the decisions failed and the callback's assertion held on the other half: it passed before.
   expect(output).toContain('FAIL  evals/gates.eval.ts > half failed, callback gate > assertions')
@@ -62,7 +65,7 @@ test('under CI, -u writes no baseline and fails; the job summary marks failed an
   expect(markdown).toContain('### ❌ requests fail')
   expect(markdown).toContain('### ⚠️ filtered\n\n`evals/gates.eval.ts`\n\n**Tests:** 1 passed; 1 not run (skipped or filtered out, so not checked): “balancedAccuracy ≥ 0.5”')
   const headings = markdown.slice(markdown.indexOf('## Sceptic report')).split('\n').filter((line) => line.startsWith('### '))
-  expect(headings).toEqual(['### ❌ one ordering', '### ❌ gated', '### ❌ callback fails', '### ❌ requests fail', '### ⚠️ filtered', '### ❌ half failed, callback gate', '### ⚠️ no checks'])
+  expect(headings).toEqual(['### ❌ one ordering', '### ❌ gated', '### ❌ callback fails', '### ❌ requests fail', '### ⚠️ filtered', '### ❌ half failed, callback gate', '### ⚠️ no checks', '### ❌ failing first baseline'])
   expect(markdown).toContain('| balanced accuracy | **100.0%** | ≥ 50.0% | ⚠️ not run |')
   expect(output).toMatch(/balanced accuracy {2}100\.0% {3}⚠ ≥ 50\.0% not run/)
   expect(output).toMatch(/tests {14}⚠ 1 passed; 1 not run \(skipped or filtered out, so not checked\): "balancedAccuracy ≥ 0\.5"/)

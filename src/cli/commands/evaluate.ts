@@ -31,7 +31,7 @@ import { gateExitCode, parseThresholdFlags } from '../thresholds.ts'
 import { UsageError } from '../usage-error.ts'
 
 const USAGE =
-  'evaluate DATA (--model DIR|FILE.gguf | --scorer MODULE) [--debias MODE] [--pride-fraction F] [--batch-size N] [--workers N] [--dtype NAME] [--chat-template [--system TEXT] [--chat-template-kwargs JSON]] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--no-statistics] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--cache-verify N] [--json-out FILE] [--records-out FILE] [--timeout SECONDS] [--shard i/n] [--threshold KEY=VALUE ...] [--max-failure-rate R] [--stop-early [--alpha A]]'
+  'evaluate DATA (--model DIR|FILE.gguf | --scorer MODULE) [--debias MODE] [--pride-fraction F] [--batch-size N] [--workers N] [--dtype NAME] [--prepack-cache DIR] [--threads N] [--sequences N] [--chat-template [--system TEXT] [--chat-template-kwargs JSON]] [--seed N] [--average probability|log] [--epochs N] [--reducer NAME] [--store-prompts] [--no-statistics] [--cache DIR | --no-cache] [--cache-mode read-write|read-only|off] [--cache-verify N] [--json-out FILE] [--records-out FILE] [--timeout SECONDS] [--shard i/n] [--threshold KEY=VALUE ...] [--max-failure-rate R] [--stop-early [--alpha A]]'
 
 /** A scorer the CLI loaded, with what to call when done. */
 interface LoadedScorer {

@@ -89,6 +89,10 @@ export async function evaluateWithScorer(
     scorer: options.scorerDescription ?? describeScorer(score),
     cache: cacheBefore ? cacheCountsSince(score, cacheBefore) : undefined,
   })
-  if (thresholds) result.manifest.thresholds = thresholds
+  if (thresholds) {
+    result.manifest.thresholds = thresholds
+    // The rule the gate applies with them, so a report of the file (sceptic report) decides the same gate.
+    result.manifest.maxFailureRate = settings.maxFailureRate
+  }
   return stop ? stop.finish(result, requestsScored) : result
 }

@@ -86,6 +86,8 @@ export interface Manifest {
   notScored?: number
   /** The thresholds the run was given (`evaluateWithScorer`'s `thresholds`, the CLI's `--threshold`). */
   thresholds?: Record<string, number | { min?: number | undefined; max?: number | undefined }>
+  /** With thresholds: the failure-rate rule the run was gated with (largest share of labelled decisions that may fail to score). */
+  maxFailureRate?: number
   /** What the score cache did in this run (present only when a cache was in use; see docs/cache.md). */
   cache?: CacheCounts
   /** Anything else the caller recorded (batch size, workers, …). */

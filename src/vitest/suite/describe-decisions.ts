@@ -237,7 +237,7 @@ function declareBaselineTest(suite: SuiteState): void {
     }
     // The one gate decides: a stopped run's sequential test that found no regression has not decided the gate.
     const check = gateCheck(suite.gate(outcome), 'baseline')!
-    const decided: BaselineOutcome = { ...outcome, pass: check.verdict === 'pass', message: check.verdict === 'pass' ? outcome.message : check.reason }
+    const decided: BaselineOutcome = { ...outcome, pass: check.verdict === 'pass', message: check.reason }
     if (suite.meta) suite.meta.baseline = decided
     writeMeta(task.meta, { suite: name, check: 'baseline', result: summarise(measured) })
     await annotate(decided.message, 'sceptic:baseline')
