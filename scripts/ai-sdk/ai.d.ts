@@ -5,7 +5,7 @@ export type Experimental_DecisionQuestion = any
 export type Experimental_DecisionModel = any
 export declare const experimental_decide: (options: { providerOptions?: Record<string, any>; [key: string]: any }) => Promise<any>
 declare class AiError extends Error {
-  static isInstance(error: unknown): error is any
+  static isInstance(error: unknown): error is AiError
   [key: string]: any
 }
 export declare class APICallError extends AiError {}
