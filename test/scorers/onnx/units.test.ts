@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { leftPad } from '../../../src/scorers/onnx/runtime/feeds.ts'
 import { planBatches } from '../../../src/scorers/onnx/runtime/batching.ts'
 import { ModelIoError, planInputs, type ValueInfo } from '../../../src/scorers/onnx/model/model-io.ts'
-import { halfToFloat, letterProbabilities, softmax } from '../../../src/scorers/onnx/readout/readout.ts'
+import { halfToFloat, letterProbabilities, logitAt, softmax } from '../../../src/scorers/onnx/readout/readout.ts'
 
 describe('leftPad', () => {
   it('pads on the left and counts positions over real tokens only', () => {
@@ -58,6 +58,14 @@ describe('readout', () => {
     expect(halfToFloat(0xc000)).toBe(-2)
     expect(halfToFloat(0x3555)).toBeCloseTo(0.33325, 4)
     expect(halfToFloat(0x7c00)).toBe(Infinity)
+  })
+
+  it('logitAt reads float16 logits as raw bits (Uint16Array) or as values (Float16Array, Node 24), float32 as is', () => {
+    expect(logitAt(Uint16Array.of(0x3c00, 0xc000))(1)).toBe(-2)
+    expect(logitAt(Float32Array.of(1.5, -2.25))(1)).toBe(-2.25)
+    // Node 24 hands float16 tensors over as Float16Array values: 1.5 is a value, not the bits 0x0001.
+    const Float16 = (globalThis as { Float16Array?: { of(...values: number[]): ArrayLike<number> } }).Float16Array
+    if (Float16) expect(logitAt(Float16.of(1.5, -2.25))(0)).toBe(1.5)
   })
 })
 

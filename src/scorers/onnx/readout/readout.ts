@@ -34,7 +34,16 @@ export function letterProbabilities(
   return softmax(picked)
 }
 
-/** IEEE half → number, for models whose `logits` are float16 (ORT hands them over as raw Uint16). */
+/**
+ * Element `i` of a logits tensor's data as a number. A float16 tensor comes as raw bits
+ * (Uint16Array) where the runtime has no Float16Array, and as a Float16Array of values where it
+ * has one (Node 24): the array's kind decides, never the declared element type alone.
+ */
+export function logitAt(data: ArrayLike<number>): (i: number) => number {
+  return data instanceof Uint16Array ? (i) => halfToFloat(data[i]!) : (i) => data[i]!
+}
+
+/** IEEE half → number, for float16 logits handed over as raw bits (a Uint16Array). */
 export function halfToFloat(bits: number): number {
   const sign = bits & 0x8000 ? -1 : 1
   const exponent = (bits >> 10) & 0x1f

@@ -13,10 +13,16 @@ import { ConfigError, ScorerError, firstLineOf } from '../../../core/support/err
 import { encodeTexts } from '../prompt/encode-texts.ts'
 import { leftPad, suffixPad } from './feeds.ts'
 import { planInputs, ModelIoError, type InputPlan } from '../model/model-io.ts'
-import { halfToFloat, softmax } from '../readout/readout.ts'
+import { logitAt, softmax } from '../readout/readout.ts'
 import { ORT_MISSING, type PrepackSave, type CloseMessage, type EncodeMessage, type LoadMessage, type RunErrorKind, type RunMessage, type WorkerInit, type WorkerMessage } from './protocol.ts'
 import { loadTokenizer, type LoadedTokenizer } from '../prompt/tokenizer.ts'
 import { EXACT_INTEGER_PRODUCTS } from './integer-precision.ts'
+
+// Node 24 has Float16Array, and onnxruntime-common then hands float16 tensors over as one, which
+// onnxruntime-node 1.30's native binding reads as empty ("not enough space … got 0") when fed back
+// as a past cache. This thread keeps float16 as raw Uint16Array bits, as on Node 20 and 22.
+// (ORT checks for Float16Array lazily, at its first tensor, which is made after this line.)
+Reflect.deleteProperty(globalThis, 'Float16Array')
 
 const init = workerData as WorkerInit
 const port = parentPort!
@@ -205,8 +211,8 @@ function readRows(
 ): number {
   const [rows, positions, vocab] = logits.dims as [number, number, number]
   if (rows !== expectedRows || logits.dims.length !== 3) throw new Error(`"logits" has shape [${logits.dims.join(', ')}]; [${expectedRows}, positions, vocab] expected`)
-  const data = logits.data as Float32Array | Uint16Array
-  const value = plan.logitsType === 'float16' ? (i: number) => halfToFloat(data[i]!) : (i: number) => data[i]!
+  // float16 logits are raw bits (Uint16Array) or, where Node has Float16Array (24+), values.
+  const value = logitAt(logits.data as ArrayLike<number>)
   let offset = letterOffset
   for (let row = 0; row < rows; row++) {
     const base = (row * positions + positions - 1) * vocab

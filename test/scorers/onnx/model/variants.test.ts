@@ -91,7 +91,11 @@ describe('every dtype: batch 1 equals batch 8', () => {
     expect(eight.settings.batchSize).toBe(perTensor ? 1 : 8)
     if (perTensor) expect(eight.description).toContain('one prompt per run: the graph quantizes activations per tensor (DynamicQuantizeLinear)')
     // A variant really differs from fp32 (it is not the same file under another name).
-    if (dtype !== 'fp32') expect(maxAbsDiff(one, await scorer({ model: dir, workers: 1, batchSize: 1 })(requests))).toBeGreaterThan(1e-6)
+    const fp32 = await scorer({ model: dir, workers: 1, batchSize: 1 })(requests)
+    if (dtype !== 'fp32') expect(maxAbsDiff(one, fp32)).toBeGreaterThan(1e-6)
+    // ...and stays near it: float16 logits read as numbers whichever array Node hands them over in
+    // (raw bits on Node 20 and 22, a Float16Array on 24, where reading values as bits gave noise).
+    if (dtype === 'fp16') expect(maxAbsDiff(one, fp32)).toBeLessThan(2e-2)
   })
 
   it('why: the same int8 graph batched with padding gives other probabilities than alone', async () => {
