@@ -20,6 +20,7 @@ import { baselineDir, baselineLocation, fullRunReason, scoreSuite } from '../sui
 import type { RunSettings } from '../run/settings.ts'
 
 export { checkOptions } from '../suite/check-options.ts'
+export { atCallSite, callSite } from '../suite/user-frame.ts'
 export { scorerHandle } from '../suite/score-suite.ts'
 export { BASELINE_TEST_NAME, CALLBACK_TEST_NAME, DEFAULT_SCORING_TIMEOUT_MS, type DescribeDecisionsOptions, type ScorerHandle } from '../suite/options.ts'
 export { META_RECORDS_LIMIT, THRESHOLD_KEYS, type ScepticSuiteMeta, type Thresholds } from '../suite/meta.ts'

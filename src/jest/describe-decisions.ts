@@ -5,10 +5,14 @@
  *
  * Jest repeats a `beforeAll` error for every test of the describe block, so scoring never
  * throws there: the first test that runs fails with the error (one line, without this
- * package's stack frames) and the others fail pointing to it.
+ * package's stack frames) and the others fail pointing to it. Every error points at the
+ * user's `describeDecisions(...)` call (or the scorer's own throwing line), where Jest shows
+ * its code frame.
  */
 import {
+  atCallSite,
   BASELINE_TEST_NAME,
+  callSite,
   baselineGate,
   CALLBACK_TEST_NAME,
   checkOptions,
@@ -32,7 +36,7 @@ import {
 import type { EvalResult } from '../core/index.ts'
 import type { RunSettings } from '../run/settings.ts'
 import { writeSuiteEntry } from './channel.ts'
-import { ownFramesRemoved, scoringFailure } from './error.ts'
+import { failureAt, scoringFailure } from './error.ts'
 import { scepticMatchers, type JestSnapshotState } from './matchers.ts'
 
 /** The options of the Jest face's describeDecisions: the Vitest face's. */
@@ -69,11 +73,20 @@ let declared = 0
  * `baseline` folder, and `assertions` running `fn(result)` when given.
  */
 export function describeDecisions(name: string, options: JestDescribeDecisionsOptions, fn?: JestDecisionsCallback): void {
+  const site = callSite()
+  try {
+    declare(name, options, fn, site)
+  } catch (error) {
+    throw atCallSite(error, site)
+  }
+}
+
+function declare(name: string, options: JestDescribeDecisionsOptions, fn: JestDecisionsCallback | undefined, site: string | undefined): void {
   const jest = jestGlobals()
   const settings = checkOptions(name, options)
   if (options.shard !== undefined) throw new Error(`describeDecisions("${name}"): shard: 'decisions' needs Vitest's --shard and --merge-reports; under Jest, leave it unset`)
   jest.expect.extend(scepticMatchers)
-  const suite = new JestSuite(name, options, settings, declared++, jest)
+  const suite = new JestSuite(name, options, settings, declared++, jest, site)
   ;(options.skip ? jest.describe.skip : jest.describe)(name, () => {
     const timeout = settings.timeout ?? DEFAULT_SCORING_TIMEOUT_MS
     jest.beforeAll(() => suite.score(fn !== undefined), Math.min(timeout + HOOK_GRACE_MS, MAX_TIMER_MS))
@@ -98,6 +111,8 @@ class JestSuite {
     readonly settings: RunSettings,
     readonly index: number,
     readonly jest: JestGlobals,
+    /** The user's `describeDecisions` call: where the suite's errors point. */
+    readonly site: string | undefined,
   ) {
     this.meta = { schema: 1, suite: name, thresholds: options.thresholds ?? {}, maxFailureRate: settings.maxFailureRate, checks: [] }
   }
@@ -128,7 +143,7 @@ class JestSuite {
         if (result.records.length <= META_RECORDS_LIMIT) this.meta.records = result.records
       }
     } catch (error) {
-      this.error = scoringFailure(error)
+      this.error = scoringFailure(error, this.site)
       this.meta.error = this.error.message
     }
   }
@@ -140,13 +155,13 @@ class JestSuite {
       this.errorShown = true
       throw this.error
     }
-    throw ownFramesRemoved(new Error(`"${this.name}" was not scored; the suite's first failed test says why`))
+    throw failureAt(`"${this.name}" was not scored; the suite's first failed test says why`, this.site)
   }
 
   /** Fail the calling check when too many decisions failed to score. */
   checkFailureRate(result: EvalResult): void {
     const problem = failureRate(this.name, result, this.settings)
-    if (problem !== undefined) throw ownFramesRemoved(new Error(problem))
+    if (problem !== undefined) throw failureAt(problem, this.site)
   }
 
   async callback(fn: JestDecisionsCallback): Promise<void> {
@@ -158,7 +173,7 @@ class JestSuite {
       // A failed callback keeps its stored snapshots under `-u` (Jest removes unchecked ones).
       const { snapshotState, currentTestName } = this.jest.expect.getState()
       if (currentTestName) snapshotState?.markSnapshotsAsCheckedForTest(currentTestName)
-      throw error
+      throw atCallSite(error, this.site)
     }
   }
 
@@ -176,7 +191,7 @@ function declareThresholdTests(suite: JestSuite): void {
     if (threshold === undefined) continue
     suite.test(thresholdTestName(key, threshold), () => {
       const failure = thresholdFailure(suite.name, suite.measured(), suite.settings, key, threshold, customKeys.includes(key))
-      if (failure !== undefined) throw ownFramesRemoved(new Error(failure))
+      if (failure !== undefined) throw failureAt(failure, suite.site)
     })
   }
 }
@@ -189,6 +204,6 @@ function declareBaselineTest(suite: JestSuite): void {
     if (suite.settings.debias !== 'none') suite.checkFailureRate(result)
     const outcome = await baselineGate(suite.name, result, suite.options, suite.settings, dir, suite.mode())
     suite.meta.baseline = outcome
-    if (!outcome.pass) throw ownFramesRemoved(new Error(forJest(outcome.message)))
+    if (!outcome.pass) throw failureAt(forJest(outcome.message), suite.site)
   })
 }

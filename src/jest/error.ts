@@ -1,34 +1,18 @@
 /**
- * Errors as Jest prints them: one line of message and no stack frame from this package, so
- * a scorer's error shows the scorer's own lines (where the user can act) and nothing else.
+ * Errors as Jest prints them: one line of message, no stack frame from this package, and a
+ * first frame in the user's code, whose code frame Jest shows: a scorer's error at the
+ * scorer's own throwing line, every other failure at the user's `describeDecisions(...)` call
+ * (the rule and its frames: src/suite/user-frame.ts).
  */
+import { atCallSite } from './decide.ts'
 
-/**
- * This package's own files: the folder holding its `dist/` (or, where a source map maps a
- * frame back, its `src/`), from where this code runs. Frames under either are dropped.
- */
-const OWN_ROOTS = ((): string[] => {
-  const frame = (new Error().stack ?? '').split('\n').find((line) => /^\s+at /.test(line))
-  const path = frame && /(?:\(|at )(?:file:\/\/)?(\/[^:()]+):\d+:\d+\)?$/.exec(frame)?.[1]
-  const at = path ? Math.max(path.lastIndexOf('/dist/'), path.lastIndexOf('/src/')) : -1
-  return path && at >= 0 ? [`${path.slice(0, at)}/dist/`, `${path.slice(0, at)}/src/`] : []
-})()
-
-/** Whether a stack line is one of this package's frames or Node's internals. */
-function ownFrame(line: string): boolean {
-  return OWN_ROOTS.some((root) => line.includes(root)) || /\(node:|at node:/.test(line)
+/** An error for `message` pointing at `site`, the user's `describeDecisions` call. */
+export function failureAt(message: string, site: string | undefined): Error {
+  return atCallSite(new Error(message), site)
 }
 
-/** `error` with its stack reduced to its first line and the frames that are not this package's. */
-export function ownFramesRemoved<E extends Error>(error: E, frames: string | undefined = undefined): E {
-  const header = `${error.name}: ${error.message}`
-  const lines = (frames ?? '').split('\n').filter((line) => /^\s+at /.test(line) && !ownFrame(line))
-  error.stack = [header, ...lines].join('\n')
-  return error
-}
-
-/** A scoring failure as one line (the class name kept), with the thrown error's own frames outside this package. */
-export function scoringFailure(error: unknown): Error {
+/** A scoring failure as one line (the class name kept), at the thrown error's own frames outside this package, else at `site`. */
+export function scoringFailure(error: unknown, site: string | undefined): Error {
   const e = error as (Error & { cause?: unknown }) | undefined
   const message = (e?.message ?? String(error)).split('\n')[0]!
   const failure = new Error(message)
@@ -36,5 +20,8 @@ export function scoringFailure(error: unknown): Error {
   // The frames of the innermost cause: where the scorer itself threw.
   let origin: unknown = error
   while ((origin as { cause?: unknown } | undefined)?.cause instanceof Error) origin = (origin as { cause: Error }).cause
-  return ownFramesRemoved(failure, (origin as Error | undefined)?.stack)
+  const frames = ((origin as Error | undefined)?.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line))
+  // An error without frames (one built from a message) still gets the call site.
+  failure.stack = [`${failure.name}: ${message}`, ...(frames.length > 0 || site === undefined ? frames : [site])].join('\n')
+  return atCallSite(failure, site)
 }

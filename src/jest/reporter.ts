@@ -33,6 +33,8 @@ interface JestGlobalConfig {
 interface JestResults {
   testResults: ReadonlyArray<{
     testFilePath: string
+    /** Why the file did not run (it failed to load). */
+    testExecError?: { message?: string }
     testResults: ReadonlyArray<{ ancestorTitles: readonly string[]; title: string; status: string }>
   }>
 }
@@ -55,6 +57,7 @@ export default class ScepticJestReporter {
   }
 
   onRunComplete(_contexts: unknown, results: JestResults): void {
+    for (const line of esmScorerHints(results, this.root)) process.stderr.write(`${line}\n`)
     const reports = collectReports(readSuiteEntries(this.dir), results, this.root)
     if (reports.length === 0) return
     // `jest --json` owns stdout; then the report goes to stderr, as Jest's own output does.
@@ -97,5 +100,17 @@ function collectReports(entries: ReturnType<typeof readSuiteEntries>, results: J
       .filter(own)
       .map((t) => ({ name: t.title, state: STATES[t.status] ?? t.status }))
     return { file: relative(root, file) || file, meta, tests: withDeclaredChecks(tests, meta.checks) }
+  })
+}
+
+/** Jest's words when its CommonJS mode cannot `require()` an ES module (Node before 24.9). */
+const REQUIRE_ESM = /Must use import to load ES Module: (\S+\.mjs)\b/
+
+/** One line per eval file that could not load an `.mjs` file (a scorer, say): the transform that loads it. */
+function esmScorerHints(results: JestResults, root: string): string[] {
+  return results.testResults.flatMap(({ testFilePath, testExecError }) => {
+    const module = REQUIRE_ESM.exec(testExecError?.message ?? '')?.[1]
+    if (module === undefined) return []
+    return [`vitest-sceptic: ${relative(root, testFilePath)} cannot require() ${relative(root, module)}, an ES module, in Jest's CommonJS mode: add transform: { '\\\\.[mc]?[jt]sx?$': 'babel-jest' } to the Jest config`]
   })
 }

@@ -1,8 +1,8 @@
 // Jest fixture projects: a temp copy of a fixture folder with the built package installed as
-// `npm i -D vitest-sceptic` would, every other dependency linked from the repository's
+// `npm i -D vitest-sceptic` would (no source maps), every other dependency linked from the repository's
 // node_modules, and a real `jest` spawned in it, time-bound, with a clean environment.
 import { spawn } from 'node:child_process'
-import { cpSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs'
+import { cpSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { FIXTURES, installBuilt, REPO, type Run } from './vitest.ts'
 
@@ -14,8 +14,15 @@ export function jestProject(dir: string, name: string, dist: string): string {
   cpSync(join(FIXTURES, 'jest', 'scorers.cjs'), join(dir, 'scorers.cjs'))
   mkdirSync(join(dir, 'data'), { recursive: true })
   cpSync(join(REPO, 'examples/data/tickets.jsonl'), join(dir, 'data/tickets.jsonl'))
+  return installedProject(dir, dist)
+}
+
+/** Install the package in `dir` as the npm tarball holds it (no source maps), every other dependency linked. */
+export function installedProject(dir: string, dist: string): string {
   installBuilt(dir, dist)
   const modules = join(dir, 'node_modules')
+  // The tarball ships no source maps (package.json `files`): frames name dist/ files.
+  for (const file of readdirSync(join(modules, 'vitest-sceptic/dist'), { recursive: true }) as string[]) if (file.endsWith('.map')) rmSync(join(modules, 'vitest-sceptic/dist', file))
   for (const entry of readdirSync(join(REPO, 'node_modules'))) {
     if (entry === 'vitest-sceptic' || entry.startsWith('.')) continue
     symlinkSync(join(REPO, 'node_modules', entry), join(modules, entry), 'dir')

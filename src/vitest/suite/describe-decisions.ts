@@ -25,7 +25,7 @@ import { keepingSnapshotsOnFailure } from './keep-snapshots.ts'
 import { BASELINE_TEST_NAME, CALLBACK_TEST_NAME, DEFAULT_SCORING_TIMEOUT_MS, type DescribeDecisionsOptions, type ScorerHandle } from '../../suite/options.ts'
 import { baselineDir, baselineLocation, deferredBaseline, fullRunReason, scorerHandle, scoreSuite, suiteInputs, suiteKeptFolders } from '../../suite/score-suite.ts'
 import { VERDICT_ANNOTATION, verdictNote, verdictOutputLine } from '../../suite/verdict-note.ts'
-import { atCallSite, atUserLine, callSite } from './user-frame.ts'
+import { atCallSite, atUserLine, callSite } from '../../suite/user-frame.ts'
 import { attachReport } from './report-attachment.ts'
 
 /** Extra time the Vitest hook gets beyond the scoring timeout, so our clearer timeout error fires first. */

@@ -1,19 +1,30 @@
 /**
- * Errors at the user's line: a failing check, a scoring error or a bad option must point at the
- * user's `describeDecisions(...)` call, never inside this package (whose dist/ and source-mapped
- * src/ frames name files a user cannot open or did not write). The call site is captured when
- * the suite is declared; an error leaving one of the suite's tests or hooks loses the package's
- * frames and, when no frame of the user's own code is left, gets the call site in their place.
+ * Errors at the user's line, under Vitest and Jest alike: a failing check, a scoring error or a
+ * bad option must point at the user's `describeDecisions(...)` call, never inside this package
+ * (whose dist/ and source-mapped src/ frames name files a user cannot open or did not write). The
+ * call site is captured when the suite is declared; an error leaving one of the suite's tests or
+ * hooks loses the package's frames and, when no frame of the user's own code is left, gets the
+ * call site in their place. Jest and Vitest show the code frame of the first such frame.
  */
 import { basename, dirname, join, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+
+const FRAME = /^\s+at /
+
+/** This module's own file, from its stack frame (the CommonJS build has no `import.meta.url`). */
+function ownFile(): string | undefined {
+  const frame = new Error().stack?.split('\n').find((line) => FRAME.test(line))
+  const location = frame && /(?:\(|at )([^()]+?):\d+:\d+\)?$/.exec(frame)?.[1]
+  return location?.startsWith('file://') ? fileURLToPath(location) : location
+}
 
 /**
  * The package's own code: `<root>/dist/` (what users run) and `<root>/src/` (where source maps
  * point, and what the repository's own tests run), found from this module's own path.
  */
-function packageDirs(): string[] {
-  let dir = dirname(fileURLToPath(import.meta.url))
+function packageDirs(file: string | undefined = ownFile()): string[] {
+  if (file === undefined) return []
+  let dir = dirname(file)
   while (basename(dir) !== 'dist' && basename(dir) !== 'src') {
     const parent = dirname(dir)
     if (parent === dir) return []
@@ -24,9 +35,8 @@ function packageDirs(): string[] {
 }
 
 const PACKAGE_DIRS = packageDirs()
-const FRAME = /^\s+at /
-/** Frames that are nobody's code: Node's internals and the test runner's. */
-const RUNTIME = /\(node:|^\s+at node:|[\\/]node_modules[\\/](?:vitest|@vitest|tinypool|chai|tinyspy)[\\/]|^\s+at (?:async )?Promise/
+/** Frames that are nobody's code: Node's internals, native ones and the test runner's (Vitest's or Jest's). */
+const RUNTIME = /\(node:|^\s+at node:|[\\/]node_modules[\\/](?:vitest|@vitest|tinypool|chai|tinyspy|jest-[\w-]+|@jest|expect|babel-jest)[\\/]|^\s+at (?:async )?Promise|\(<anonymous>\)$/
 
 /** Whether a stack line is a frame of this package's code. */
 export function inPackage(frame: string, dirs: readonly string[] = PACKAGE_DIRS): boolean {

@@ -1,7 +1,7 @@
 // atCallSite and callSite on planted stacks: the package's frames go, the user's stay, and the
 // call site stands in when no user frame is left.
 import { describe, expect, it } from 'vitest'
-import { atCallSite, atUserLine, callSite, inPackage } from '../../../src/vitest/suite/user-frame.ts'
+import { atCallSite, atUserLine, callSite, inPackage } from '../../src/suite/user-frame.ts'
 
 const DIRS = ['/proj/node_modules/vitest-sceptic/dist/', '/proj/node_modules/vitest-sceptic/src/']
 const PKG = '    at thresholdTest (file:///proj/node_modules/vitest-sceptic/dist/chunk-AB12.js:175:9)'
@@ -38,6 +38,16 @@ describe('errors at the user\'s line', () => {
     expect(error.message).toBe('expected balancedAccuracy ≥ 0.9\nsecond line')
   })
 
+  it('Jest\'s frames and native ones are not call sites: the eval file is', () => {
+    const circus = '    at Promise.finally.completed (/proj/node_modules/jest-circus/build/jestAdapterInit.js:1834:28)'
+    const runtime = '    at Runtime._execModule (/proj/node_modules/jest-runtime/build/index.js:1439:24)'
+    const native = '    at new Promise (<anonymous>)'
+    const evalFile = '    at Object.<anonymous> (/proj/evals/triage.eval.js:4:1)'
+    expect(callSite(['Error', PKG, native, evalFile, runtime].join('\n'), DIRS)).toBe(evalFile)
+    // An error built in the package, in a Jest test, points at the call site.
+    expect(atCallSite(planted(PKG, native, circus), SITE, DIRS).stack!.split('\n').slice(2)).toEqual([SITE, native, circus])
+  })
+
   it('an error from the user\'s own code keeps its user frame first, without the package\'s', () => {
     const error = atCallSite(planted(PKG, USER, MAPPED), SITE, DIRS)
     expect(error.stack!.split('\n').slice(2)).toEqual([USER])
@@ -69,7 +79,7 @@ describe('errors at the user\'s line', () => {
     await expect(atUserLine(SITE, () => 7)).resolves.toBe(7)
     const thrown = planted(PKG)
     // The real package dirs here are this repository's src/ and dist/; a dist/ frame of it is dropped.
-    const ours = `    at f (${new URL('../../../dist/chunk.js', import.meta.url).pathname}:1:1)`
+    const ours = `    at f (${new URL('../../dist/chunk.js', import.meta.url).pathname}:1:1)`
     thrown.stack = `Error: x\n${ours}`
     const caught = await atUserLine(SITE, async () => {
       throw thrown
