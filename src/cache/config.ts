@@ -10,7 +10,9 @@ import { z } from 'zod'
 import { ConfigError } from '../core/support/errors.ts'
 import { refuseUnknownOptions, type SameKeys } from '../core/support/options.ts'
 import { listSegments } from './layout.ts'
-import { CACHE_MODES, type CacheMode } from './store.ts'
+import { CACHE_MODES, parseCacheMode, type CacheMode } from './mode.ts'
+
+export { parseCacheMode } from './mode.ts'
 
 /** The `cache` option of `describeDecisions`, the plugin and the library. */
 export interface CacheOptions {
@@ -59,13 +61,6 @@ export function parseCacheVerify(value: unknown, source: string): number {
   if (typeof n !== 'number' || !CacheOptionsSchema.shape.verify.safeParse(n).success)
     throw new ConfigError(`${source} must be an integer ≥ 0 and ≤ ${MAX_CACHE_VERIFY} (hits re-checked live; 0 opts out), got ${JSON.stringify(value)}`)
   return n
-}
-
-/** A mode, or a ConfigError naming where it came from. */
-export function parseCacheMode(value: string, source: string): CacheMode {
-  if (!(CACHE_MODES as readonly string[]).includes(value))
-    throw new ConfigError(`${source} must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(value)}`)
-  return value as CacheMode
 }
 
 /** The default cache directory: `node_modules/.cache/vitest-sceptic` under the nearest folder (from `cwd` up) with a package.json, else under `cwd`. */

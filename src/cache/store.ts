@@ -11,12 +11,10 @@ import { claimCacheDir } from './marker.ts'
 import { createWithHead, writeFileAtomic, writeFully } from './files.ts'
 import type { ScorerInfo } from './scorer-info.ts'
 import { listSegments, newSegmentName, scorersDir, segmentsDir, segmentWriterMayRun } from './layout.ts'
+import type { CacheMode } from './mode.ts'
 import { decodeSegment, encodeHeader, encodeRecord, HEADER_BYTES, usableVector, type CacheEntry, type DecodedSegment } from './segment.ts'
 
-/** How a cache is used: read and grow it (default), only read it (CI jobs that must not grow it), or not at all. */
-export type CacheMode = 'read-write' | 'read-only' | 'off'
-/** Every {@link CacheMode}. */
-export const CACHE_MODES: readonly CacheMode[] = ['read-write', 'read-only', 'off']
+export { CACHE_MODES, type CacheMode } from './mode.ts'
 
 /** Options of {@link CacheStore}. */
 export interface CacheStoreOptions {

@@ -1,6 +1,7 @@
 /** Parsing a subcommand's command line from its option table; every complaint is a one-line UsageError. */
 import { parseArgs } from 'node:util'
-import { parseCacheMode, type CacheOptions } from '../cache/config.ts'
+import type { CacheOptions } from '../cache/config.ts'
+import { parseCacheMode } from '../cache/mode.ts'
 import { own } from '../core/support/dict.ts'
 import { editDistance } from '../core/support/options.ts'
 import { UsageError } from './usage-error.ts'

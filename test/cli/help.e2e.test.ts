@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { closest, commandHelp, parse } from '../../src/cli/args.ts'
-import { commands } from '../../src/cli/commands.ts'
-import { ROOT, sceptic } from '../helpers/run.ts'
+import { commands, usage } from '../../src/cli/commands.ts'
+import { CLI, ROOT, run, sceptic } from '../helpers/run.ts'
 
 describe('sceptic --help and --version', () => {
   it.each(Object.keys(commands))('`sceptic %s --help` lists every option of its table and exits 0', async (name) => {
@@ -41,6 +41,19 @@ describe('sceptic --help and --version', () => {
       const missing = Object.keys(command.options).filter((option) => option !== 'help' && !usage!.includes(`--${option}`))
       expect(missing, `sceptic ${name}`).toEqual([])
     }
+  })
+
+  // A command's module loads only when it runs: help is what most spawns of the CLI in scripts
+  // and tests ask for, and loading every command (zod among their imports) cost 0.4 CPU s a spawn.
+  it.each([['--help'], ['evaluate', '--help'], ['help', 'split']])('`sceptic` %j prints its help without loading zod (command modules load to run)', async (...argv) => {
+    const hook = `data:text/javascript,${encodeURIComponent('export async function load(url, context, next) { process.stderr.write("loaded " + url + "\\n"); return next(url, context) }')}`
+    const register = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(hook)})`)}`
+    const { code, stdout, stderr } = await run(process.execPath, ['--import', register, CLI, ...argv])
+    expect(code, stderr).toBe(0)
+    expect(stdout).toBe(argv[0] === '--help' ? usage() : commandHelp(commands[argv.at(-1) === '--help' ? argv[0]! : argv[1]!]!))
+    const loaded = stderr.split('\n').filter((line) => line.startsWith('loaded '))
+    expect(loaded.length).toBeGreaterThan(3) // the hook saw the CLI load
+    expect(loaded.filter((line) => /\/node_modules\/zod\//.test(line))).toEqual([])
   })
 
   it('--version prints the package version', async () => {

@@ -3,12 +3,13 @@ import { resolve } from 'node:path'
 import { cacheStats, clearCache } from '../../cache/admin.ts'
 import { clearSelected } from '../../cache/clear-selected.ts'
 import { resolveCache } from '../../cache/config.ts'
-import { parse, type OptionTable } from '../args.ts'
+import { parse } from '../args.ts'
 import { thousands } from '../../core/support/thousands.ts'
 import type { Command } from '../command.ts'
 import { UsageError } from '../usage-error.ts'
+import { cacheHelp } from '../help/cache.ts'
 
-const USAGE = 'cache (stats [DIR] | clear [DIR] [--model DIR] [--scorer DESCRIPTION] [--older-than DAYS])'
+const { usage: USAGE, options: OPTIONS } = cacheHelp
 
 /** A string from a file, JSON-escaped without its quotes. */
 const shown = (text: string) => JSON.stringify(text).slice(1, -1)
@@ -18,18 +19,9 @@ function cacheDir(positional: string | undefined): string {
   return positional !== undefined ? resolve(positional) : resolveCache(undefined).dir
 }
 
-/** Every option of `sceptic cache`: read by the parser, `--help` and "did you mean". */
-const OPTIONS = {
-  model: { type: 'string', value: 'DIR', description: 'with clear: remove only the entries of this model directory' },
-  scorer: { type: 'string', value: 'DESCRIPTION', description: 'with clear: remove only the entries of this scorer (its description, as cache stats lists it)' },
-  'older-than': { type: 'string', value: 'DAYS', description: 'with clear: remove only entries last written more than DAYS days ago' },
-} satisfies OptionTable
-
 /** `sceptic cache stats|clear`: look after the score cache (docs/cache.md). */
 export const cacheCommand: Command = {
-  usage: USAGE,
-  options: OPTIONS,
-  summary: 'Show what the score cache holds (entries, size, models), or clear it, whole or for one model.',
+  ...cacheHelp,
   async run(argv) {
     const { values, positionals } = parse(argv, OPTIONS, USAGE)
     const [action, dirArg, ...extra] = positionals

@@ -12,20 +12,13 @@ import { parseComparable, parseRecordsJsonl, parseResultJson } from '../../core/
 import { checkRecordsMatch } from '../../core/compare/records-match.ts'
 import { recordsBeside } from '../records-beside.ts'
 import { colorEnabled } from '../../report/terminal.ts'
-import { integer, parse, type OptionTable } from '../args.ts'
+import { integer, parse } from '../args.ts'
 import type { Command } from '../command.ts'
 import { UsageError } from '../usage-error.ts'
 import { planOutputs, writeOutputs } from '../../core/support/outputs.ts'
+import { compareHelp } from '../help/compare.ts'
 
-const USAGE = 'compare A B [--data DATA] [--seed N] [--resamples N] [--json-out FILE]'
-
-/** Every option of `sceptic compare`: read by the parser, `--help` and "did you mean". */
-const OPTIONS = {
-  data: { type: 'string', value: 'DATA', description: 'the decision file, for group_ids: the bootstrap resamples whole groups' },
-  seed: { type: 'string', value: 'N', default: '0', description: 'bootstrap seed' },
-  resamples: { type: 'string', value: 'N', description: `bootstrap resamples, at most ${MAX_RESAMPLES} (default: 2000, fewer above 10,000 decisions)` },
-  'json-out': { type: 'string', value: 'FILE', description: 'write the comparison as JSON' },
-} satisfies OptionTable
+const { usage: USAGE, options: OPTIONS } = compareHelp
 
 /**
  * `sceptic compare A B`: a paired comparison of two evaluations of the same decisions.
@@ -38,9 +31,7 @@ const OPTIONS = {
  * `--data DATA` supplies `group_id`s so the bootstrap resamples whole groups.
  */
 export const compareCommand: Command = {
-  usage: USAGE,
-  options: OPTIONS,
-  summary: 'Paired comparison of two runs on the same decisions: 2×2 table, exact McNemar, bootstrap interval of the change.',
+  ...compareHelp,
   async run(argv) {
     const { values: raw, positionals } = parse(argv, OPTIONS, USAGE)
     const values = raw as Record<string, string | undefined>

@@ -5,32 +5,23 @@ import { colorEnabled, render } from '../../report/terminal.ts'
 import { recordsToJsonl, resultToJson } from '../../core/result/result.ts'
 import { parsePartFile, reassemble } from '../../core/shards/part-file.ts'
 import { evaluateReassembled } from '../../core/shards/replay.ts'
-import { parse, type OptionTable } from '../args.ts'
+import { parse } from '../args.ts'
 import type { Command } from '../command.ts'
 import { UsageError } from '../usage-error.ts'
 import { planOutputs, writeOutputs } from '../../core/support/outputs.ts'
 import { partFileOf } from '../shard-run.ts'
 import { gateExitCode, parseMaxFailureRate, parseThresholdFlags } from '../thresholds.ts'
+import { mergeHelp } from '../help/merge.ts'
 
-const USAGE = 'merge PART.records.jsonl ... [--json-out FILE] [--records-out FILE] [--threshold KEY=VALUE ...] [--max-failure-rate R]'
+const { usage: USAGE, options: OPTIONS } = mergeHelp
 
 /**
  * `sceptic merge`: the run that the parts of `sceptic evaluate --shard i/n` make
  * together, recomputed from their union (every metric, interval, panel figure and
  * the manifest), equal to an unsharded run but for `started` and `seconds`.
  */
-/** Every option of `sceptic merge`: read by the parser, `--help` and "did you mean". */
-const OPTIONS = {
-  'json-out': { type: 'string', value: 'FILE', description: 'write the merged result as JSON' },
-  'records-out': { type: 'string', value: 'FILE', description: 'write the merged records as JSONL' },
-  threshold: { type: 'string', multiple: true, value: 'KEY=VALUE', description: 'gate the merged run on a metric, as evaluate --threshold; exit 1 when the gate fails' },
-  'max-failure-rate': { type: 'string', value: 'R', description: 'with --threshold: the share of labelled decisions that may fail to score, in [0, 1] (default 0)' },
-} satisfies OptionTable
-
 export const mergeCommand: Command = {
-  usage: USAGE,
-  options: OPTIONS,
-  summary: 'Merge the parts of a sharded `evaluate --shard i/n` run into the report, JSON and records of the whole run.',
+  ...mergeHelp,
   async run(argv) {
     const { values, positionals } = parse(argv, OPTIONS, USAGE)
     if (positionals.length === 0) throw new UsageError(`merge takes the records files of every part. Usage: sceptic ${USAGE}`)

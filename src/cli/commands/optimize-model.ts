@@ -1,23 +1,17 @@
 /** `sceptic optimize-model IN_DIR --model-out DIR`. */
-import { parse, type OptionTable } from '../args.ts'
+import { parse } from '../args.ts'
 import type { Command } from '../command.ts'
 import { planModelDirs, writingModelOut } from '../model-out.ts'
+import { optimizeModelHelp } from '../help/optimize-model.ts'
 
-const USAGE = 'optimize-model IN_DIR --model-out DIR'
-
-/** Every option of `sceptic optimize-model`: read by the parser, `--help` and "did you mean". */
-const OPTIONS = {
-  'model-out': { type: 'string', value: 'DIR', description: 'the model directory to write (required; not IN_DIR)' },
-} satisfies OptionTable
+const { usage: USAGE, options: OPTIONS } = optimizeModelHelp
 
 /**
  * `sceptic optimize-model IN_DIR --model-out DIR`: rewrite an Optimum decoder so its LM head
  * computes only the option-letter logits at the last position (docs/onnx.md).
  */
 export const optimizeModelCommand: Command = {
-  usage: USAGE,
-  options: OPTIONS,
-  summary: 'Rewrite an ONNX model directory so the LM head runs on the last position and only for the option letters (same probabilities, less work).',
+  ...optimizeModelHelp,
   async run(argv) {
     const { values, positionals } = parse(argv, OPTIONS, USAGE)
     const [inDir, outDir] = await planModelDirs('optimize-model', positionals, values['model-out'] as string | undefined, USAGE)

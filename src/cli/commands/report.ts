@@ -4,21 +4,14 @@ import { readTextBounded } from '../../core/support/read-bounded.ts'
 import type { DecisionRecord } from '../../core/result/result.ts'
 import { parseRecordsJsonl, parseResultJson, renderHtmlReport, type ReportRun } from '../../report/html.ts'
 import { checkRecordsMatch } from '../../core/compare/records-match.ts'
-import { parse, type OptionTable } from '../args.ts'
+import { parse } from '../args.ts'
 import type { Command } from '../command.ts'
 import { UsageError } from '../usage-error.ts'
 import { recordsBeside } from '../records-beside.ts'
 import { planOutputs, writeOutputs } from '../../core/support/outputs.ts'
+import { reportHelp } from '../help/report.ts'
 
-const USAGE = 'report RUN.json [RUN2.json] --html-out FILE.html [--records RUN.records.jsonl ...] [--no-records] [--title TEXT]'
-
-/** Every option of `sceptic report`: read by the parser, `--help` and "did you mean". */
-const OPTIONS = {
-  'html-out': { type: 'string', short: 'o', value: 'FILE.html', description: 'the HTML file to write (required)' },
-  records: { type: 'string', multiple: true, value: 'FILE', description: 'records JSONL of each run, in the order of the runs (default: X.records.jsonl beside X.json)' },
-  'no-records': { type: 'boolean', description: 'do not pick up records files beside the runs' },
-  title: { type: 'string', value: 'TEXT', description: 'the page title' },
-} satisfies OptionTable
+const { usage: USAGE, options: OPTIONS } = reportHelp
 
 /**
  * `sceptic report`: the self-contained HTML report of one run, or of two side by side
@@ -30,9 +23,7 @@ const OPTIONS = {
  * need records say so on the page when there are none.
  */
 export const reportCommand: Command = {
-  usage: USAGE,
-  options: OPTIONS,
-  summary: 'Write a self-contained HTML report of one run, or two side by side, from --json-out (and --records-out) files.',
+  ...reportHelp,
   async run(argv) {
     const { values, positionals } = parse(argv, OPTIONS, USAGE)
     const output = values['html-out'] as string | undefined

@@ -3,20 +3,13 @@ import { groupOf, groupSplit } from '../../core/decisions/split.ts'
 import { loadDecisionLines } from '../../core/decisions/load.ts'
 import type { Decision } from '../../core/decisions/schema.ts'
 import { DataError } from '../../core/support/errors.ts'
-import { integer, parse, type OptionTable } from '../args.ts'
+import { integer, parse } from '../args.ts'
 import type { Command } from '../command.ts'
 import { UsageError } from '../usage-error.ts'
 import { planOutputs, writeOutputs } from '../../core/support/outputs.ts'
+import { splitHelp } from '../help/split.ts'
 
-const USAGE = 'split DATA --eval-fraction F --train-out FILE --eval-out FILE [--seed N]'
-
-/** Every option of `sceptic split`: read by the parser, `--help` and "did you mean". */
-const OPTIONS = {
-  'eval-fraction': { type: 'string', value: 'F', description: 'share of groups for the eval side, between 0 and 1 (required)' },
-  seed: { type: 'string', value: 'N', default: '0', description: 'seed of the split' },
-  'train-out': { type: 'string', value: 'FILE', description: 'where to write the train decisions (required)' },
-  'eval-out': { type: 'string', value: 'FILE', description: 'where to write the eval decisions (required)' },
-} satisfies OptionTable
+const { usage: USAGE, options: OPTIONS } = splitHelp
 
 /**
  * `sceptic split DATA`: a group-aware train/eval split with `groupSplit` (a group is
@@ -25,9 +18,7 @@ const OPTIONS = {
  * prints the counts of decisions and groups on each side.
  */
 export const splitCommand: Command = {
-  usage: USAGE,
-  options: OPTIONS,
-  summary: 'Split a decision file into train and eval JSONL with no group on both sides.',
+  ...splitHelp,
   async run(argv) {
     const { values: raw, positionals } = parse(argv, OPTIONS, USAGE)
     const values = raw as Record<string, string | undefined>

@@ -20,7 +20,7 @@ import { EarlyStop } from './stop-early.ts'
 import { checkThresholds } from '../thresholds/sequential/options.ts'
 
 export { type EvaluateOptions, type EvaluateProgress } from './options.ts'
-export { DEFAULT_PRIDE_FRACTION } from './settings.ts'
+export { DEFAULT_PRIDE_FRACTION } from './limits.ts'
 export { argmaxFirst, TIE_TOLERANCE } from './argmax.ts'
 export { divideOut, NULL_STATE, type PrideManifest } from './priors.ts'
 export { summariseFailures } from '../result/failure-summary.ts'

@@ -10,15 +10,10 @@ import { ConfigError } from '../support/errors.ts'
 import { optionKeysAt, unknownOptionText } from '../support/options.ts'
 import { thousands } from '../support/thousands.ts'
 import { resolveReducer, type Reducer, type ReducerLike } from './reducers.ts'
-
-/** Most epochs a run takes: every epoch is held per decision until the run ends. */
-export const MAX_EPOCHS = 1000
+import { DEFAULT_PRIDE_FRACTION, MAX_EPOCHS } from './limits.ts'
 
 /** Most requests per scorer call (`chunkSize`): a call's requests and prompts are built at once. */
 export const MAX_CHUNK_SIZE = 100_000
-
-/** Default share of decisions `pride` samples to estimate the slot prior: 0.05 (PriDe's α). */
-export const DEFAULT_PRIDE_FRACTION = 0.05
 
 /** Default requests per scorer call. */
 export const DEFAULT_CHUNK_SIZE = 1024

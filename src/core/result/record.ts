@@ -1,6 +1,6 @@
 /** One labelled decision as the evaluator reports it: its record (a `--records-out` line, type inferred from its schema) or its failure. */
 import { z } from 'zod'
-import { dictSchema } from '../support/dict.ts'
+import { dictSchema } from '../support/dict-schema.ts'
 
 const text = z.string({ error: 'must be a string' })
 const texts = z.array(text, { error: 'must be an array of strings' })

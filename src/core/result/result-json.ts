@@ -6,7 +6,7 @@
  * `[lower, upper]`, the majority baseline as a number, verdicts as strings.
  */
 import { z } from 'zod'
-import { dictSchema } from '../support/dict.ts'
+import { dictSchema } from '../support/dict-schema.ts'
 
 const number = z.number({ error: 'must be a number' })
 const numberOrNull = z.number({ error: 'must be a number or null' }).nullable()

@@ -1,7 +1,7 @@
 /** The shape of one evaluation's result (`EvalResult`, `Manifest`), its JSON and JSONL forms, and the schema readers check them with. */
 import { z } from 'zod'
 import type { CacheCounts } from '../scorer/cache-counts.ts'
-import { dictSchema } from '../support/dict.ts'
+import { dictSchema } from '../support/dict-schema.ts'
 import { ManifestJsonExtraFields, RunJsonExtraFields } from './result-json.ts'
 import { DecisionRecordSchema, type DecisionFailure, type DecisionRecord } from './record.ts'
 import type { Statistics } from './statistics.ts'

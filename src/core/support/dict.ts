@@ -3,8 +3,6 @@
  * `__proto__` replaces the prototype and `constructor` reads a function, so they are
  * built with {@link dict} (no prototype) and read with {@link own} (own properties only).
  */
-import { z } from 'zod'
-
 /** An object keyed by user strings: no prototype, every key an own data property. */
 export type Dict<T> = Record<string, T>
 
@@ -25,29 +23,4 @@ export function countBy(values: Iterable<string>): Dict<number> {
   const out = dict<number>()
   for (const value of values) out[value] = (own(out, value) ?? 0) + 1
   return out
-}
-
-/**
- * A zod schema for an object of `value`s keyed by user strings. Unlike
- * `z.record`, which rebuilds the object with assignments and so drops a
- * `__proto__` key, it keeps every own key and returns a {@link dict}.
- */
-export function dictSchema<T extends z.ZodType>(value: T) {
-  return z
-    .custom<Record<string, unknown>>((input) => typeof input === 'object' && input !== null && !Array.isArray(input), {
-      message: 'must be an object',
-    })
-    .transform((input, ctx) => {
-      const out = dict<z.output<T>>()
-      for (const key of Object.keys(input)) {
-        const parsed = value.safeParse(input[key])
-        if (!parsed.success) {
-          const issue = parsed.error.issues[0]
-          ctx.addIssue({ code: 'custom', path: [key, ...(issue?.path ?? [])], message: issue?.message ?? 'invalid value' })
-          return z.NEVER
-        }
-        out[key] = parsed.data
-      }
-      return out
-    })
 }
