@@ -12,9 +12,8 @@
 //    the fp32 top letter leads by >= 0.05, quantize-model's measure, per ordering) and on all, and CPU seconds for the
 //    320 prompts (process CPU, worker threads included; median of --rounds interleaved rounds,
 //    after a warm-up) as a ratio to fp32. quantize-model's own agreement line is printed too.
-// 3. Stopping early: `sceptic evaluate --threshold orderConsistency=0.9 --stop-early --no-cache`
-//    against the same without --stop-early: decisions scored and wall seconds to the verdict
-//    (spawn to exit).
+// 3. The order-robustness panel and stopping early, from `sceptic evaluate` (bench/stop/trained.mjs:
+//    decisions scored over seeds, wall and CPU seconds to the verdict against full runs).
 // These networks are tiny: MatMuls do not dominate their time, so their CPU ratios say nothing
 // about 8-bit speed on a real model (docs/performance.md uses the 0.5B-shape network for that).
 // The machine is shared: the load is printed. Options: --rounds N (default 3), --skip-stop.
@@ -159,7 +158,6 @@ const temp = mkdtempSync(join(tmpdir(), 'sceptic-trained-'))
 const parityLines = ['| model | engine, format | reference | max abs Δp | picks equal | picks equal, p ≥ 0.6 |', '| --- | --- | --- | --- | --- | --- |']
 const eightLines = ['| model | format | against | clear prompts kept | picks kept | CPU s (320 prompts) | CPU vs fp32 |', '| --- | --- | --- | --- | --- | --- | --- |']
 const cliLines = ['| model | quantize-model | clear decisions | decisions kept | per-ordering picks kept |', '| --- | --- | --- | --- | --- |']
-const stopLines = ['| model | gate | stop-early: decisions scored, verdict | wall s, stop-early | wall s, all 80 |', '| --- | --- | --- | --- | --- |']
 const loadBefore = loadavg()[0]
 try {
   for (const name of fixture.TRAINED_MODELS) {
@@ -189,20 +187,6 @@ try {
     for (const k of ['int8', '4-bit']) eightLines.push(`| ${name} | ORT ${k} | ONNX fp32 | ${kept(onnx.out[k], fp32)} | ${onnx.cpu[k].toFixed(2)} | ${ratio(onnx.cpu[k], onnx.cpu.fp32)} |`)
     eightLines.push(`| ${name} | GGUF F32 | — | — | — | ${gguf.cpu.F32.toFixed(2)} | 1× |`)
     for (const k of ['F16', 'Q8_0']) eightLines.push(`| ${name} | GGUF ${k} | GGUF F32 | ${kept(gguf.out[k], gguf.out.F32)} | ${gguf.cpu[k].toFixed(2)} | ${ratio(gguf.cpu[k], gguf.cpu.F32)} |`)
-    if (!opts['skip-stop']) {
-      const evaluate = (extra) => {
-        const start = performance.now()
-        const r = run(['dist/cli/main.js', 'evaluate', heldOut, '--model', dir, '--threshold', 'orderConsistency=0.9', '--no-cache', ...extra])
-        const wall = (performance.now() - start) / 1000
-        if (r.status !== 0 && r.status !== 1) throw new Error(`sceptic evaluate ${extra.join(' ')} exited ${r.status}: ${r.stderr}`)
-        return { wall, out: r.stdout }
-      }
-      const early = evaluate(['--stop-early'])
-      const full = evaluate([])
-      const decided = /decided after (\d+) of (\d+) decisions/.exec(early.out)
-      const verdict = /^\s+([✓✗]) orderConsistency/m.exec(early.out)?.[1] === '✓' ? 'pass' : 'fail'
-      stopLines.push(`| ${name} | orderConsistency ≥ 0.9 | ${decided ? `${decided[1]} of ${decided[2]}` : 'all 80 (not decided early)'}, ${verdict} | ${early.wall.toFixed(1)} | ${full.wall.toFixed(1)} |`)
-    }
   }
 } finally {
   rmSync(temp, { recursive: true, force: true })
@@ -215,7 +199,9 @@ console.log('\n8 bits and 4 bits (every MatMul quantized; ONNX: 1 worker × 1 th
 console.log(eightLines.join('\n'))
 console.log('\nquantize-model\'s own agreement line (calibration on the same set; clear = fp32 margin >= 0.05)\n')
 console.log(cliLines.join('\n'))
+// The panel and the time to verdict, from the CLI as a user runs it (bench/stop/trained.mjs).
 if (!opts['skip-stop']) {
-  console.log('\nStopping early (sceptic evaluate, --no-cache; wall from spawn to exit, startup included)\n')
-  console.log(stopLines.join('\n'))
+  console.log('')
+  const stop = spawnSync(process.execPath, ['bench/stop/trained.mjs', '--rounds', String(rounds)], { cwd: root, stdio: 'inherit' })
+  if (stop.status !== 0) process.exitCode = 1
 }

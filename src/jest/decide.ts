@@ -31,7 +31,7 @@ export { MAX_TIMER_MS } from '../core/support/abort.ts'
 export { compareDistributions, DEFAULT_LETTER_TOLERANCE, parseDistribution, readOnlyUnderCI, renderDistribution } from '../suite/assertions/snapshot.ts'
 export { notWrittenHint } from '../suite/baseline/missing-record.ts'
 export { asDistribution, toHaveAccuracyAboveChance, type AboveChanceOptions, type AtLeast, type LetterDistributionOptions, type MatcherOutcome, type ResultLike, type ScepticMatchers } from '../suite/assertions/result-matchers.ts'
-export { refuseUnknownLetterOptions } from '../suite/assertions/options-schema.ts'
+export { checkLetterOptions } from '../suite/assertions/options-schema.ts'
 // The report and the job summary.
 export { renderReports, type SuiteReport } from '../suite/suite-report.ts'
 export { checkReporterOptions, ScepticJestReporterOptionsSchema, type ScepticJestReporterOptions } from '../suite/reporter-options.ts'

@@ -53,6 +53,8 @@ export interface ScepticSuiteMeta {
   records?: DecisionRecord[]
   /** The files the suite read (data file, baseline), absolute: the reporter writes no report over them. */
   inputs?: string[]
+  /** The folders the tool keeps for the suite (its score cache), absolute: the reporter writes no report into them. */
+  kept?: string[]
   /** Why scoring failed, in one line; absent on success. */
   error?: string
   /** The baseline gate's outcome, when the suite has a baseline. */

@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs'
 import { isAbsolute, relative, resolve } from 'node:path'
+import { resolveCache } from '../cache/config.ts'
 import { cacheIdentityOf } from '../cache/with-cache.ts'
 import { type Decision, type FallibleScoreFn, loadDecisions, type ScoreFn, validateDecisions } from '../core/index.ts'
 import { describeScorer, ownDescription } from '../core/scorer/description.ts'
@@ -151,6 +152,11 @@ function dataPath(data: string, context: ScepticContext | undefined): string {
 export function suiteInputs(name: string, options: DescribeDecisionsOptions, context: ScepticContext | undefined): string[] {
   const dir = options.baseline === false ? undefined : baselineDir(options.baseline, context)
   return [...(typeof options.data === 'string' ? [dataPath(options.data, context)] : []), ...(dir !== undefined ? [baselinePath(dir, name)] : [])]
+}
+
+/** The folders the tool keeps for the suite: its score cache, in use or not (as `sceptic evaluate` plans its outputs). */
+export function suiteKeptFolders(options: DescribeDecisionsOptions, context: ScepticContext | undefined): string[] {
+  return [resolveCache(options.cache ?? context?.cache, { cwd: context?.root ?? process.cwd() }).dir]
 }
 
 /** The suite's baseline file, and how the report names it (relative to the root when inside it). */

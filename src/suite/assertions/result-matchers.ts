@@ -12,8 +12,8 @@ import { aboveChanceP, chanceAlpha } from '../../core/statistics/above-chance.ts
 import { formatBound, formatLetters, formatValue, meets, worstCriterion } from './format.ts'
 import type { LetterDistribution } from './snapshot.ts'
 import type { z } from 'zod'
-import { refuseUnknownOptions, type SameKeys } from '../../core/support/options.ts'
-import { AboveChanceOptionsSchema, AtLeastSchema, LetterDistributionOptionsSchema } from './options-schema.ts'
+import type { SameKeys } from '../../core/support/options.ts'
+import { AboveChanceOptionsSchema, AtLeastSchema, LetterDistributionOptionsSchema, refuseBadMatcherOptions } from './options-schema.ts'
 
 /** A lower bound, as in `toHaveBalancedAccuracy({ atLeast: 0.7 })`. */
 export interface AtLeast {
@@ -107,15 +107,6 @@ function requireMeasured(value: number | null | undefined, message: () => string
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new Error(message())
 }
 
-/** `margin` and `alpha` of `toHaveAccuracyAboveChance`: a bad one would silently weaken the check. */
-function checkAboveChanceOptions(options: AboveChanceOptions): void {
-  const { margin, alpha } = options
-  if (margin !== undefined && !(typeof margin === 'number' && margin >= 0 && margin <= 1))
-    throw new TypeError(`toHaveAccuracyAboveChance({ margin }) needs a number in [0, 1] (accuracy points), got ${String(margin)}`)
-  if (alpha !== undefined && !(typeof alpha === 'number' && alpha > 0 && alpha < 1))
-    throw new TypeError(`toHaveAccuracyAboveChance({ alpha }) needs a significance level in (0, 1), got ${String(alpha)}`)
-}
-
 /** The evidence clause every message ends with. */
 function evidence(result: ResultLike): string {
   return `n = ${result.n}, chance ${formatValue(result.manifest.chance)}, debias ${result.manifest.debias}; letters picked ${formatLetters(result.letterDistribution)}`
@@ -130,7 +121,7 @@ function boundMessage(name: string, value: number | null, bound: number, isNot: 
 
 /** `expect(result).toHaveBalancedAccuracy({ atLeast })`. */
 export const toHaveBalancedAccuracy: Matcher = function (received, options: AtLeast) {
-  refuseUnknownOptions(AtLeastSchema, options, 'toHaveBalancedAccuracy() options')
+  refuseBadMatcherOptions(AtLeastSchema, options, 'toHaveBalancedAccuracy')
   const result = asResult(received, 'toHaveBalancedAccuracy')
   const bound = checkBound(options, 'toHaveBalancedAccuracy')
   requireMeasured(result.balancedAccuracy, boundMessage('balanced accuracy', null, bound, false, result, ': not measured'))
@@ -142,7 +133,7 @@ export const toHaveBalancedAccuracy: Matcher = function (received, options: AtLe
 
 /** `expect(result).toHaveOrderConsistency({ atLeast })`. */
 export const toHaveOrderConsistency: Matcher = function (received, options: AtLeast) {
-  refuseUnknownOptions(AtLeastSchema, options, 'toHaveOrderConsistency() options')
+  refuseBadMatcherOptions(AtLeastSchema, options, 'toHaveOrderConsistency')
   const result = asResult(received, 'toHaveOrderConsistency')
   const bound = checkBound(options, 'toHaveOrderConsistency')
   const value = result.orderConsistency
@@ -159,9 +150,9 @@ export const toHaveOrderConsistency: Matcher = function (received, options: AtLe
 
 /** `expect(result).toHaveAccuracyAboveChance({ margin, alpha })`. */
 export const toHaveAccuracyAboveChance: Matcher = function (received, options: AboveChanceOptions = {}) {
-  refuseUnknownOptions(AboveChanceOptionsSchema, options, 'toHaveAccuracyAboveChance() options')
+  // A bad margin or alpha would silently weaken the check: bounds from the schema.
+  refuseBadMatcherOptions(AboveChanceOptionsSchema, options, 'toHaveAccuracyAboveChance')
   const result = asResult(received, 'toHaveAccuracyAboveChance')
-  checkAboveChanceOptions(options)
   const margin = options.margin ?? 0
   const chance = result.manifest.chance
   const bound = chance + margin
@@ -183,7 +174,7 @@ export const toHaveAccuracyAboveChance: Matcher = function (received, options: A
 
 /** `expect(result).toHavePerCriterionBalancedAccuracy({ atLeast })`: names the worst criterion. */
 export const toHavePerCriterionBalancedAccuracy: Matcher = function (received, options: AtLeast) {
-  refuseUnknownOptions(AtLeastSchema, options, 'toHavePerCriterionBalancedAccuracy() options')
+  refuseBadMatcherOptions(AtLeastSchema, options, 'toHavePerCriterionBalancedAccuracy')
   const result = asResult(received, 'toHavePerCriterionBalancedAccuracy')
   const bound = checkBound(options, 'toHavePerCriterionBalancedAccuracy')
   const worst = worstCriterion(result.perCriterion)

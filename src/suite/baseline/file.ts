@@ -10,7 +10,7 @@ import { describeKind, pathKind, writeFileAtomic } from '../../core/support/file
 import { dirname, join } from 'node:path'
 import { z } from 'zod'
 import { DEBIAS_MODES, type EvalResult } from '../../core/index.ts'
-import { nearTieNote, otherCpuKind } from './cpu-kind.ts'
+import { nearTieNote, otherCpuKind, tooManyNearTieFlips } from './cpu-kind.ts'
 import type { BaselineOutcome } from './outcome.ts'
 import { pairFlags, type SequentialVerdict } from '../../core/thresholds/sequential/paired.ts'
 import { dictSchema } from '../../core/support/dict.ts'
@@ -208,7 +208,6 @@ export function compareWithBaseline(
 
   const pairs = pairDecisions(baseline, current)
   const { worse, better, paired, baselineConsistent, strictWorse, strictBetter } = pairs
-  const cpus = otherCpuKind(baseline, current)
   // Fail closed: a gate that paired nothing has checked nothing (a replaced data set, renamed ids).
   if (paired === 0)
     return {
@@ -257,7 +256,7 @@ export function compareWithBaseline(
       `The smallest drop it can detect is ${power.minimumFlips} decisions (${percent(power.minimumDetectableDrop)})` +
       (baselineConsistent < power.minimumFlips ? `, and only ${baselineConsistent} were consistent at baseline` : '')
   else message = `${counts}: no significant drop (a drop of ${percent(detectableDrop)} would be detectable)`
-  message += `; ${strictCounts}${nearTieNote(cpus, pairs.nearTieFlips)}`
+  message += `; ${strictCounts}`
   return pairedOutcome(baseline, current, pairs, regressed, message, { kind: 'exact', p, strictP, alpha, power })
 }
 
@@ -276,8 +275,11 @@ export function pairedOutcome(
   test: PairedTest,
 ): Omit<BaselineOutcome, 'file'> {
   const { worse, better, paired, comparable, strictWorse, strictBetter } = pairs
-  const head = { status: regressed ? 'regressed' : 'pass', pass: !regressed, message, baselineOrderConsistency: baseline.orderConsistency, orderConsistency: current.orderConsistency, worse, better, paired, comparable } as const
   const cpus = otherCpuKind(baseline, current)
+  // More near-tie flips than rounding explains fail the gate (./cpu-kind.ts), under either test.
+  const failed = regressed || tooManyNearTieFlips(cpus, pairs.nearTieFlips, paired)
+  const said = message + nearTieNote(cpus, pairs.nearTieFlips, paired)
+  const head = { status: failed ? 'regressed' : 'pass', pass: !failed, message: said, baselineOrderConsistency: baseline.orderConsistency, orderConsistency: current.orderConsistency, worse, better, paired, comparable } as const
   const circular = {
     baselineCircularAccuracy: baseline.circularAccuracy,
     circularAccuracy: current.circularAccuracy,
@@ -295,7 +297,8 @@ export type DecisionPairs = ReturnType<typeof pairDecisions>
 /**
  * Pair current decisions with the baseline's by id; a different fingerprint means changed, not
  * paired. Between CPU kinds, a decision whose flags flipped at a near-tie (in either run) is
- * named in `nearTieFlips` and not counted: rounding, not the model, may have swapped it.
+ * named in `nearTieFlips` and not counted: rounding, not the model, may have swapped it (up to an
+ * allowance, ./cpu-kind.ts).
  */
 export function pairDecisions(baseline: BaselineFile, current: BaselineFile) {
   const otherCpu = otherCpuKind(baseline, current) !== undefined

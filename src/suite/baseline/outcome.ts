@@ -67,7 +67,7 @@ export interface BaselineOutcome {
   strictP?: number
   /** The baseline's CPU kind and this run's, when they differ. */
   cpus?: { baseline: string; now: string }
-  /** Paired decisions whose flags flipped at a near-tie between CPU kinds: named, not counted. */
+  /** Paired decisions whose flags flipped at a near-tie between CPU kinds: named, not counted (past the allowance, the gate fails). */
   nearTieFlips?: string[]
   /** Significance level used. */
   alpha?: number

@@ -11,8 +11,7 @@ import { letterDistributionAdapter } from './snapshot.ts'
 import { underCI } from '../../suite/baseline/run-gate.ts'
 import { scepticContext } from '../suite/context.ts'
 import { notWrittenHint } from '../../suite/baseline/missing-record.ts'
-import { refuseUnknownOptions } from '../../core/support/options.ts'
-import { LetterDistributionOptionsSchema } from '../../suite/assertions/options-schema.ts'
+import { checkLetterOptions } from '../../suite/assertions/options-schema.ts'
 import {
   asDistribution,
   toHaveAccuracyAboveChance,
@@ -42,10 +41,9 @@ type Matcher = (this: MatcherState, received: unknown, ...args: any[]) => Expect
 
 /** `expect(result.letterDistribution).toMatchLetterDistribution({ tolerance })`: a domain snapshot. */
 export const toMatchLetterDistribution: Matcher = function (received, options: LetterDistributionOptions = {}) {
-  refuseUnknownOptions(LetterDistributionOptionsSchema, options, 'toMatchLetterDistribution() options')
+  checkLetterOptions(options)
   const distribution = asDistribution(received)
   const tolerance = options.tolerance ?? DEFAULT_LETTER_TOLERANCE
-  if (!(tolerance >= 0 && tolerance <= 1)) throw new TypeError(`toMatchLetterDistribution({ tolerance }) needs a number in [0, 1], got ${tolerance}`)
   // Vitest's `-u` and `--update=new` override CI for snapshots; for a gate they must not (the baselines' rule).
   const state = this as { snapshotState?: { snapshotUpdateState?: string; markSnapshotsAsCheckedForTest?: (name: string) => void }; currentTestName?: string }
   if (underCI() && (state.snapshotState?.snapshotUpdateState ?? scepticContext()?.update) === 'all') {

@@ -66,7 +66,7 @@ export default class ScepticReporter implements Reporter {
 
   /**
    * One HTML page per scored suite, planned as the CLI plans its outputs: a page over a
-   * file a suite read, or two suites on one page, is refused (a ConfigError failing the
+   * file a suite read, inside a suite's score cache, or two suites on one page, is refused (a ConfigError failing the
    * run) before any page is written. The paths written are logged.
    */
   private async writeHtml(reports: readonly SuiteReport[], path: string): Promise<void> {
@@ -75,7 +75,8 @@ export default class ScepticReporter implements Reporter {
       flag: `reporter html of "${meta.suite}"`,
       path: scored.length === 1 ? path : path.replace(/(\.html?)?$/, (ext) => `.${slug(meta.suite)}${ext || '.html'}`),
     }))
-    const planned = await planOutputs(pages, reports.flatMap((report) => report.meta.inputs ?? []))
+    const kept = reports.flatMap((report) => (report.meta.kept ?? []).map((path) => ({ flag: `the score cache of "${report.meta.suite}"`, path })))
+    const planned = await planOutputs(pages, reports.flatMap((report) => report.meta.inputs ?? []), kept)
     try {
       await writeOutputs(planned.map((output, i) => ({ output, content: renderHtmlReport({ result: scored[i]!.meta.result!, records: scored[i]!.meta.records ?? null, label: scored[i]!.meta.suite }, { title: `Sceptic report: ${scored[i]!.meta.suite}` }) })))
     } catch (error) {

@@ -23,7 +23,7 @@ import { DEFAULT_ALPHA, DEFAULT_DETECTABLE_DROP } from '../../suite/context.ts'
 import { scepticContext } from './context.ts'
 import { keepingSnapshotsOnFailure } from './keep-snapshots.ts'
 import { BASELINE_TEST_NAME, CALLBACK_TEST_NAME, DEFAULT_SCORING_TIMEOUT_MS, type DescribeDecisionsOptions, type ScorerHandle } from '../../suite/options.ts'
-import { baselineDir, baselineLocation, deferredBaseline, fullRunReason, scorerHandle, scoreSuite, suiteInputs } from '../../suite/score-suite.ts'
+import { baselineDir, baselineLocation, deferredBaseline, fullRunReason, scorerHandle, scoreSuite, suiteInputs, suiteKeptFolders } from '../../suite/score-suite.ts'
 import { VERDICT_ANNOTATION, verdictNote, verdictOutputLine } from '../../suite/verdict-note.ts'
 import { atCallSite, atUserLine, callSite } from './user-frame.ts'
 import { attachReport } from './report-attachment.ts'
@@ -154,6 +154,7 @@ function declareScoring(suite: SuiteState): void {
       if (split) checkDeclared(name, task.file?.filepath)
       const context = scepticContext()
       meta.inputs = suiteInputs(name, options, context)
+      meta.kept = suiteKeptFolders(options, context)
       const full = settings.stopEarly ? fullRunReason(name, options, suite.fn !== undefined, context, updateMode(context?.update)) : undefined
       const { result, part } = await scoreSuite(name, options, settings, context, split, full)
       if (meta.shard) meta.shard.part = part

@@ -1,5 +1,5 @@
 // The reporter's `html` option under the same rule as the CLI's outputs (test/fixtures/report-outputs):
-// a page over a suite's data file, or two suites on one page, fails the run before any page is
+// a page over a suite's data file, inside its score cache, or two suites on one page, fails the run before any page is
 // written, naming the file (and both suites); the data file keeps its bytes.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -35,6 +35,15 @@ test('two suites whose pages would be one file: refused naming both, no page wri
   expect(run.output).toMatch(/ConfigError: reporter html of "triage a" .*report\.triage-a\.html and reporter html of "Triage A" .*report\.triage-a\.html are the same file/)
   expect(existsSync(join(out, 'report.triage-a.html'))).toBe(false)
   expect(readFileSync(join(out, 'data.jsonl'), 'utf8')).toBe(DATA)
+}, 120_000)
+
+test('reporter html inside the score cache (off or not, as the CLI rules): refused, nothing written there', async () => {
+  const out = project()
+  const cache = join(out, 'cache')
+  const run = await vitest(['run', '--root', root, '-t', '^Triage A'], { SCEPTIC_E2E_DIST: dist(), SCEPTIC_FIXTURE_OUT: out, SCEPTIC_FIXTURE_HTML: join(cache, 'report.html'), SCEPTIC_CACHE_DIR: cache })
+  expect(run.code, run.output).not.toBe(0)
+  expect(run.output).toMatch(/ConfigError: reporter html of "Triage A" .*report\.html: refusing to write into the score cache of "Triage A" .*cache, which the tool keeps/)
+  expect(existsSync(cache)).toBe(false)
 }, 120_000)
 
 test('a page beside the data file is written (control)', async () => {

@@ -103,11 +103,12 @@ export function scorerFactory(): (options: Parameters<typeof onnxScorer>[0]) => 
 }
 
 /**
- * A model file computing a MatMulInteger of uint8 `a` [1, 2] by int8 [[127], [127]]: fed
- * [255, 255], 255·127·2 = 64770 exact, 32767 where ORT sums int8 pairs in saturating int16
- * (VPMADDUBSW: x86-64 CPUs without VNNI). Its path, in a temp directory.
+ * A model file computing a MatMulInteger of uint8 `a` [1, 2] by int8 [[weight], [weight]]
+ * (default 127): fed [255, 255], 255·127·2 = 64770 exact, 32767 where ORT sums int8 pairs in
+ * saturating int16 (VPMADDUBSW: x86-64 CPUs without VNNI); 7-bit weights (64: 32640) fit.
+ * Its path, in a temp directory.
  */
-export function saturationProbe(): string {
+export function saturationProbe(weight = 127): string {
   const { onnx } = createRequire(import.meta.url)('onnx-proto') as { onnx: typeof OnnxNamespace }
   const T = onnx.TensorProto.DataType
   const info = (name: string, type: number, dims: number[]) => ({ name, type: { tensorType: { elemType: type, shape: { dim: dims.map((dimValue) => ({ dimValue })) } } } })
@@ -117,7 +118,7 @@ export function saturationProbe(): string {
     graph: {
       name: 'probe',
       node: [{ opType: 'MatMulInteger', input: ['a', 'b'], output: ['y'] }],
-      initializer: [{ name: 'b', dims: [2, 1], dataType: T.INT8, rawData: Uint8Array.of(127, 127) }],
+      initializer: [{ name: 'b', dims: [2, 1], dataType: T.INT8, rawData: Uint8Array.of(weight, weight) }],
       input: [info('a', T.UINT8, [1, 2])],
       output: [info('y', T.INT32, [1, 1])],
     },

@@ -13,6 +13,8 @@ import type { ScoreFn } from '../../../src/core/scorer/contract.ts'
 import { cpuKind } from '../../../src/core/support/cpu-kind.ts'
 import { baselineFromResult, compareWithBaseline, readBaseline, writeBaseline, type BaselineFile } from '../../../src/suite/baseline/file.ts'
 import { baselineLooks } from '../../../src/suite/baseline/looks.ts'
+import { nearTieAllowance } from '../../../src/suite/baseline/cpu-kind.ts'
+import { compareSequentially } from '../../../src/suite/baseline/sequential.ts'
 import { fakeResult } from '../../helpers/fake-result.ts'
 
 const gate = { alpha: 0.05, detectableDrop: 0.1 }
@@ -28,38 +30,66 @@ function baseline(cpu: string | undefined, consistent: boolean[], nearTies: Read
   return baselineFromResult('suite', { ...result, records, manifest } as EvalResult)
 }
 
-const allConsistent = Array<boolean>(40).fill(true)
-const eightFlipped = [...Array<boolean>(8).fill(false), ...Array<boolean>(32).fill(true)]
-const firstEight = new Set([0, 1, 2, 3, 4, 5, 6, 7])
+// 500 decisions: the gate names up to 5 near-tie flips (1%) without counting them.
+const allConsistent = Array<boolean>(500).fill(true)
+const fiveFlipped = [...Array<boolean>(5).fill(false), ...Array<boolean>(495).fill(true)]
+const firstFive = new Set([0, 1, 2, 3, 4])
+const firstFiveIds = ['d-0', 'd-1', 'd-2', 'd-3', 'd-4']
 
 describe('a baseline from another CPU kind', () => {
   test('flips at near-ties are named and not counted; on the same CPU kind they regress', () => {
     const before = baseline(VNNI, allConsistent)
-    // Eight decisions flipped, each a near-tie in this run: on another CPU kind, rounding can do that.
-    const elsewhere = compareWithBaseline(before, baseline(AVX2, eightFlipped, firstEight), gate)
+    // Five decisions flipped, each a near-tie in this run: on another CPU kind, rounding can do that.
+    const elsewhere = compareWithBaseline(before, baseline(AVX2, fiveFlipped, firstFive), gate)
     expect(elsewhere).toMatchObject({ status: 'pass', worse: 0, better: 0, cpus: { baseline: VNNI, now: AVX2 } })
-    expect(elsewhere.nearTieFlips).toEqual(['d-0', 'd-1', 'd-2', 'd-3', 'd-4', 'd-5', 'd-6', 'd-7'])
-    expect(elsewhere.message).toContain(`the baseline was scored on ${VNNI}, this run on ${AVX2}: 8 decisions that flipped at a near-tie`)
-    expect(elsewhere.message).toContain('"d-0", "d-1", "d-2", "d-3", "d-4", and 3 more')
+    expect(elsewhere.nearTieFlips).toEqual(firstFiveIds)
+    expect(elsewhere.message).toContain(`the baseline was scored on ${VNNI}, this run on ${AVX2}: 5 decisions flipped at a near-tie`)
+    expect(elsewhere.message).toContain('were named and not counted: "d-0", "d-1", "d-2", "d-3", "d-4"')
     // The same flips on the same CPU kind are the model's: counted, and they regress.
-    const here = compareWithBaseline(baseline(VNNI, allConsistent), baseline(VNNI, eightFlipped, firstEight), gate)
-    expect(here).toMatchObject({ status: 'regressed', worse: 8 })
+    const here = compareWithBaseline(baseline(VNNI, allConsistent), baseline(VNNI, fiveFlipped, firstFive), gate)
+    expect(here).toMatchObject({ status: 'regressed', worse: 5 })
     expect(here.nearTieFlips).toBeUndefined()
     expect(here.message).not.toContain('near-tie')
   })
 
   test('a near-tie at baseline counts as well as one now; a flip that is no near-tie is counted (8-bit kernels are re-checked)', () => {
-    const atBaseline = compareWithBaseline(baseline(VNNI, allConsistent, firstEight), baseline(AVX2, eightFlipped), gate)
-    expect(atBaseline).toMatchObject({ status: 'pass', worse: 0, nearTieFlips: ['d-0', 'd-1', 'd-2', 'd-3', 'd-4', 'd-5', 'd-6', 'd-7'] })
+    const atBaseline = compareWithBaseline(baseline(VNNI, allConsistent, firstFive), baseline(AVX2, fiveFlipped), gate)
+    expect(atBaseline).toMatchObject({ status: 'pass', worse: 0, nearTieFlips: firstFiveIds })
     // Clear flips across CPU kinds (as an 8-bit kernel's can be): counted, and the report says which CPUs.
-    const clear = compareWithBaseline(baseline(VNNI, allConsistent), baseline(AVX2, eightFlipped), gate)
-    expect(clear).toMatchObject({ status: 'regressed', worse: 8, nearTieFlips: [] })
+    const clear = compareWithBaseline(baseline(VNNI, allConsistent), baseline(AVX2, fiveFlipped), gate)
+    expect(clear).toMatchObject({ status: 'regressed', worse: 5, nearTieFlips: [] })
     expect(clear.message).toContain(`the baseline was scored on ${VNNI}, this run on ${AVX2}: no decision flipped at a near-tie`)
   })
 
+  test('more near-tie flips than rounding explains fail the gate: a baseline whose every decision is marked a near-tie exempts nothing', () => {
+    expect([nearTieAllowance(0), nearTieAllowance(40), nearTieAllowance(299), nearTieAllowance(500)]).toEqual([2, 2, 2, 5])
+    // One past the allowance, with no counted flip: fails, and says why.
+    const sixFlipped = [...Array<boolean>(6).fill(false), ...Array<boolean>(494).fill(true)]
+    const six = compareWithBaseline(baseline(VNNI, allConsistent), baseline(AVX2, sixFlipped, new Set([0, 1, 2, 3, 4, 5])), gate)
+    expect(six).toMatchObject({ status: 'regressed', pass: false, worse: 0 })
+    expect(six.message).toContain('6 decisions flipped at a near-tie')
+    expect(six.message).toContain('more than rounding explains (at most 5 of 500 paired decisions), so the baseline gate fails')
+    // The attack: a hand-edited baseline that claims another CPU kind and marks every decision a near-tie.
+    const edited = baseline(VNNI, allConsistent, new Set(allConsistent.keys()))
+    const drop = allConsistent.map((_, i) => i >= 40)
+    const outcome = compareWithBaseline(edited, baseline(AVX2, drop), gate)
+    expect(outcome.nearTieFlips).toHaveLength(40)
+    expect(outcome).toMatchObject({ status: 'regressed', pass: false })
+  })
+
+  test('a run that stopped early names near-tie flips and fails past the allowance too', () => {
+    const stop = { alpha: 0.05, scored: 500, total: 1000, stopped: true, verdicts: {}, bounds: {} }
+    const within = compareSequentially(baseline(VNNI, allConsistent), baseline(AVX2, fiveFlipped, firstFive), gate, stop)
+    expect(within).toMatchObject({ pass: true, nearTieFlips: firstFiveIds })
+    expect(within.message).toContain('were named and not counted')
+    const edited = compareSequentially(baseline(VNNI, allConsistent, new Set(allConsistent.keys())), baseline(AVX2, allConsistent.map((_, i) => i >= 40)), gate, stop)
+    expect(edited).toMatchObject({ status: 'regressed', pass: false })
+    expect(edited.message).toContain('so the baseline gate fails')
+  })
+
   test('a baseline that does not say its CPU kind (written before it was recorded) counts every flip', () => {
-    const outcome = compareWithBaseline(baseline(undefined, allConsistent, firstEight), baseline(AVX2, eightFlipped, firstEight), gate)
-    expect(outcome).toMatchObject({ status: 'regressed', worse: 8 })
+    const outcome = compareWithBaseline(baseline(undefined, allConsistent, firstFive), baseline(AVX2, fiveFlipped, firstFive), gate)
+    expect(outcome).toMatchObject({ status: 'regressed', worse: 5 })
   })
 
   test('property: across CPU kinds, counted + named flips = flips, and a named flip is always a near-tie', () => {
@@ -77,6 +107,8 @@ describe('a baseline from another CPU kind', () => {
           const named = outcome.nearTieFlips ?? []
           expect(outcome.worse! + outcome.better! + named.length).toBe(flips)
           if (sameCpu) expect(named).toEqual([])
+          // Past the allowance the gate fails whatever the counted flips say.
+          if (named.length > nearTieAllowance(outcome.paired!)) expect(outcome.pass).toBe(false)
           for (const id of named) {
             const i = Number(id.slice(2))
             expect(rows[i]!.before).not.toBe(rows[i]!.now)

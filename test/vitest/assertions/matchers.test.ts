@@ -46,9 +46,21 @@ describe('matchers', () => {
     // Before: margin NaN was read as 0, and alpha 2 made every p-value pass.
     const few = fakeResult([true, true, true])
     for (const margin of [NaN, -0.1, 2, '0.1'])
-      expect(() => expect(few).toHaveAccuracyAboveChance({ margin } as never)).toThrow(`toHaveAccuracyAboveChance({ margin }) needs a number in [0, 1]`)
+      expect(() => expect(few).toHaveAccuracyAboveChance({ margin } as never)).toThrow(`toHaveAccuracyAboveChance(): margin must be a number ≥ 0 and ≤ 1, got ${typeof margin === "number" ? margin : JSON.stringify(margin)}`)
     for (const alpha of [NaN, 0, 1, 2])
-      expect(() => expect(few).toHaveAccuracyAboveChance({ alpha })).toThrow(`toHaveAccuracyAboveChance({ alpha }) needs a significance level in (0, 1), got ${alpha}`)
+      expect(() => expect(few).toHaveAccuracyAboveChance({ alpha })).toThrow(`toHaveAccuracyAboveChance(): alpha must be a number > 0 and < 1, got ${alpha}`)
+  })
+
+  test('atLeast and tolerance outside [0, 1] are refused, whatever the polarity (a percent, or a bound below 0, passed before)', () => {
+    const few = fakeResult([true, false, true])
+    for (const matcher of ['toHaveBalancedAccuracy', 'toHaveOrderConsistency', 'toHavePerCriterionBalancedAccuracy'] as const)
+      for (const atLeast of [-1, 70, NaN]) {
+        const message = `${matcher}(): atLeast must be a number ≥ 0 and ≤ 1, got ${atLeast}`
+        expect(() => expect(few)[matcher]({ atLeast })).toThrow(message)
+        expect(() => expect(few).not[matcher]({ atLeast })).toThrow(message)
+      }
+    for (const tolerance of [-0.1, 5])
+      expect(() => expect({ A: 0.5, B: 0.5 }).toMatchLetterDistribution({ tolerance })).toThrow(`toMatchLetterDistribution(): tolerance must be a number ≥ 0 and ≤ 1, got ${tolerance}`)
   })
 
   test('per criterion names the worst criterion', () => {

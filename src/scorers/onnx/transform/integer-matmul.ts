@@ -1,43 +1,40 @@
 /**
  * The `int8` form of `sceptic quantize-model` (docs/onnx.md, "sceptic quantize-model"): a
  * MatMul by a constant float weight becomes `com.microsoft.MatMulIntegerToFloat` on uint8 activations and
- * int8 weights, the form ORT's CPU EP runs on VNNI/AMX integer units. Weights: symmetric
- * int8 per output column. Activations: symmetric int8 per row (one scale from that row's
- * largest |x|), stored as uint8 on the fixed zero point 128, quantized in the graph. Every
- * scale belongs to one row or one column and the integer product is exact, so a row's
- * result does not depend on what else shares the batch. Pure (the onnx-proto namespace is
- * passed in).
+ * int8 weights (ORT's U8S8 product, the form its CPU EP runs on VNNI/AMX integer units and with
+ * VPMADDUBSW elsewhere). Weights: symmetric 7-bit per output column, in [-64, 64]. Activations:
+ * symmetric int8 per row (one scale from that row's largest |x|), stored as uint8 on the fixed
+ * zero point 128, quantized in the graph. Every scale belongs to one row or one column and the
+ * integer product is exact, so a row's result does not depend on what else shares the batch.
+ * Pure (the onnx-proto namespace is passed in).
  */
 import type { onnx as OnnxNamespace } from 'onnx-proto'
 
-/** The int8 weight and its per-column scales of one `[K, N]` float matrix (row-major). */
+/** The 7-bit weight (stored as int8) and its per-column scales of one `[K, N]` float matrix (row-major). */
 export interface Int8Weight {
-  /** `[K, N]` int8, row-major. */
+  /** `[K, N]` int8 in [-{@link WEIGHT_LEVELS}, {@link WEIGHT_LEVELS}], row-major. */
   readonly values: Int8Array
   /** `[N]` scales: `w ≈ values[k, n] * scales[n]`. */
   readonly scales: Float32Array
 }
 
-/** Quantize `weight` (`[K, N]`, row-major) to int8 per column, symmetric: `scale = max|w| / 127`. */
+/**
+ * The largest weight magnitude: 7 bits, as onnxruntime's `reduce_range`. ORT's U8S8 product on
+ * CPUs without VNNI (AVX2, AVX-512 without VNNI) adds pairs of uint8 × int8 in int16
+ * (VPMADDUBSW): 255 × 64 × 2 = 32640 fits, where full int8 weights (255 × 127 × 2) saturate and
+ * moved decisions on an AVX2 CPU. ORT's `session.x64quantprecision` leaves weights within
+ * [-64, 64] on this fast path (integer-precision.ts).
+ */
+export const WEIGHT_LEVELS = 64
+
+/** Quantize `weight` (`[K, N]`, row-major) per column, symmetric: `scale = max|w| / WEIGHT_LEVELS`. */
 export function quantizeColumns(weight: ArrayLike<number>, K: number, N: number): Int8Weight {
   const scales = new Float32Array(N)
   for (let k = 0; k < K; k++) for (let n = 0; n < N; n++) scales[n] = Math.max(scales[n]!, Math.abs(weight[k * N + n]!))
-  for (let n = 0; n < N; n++) scales[n] = scales[n]! / 127 || 1
+  for (let n = 0; n < N; n++) scales[n] = scales[n]! / WEIGHT_LEVELS || 1
   const values = new Int8Array(K * N)
-  for (let k = 0; k < K; k++) for (let n = 0; n < N; n++) values[k * N + n] = Math.max(-127, Math.min(127, Math.round(weight[k * N + n]! / scales[n]!)))
+  for (let k = 0; k < K; k++) for (let n = 0; n < N; n++) values[k * N + n] = Math.max(-WEIGHT_LEVELS, Math.min(WEIGHT_LEVELS, Math.round(weight[k * N + n]! / scales[n]!)))
   return { values, scales }
-}
-
-/**
- * `values` as uint8 on the zero point 128 (`v + 128`, in [1, 255]): with uint8 activations this
- * is ORT's U8U8 product, exact on every x86-64 CPU. Int8 weights would make it U8S8, which
- * CPUs without VNNI (AVX2, AVX-512 without VNNI) compute with VPMADDUBSW, whose int16 pair
- * sums saturate (255 × 127 × 2 > 32767): the same model moved decisions on an AVX2 CPU.
- */
-export function onZeroPoint128(values: Int8Array): Uint8Array {
-  const out = new Uint8Array(values.length)
-  for (let i = 0; i < values.length; i++) out[i] = values[i]! + 128
-  return out
 }
 
 /** Names of the constants every rewritten MatMul shares (added once per graph by {@link sharedConstants}). */
@@ -100,7 +97,8 @@ export function integerMatMulNodes(onnx: typeof OnnxNamespace, input: string, ou
     { opType: 'Expand', input: [C.zeroU8, n('m')], output: [n('zp')] },
     // round(x / scale) + 128, saturated to uint8: in [1, 255] by construction.
     { opType: 'QuantizeLinear', input: [n('x2'), n('scale1'), n('zp')], output: [n('xq')], attribute: [{ name: 'axis', type: A.INT, i: 0 }] },
-    { opType: 'MatMulIntegerToFloat', domain: 'com.microsoft', input: [n('xq'), weightName, C.one, scalesName, C.zeroU8, C.zeroU8], output: [n('y2')] },
+    // Weights int8 on zero point 0 (the omitted last input): ORT's U8S8 product.
+    { opType: 'MatMulIntegerToFloat', domain: 'com.microsoft', input: [n('xq'), weightName, C.one, scalesName, C.zeroU8], output: [n('y2')] },
     { opType: 'Mul', input: [n('y2'), n('scale')], output: [n('y2s')] },
     { opType: 'Shape', input: [input], output: [n('shape')] },
     { opType: 'Slice', input: [n('shape'), C.first, C.last], output: [n('lead')] },

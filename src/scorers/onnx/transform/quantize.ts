@@ -12,7 +12,7 @@
 import { join, resolve } from 'node:path'
 import type { onnx as OnnxNamespace } from 'onnx-proto'
 import { ConfigError } from '../../../core/support/errors.ts'
-import { integerMatMulNodes, matMulConstants, onZeroPoint128, quantizeColumns, sharedConstants } from './integer-matmul.ts'
+import { integerMatMulNodes, matMulConstants, quantizeColumns, sharedConstants } from './integer-matmul.ts'
 import { packNBits } from './nbits.ts'
 import { toNumber } from '../model/graph-io.ts'
 import type { QuantizeFormat } from '../model/quantization-info.ts'
@@ -97,7 +97,7 @@ function int8Replacement(onnx: Onnx, node: OnnxNamespace.INodeProto, weight: Onn
     initializers.push({ name: smoothName, dims: [K], dataType: onnx.TensorProto.DataType.FLOAT, rawData: new Uint8Array(smooth.map((x) => 1 / x).buffer) })
   }
   const q = quantizeColumns(values, K, N)
-  initializers.push({ name: qName, dims: [K, N], dataType: onnx.TensorProto.DataType.UINT8, rawData: onZeroPoint128(q.values) })
+  initializers.push({ name: qName, dims: [K, N], dataType: onnx.TensorProto.DataType.INT8, rawData: new Uint8Array(q.values.buffer) })
   initializers.push({ name: `${qName}_scales`, dims: [N], dataType: onnx.TensorProto.DataType.FLOAT, rawData: new Uint8Array(q.scales.buffer) })
   const prefix = `${qName}_${index}`
   appendAll(initializers, matMulConstants(onnx, prefix, K, N))

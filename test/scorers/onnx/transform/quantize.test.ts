@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { quantizeModel } from '../../../../src/scorers/onnx/transform/quantize.ts'
 import { optimizeModel } from '../../../../src/scorers/onnx/transform/optimize.ts'
 import { packNBits } from '../../../../src/scorers/onnx/transform/nbits.ts'
+import { quantizeColumns } from '../../../../src/scorers/onnx/transform/integer-matmul.ts'
 import { sceptic } from '../../../helpers/run.ts'
 import { exactInt8Products, makeModel, maxAbsDiff, sampleRequests, scorerFactory, tempDir } from '../helpers.ts'
 
@@ -52,6 +53,34 @@ describe('packNBits', () => {
     }
   })
 })
+
+describe('quantizeColumns', () => {
+  it('7-bit weights per column: within [-64, 64], each column reaching ±64, within half a step of every weight', () => {
+    const K = 40
+    const N = 3
+    const w = Float32Array.from({ length: K * N }, (_, i) => Math.sin(i * 1.7) * (1 + (i % 5)))
+    const { values, scales } = quantizeColumns(w, K, N)
+    for (let n = 0; n < N; n++) {
+      let largest = 0
+      for (let k = 0; k < K; k++) {
+        const q = values[k * N + n]!
+        largest = Math.max(largest, Math.abs(q))
+        expect(Math.abs(q * scales[n]! - w[k * N + n]!)).toBeLessThanOrEqual(scales[n]! / 2 + 1e-6)
+      }
+      // 255 × 64 × 2 = 32640: ORT's int16 pair sums (VPMADDUBSW) hold it on CPUs without VNNI.
+      expect(largest).toBe(64)
+    }
+  })
+})
+
+/** The values of `tensor` (int8, raw or in external data next to `modelDir`'s model.onnx). */
+function int8Values(tensor: OnnxNamespace.ITensorProto, modelDir: string): Int8Array {
+  if (tensor.rawData?.length) return new Int8Array(tensor.rawData.buffer, tensor.rawData.byteOffset, tensor.rawData.byteLength)
+  const entry = (key: string) => tensor.externalData!.find((e) => e.key === key)?.value
+  const bytes = readFileSync(join(modelDir, entry('location')!))
+  const offset = Number(entry('offset') ?? 0)
+  return new Int8Array(bytes.buffer, bytes.byteOffset + offset, Number(entry('length')))
+}
 
 describe('quantizeModel', () => {
   const dir = makeModel({ tokenizer: 'bpe', decoder: { hidden: 64, layers: 2, heads: 4 }, externalDataMinBytes: 4096 })
@@ -113,6 +142,14 @@ describe('quantizeModel', () => {
     expect(graph.node!.filter((n) => n.opType === 'QuantizeLinear')).toHaveLength(8)
     expect(graph.node!.filter((n) => n.opType === 'MatMul').map((n) => n.input![1])).toEqual(expect.arrayContaining(['lm_head']))
     expect(graph.initializer!.find((t) => t.name === 'wte')!.dataType).toBe(onnx.TensorProto.DataType.FLOAT)
+    // ORT's U8S8 product: int8 weights on zero point 0 (no weight zero point), 7 bits, so CPUs without VNNI stay exact and fast.
+    for (const node of graph.node!.filter((n) => n.opType === 'MatMulIntegerToFloat')) {
+      expect(node.input).toHaveLength(5)
+      const weight = graph.initializer!.find((t) => t.name === node.input![1])!
+      expect(weight.dataType).toBe(onnx.TensorProto.DataType.INT8)
+      const values = int8Values(weight, out)
+      expect(Math.max(...values.map((v) => Math.abs(v)))).toBe(64)
+    }
     await expectBatchInvariantAndNearFp32(out, dir, 0.05)
     await expect(quantizeModel(out, join(tempDir(), 'again'), { format: 'int8' })).rejects.toThrow('it is already quantized')
   })
