@@ -5,7 +5,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { bpeTokenizer, buildGguf, tokenizerVocabSize } from '../../scripts/onnx-fixture/index.ts'
-import { sceptic } from '../helpers/run.ts'
+import { pathToFileURL } from 'node:url'
+import { ROOT, sceptic } from '../helpers/run.ts'
 import { SMALL, temp, writeTwins } from '../scorers/gguf/helpers.ts'
 
 const DATA = 'examples/data/tickets.jsonl'
@@ -34,6 +35,20 @@ describe('sceptic evaluate --model FILE.gguf', () => {
     expect(run.code).toBe(0)
     expect(run.stdout).toMatch(/gguf .*\(the model's chat template; /)
     expect(JSON.parse(readFileSync(json, 'utf8')).manifest).toMatchObject({ chatTemplate: true, system: 'Route tickets.' })
+  })
+
+  it("scores with node-llama-cpp's decide() from a --scorer module: decide's report line, readout in the manifest", async () => {
+    const module = join(dir, 'decide.mjs')
+    const entry = pathToFileURL(join(ROOT, 'dist/gguf/index.js')).href
+    writeFileSync(module, `import { ggufDecisionScorer } from ${JSON.stringify(entry)}\nexport default ggufDecisionScorer({ model: ${JSON.stringify(gguf.Q8_0!)}, threads: 1 })\n`)
+    const json = join(dir, 'decide.json')
+    const run = await sceptic(['evaluate', DATA, '--scorer', module, '--debias', 'cyclic', '--no-cache', '--json-out', json])
+    expect(run.stderr).not.toMatch(/Error|llama_/)
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/^model {14}decide gguf .*tiny-Q8_0\.gguf \(node-llama-cpp's chat wrapper, 1 thread\)/m)
+    const { manifest } = JSON.parse(readFileSync(json, 'utf8'))
+    expect(manifest).toMatchObject({ readout: 'decide', chatWrapper: 'auto', nodeLlamaCpp: '3.22.1' })
+    expect(manifest.inputTokens).toBeGreaterThan(0)
   })
 
   it('refuses ONNX-only flags with a GGUF file', async () => {

@@ -102,15 +102,20 @@ export function parseOptions(options: unknown): GgufScorerOptions {
 
 /** Settings for `options`, given the model's trained context (`undefined`: unknown). */
 export function resolveSettings(options: GgufScorerOptions, trainContext?: number): GgufScorerSettings {
-  const cores = Math.max(1, availableParallelism())
   return {
     modelPath: resolve(options.model),
     contextLength: options.contextLength ?? (trainContext === undefined ? undefined : Math.min(trainContext, 4096)),
     // One sequence by default: more give the same numbers (startup.ts) but measured no faster on 2 cores.
     sequences: options.sequences ?? 1,
-    threads: options.threads ?? (cores <= 2 ? 1 : Math.min(4, Math.floor(cores / 2))),
+    threads: options.threads ?? defaultThreads(),
     batchSize: options.batchSize ?? 512,
     kvCacheType: options.kvCacheType ?? 'F32',
     flashAttention: options.flashAttention ?? false,
   }
+}
+
+/** llama.cpp threads when none are asked for: 1 on 1–2 cores, else half the cores, at most 4 (see {@link GgufScorerOptions.threads}). */
+export function defaultThreads(): number {
+  const cores = Math.max(1, availableParallelism())
+  return cores <= 2 ? 1 : Math.min(4, Math.floor(cores / 2))
 }

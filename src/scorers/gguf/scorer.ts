@@ -16,28 +16,15 @@ import { promptTexts } from '../prompt/chat-template.ts'
 import { evaluateRows, minimumTokens } from './evaluate.ts'
 import { assertLlamaInstalled, checkGgufFile, llamaBuild } from './model-file.ts'
 import { parseOptions, resolveSettings, type GgufScorerOptions, type GgufScorerSettings, type GgufScorerStats } from './options.ts'
+import { lifecycle, type GgufLifecycle } from './lifecycle.ts'
 import { startScorer, type Started } from './startup.ts'
 
 /** What a GGUF scorer returns for one request: the letter probabilities, or a `too_long` failure. */
 export type GgufOutcome = number[] | ScoreFailure
 
-/** What {@link GgufScorer.ready} resolves to. */
-export interface GgufModelInfo {
-  /** The file's `general.architecture`. */
-  readonly architecture: string
-  /** The model's trained context, in tokens. */
-  readonly trainContext: number
-  /** Its vocabulary size. */
-  readonly vocab: number
-}
-
 /** A GGUF scorer: a fallible score function with a lifecycle. */
-export interface GgufScorer {
+export interface GgufScorer extends GgufLifecycle {
   (requests: readonly ScoreRequest[], context?: ScoreContext): Promise<GgufOutcome[]>
-  /** Load node-llama-cpp, the model and its context (done on the first call anyway). Rejects with a one-line {@link ConfigError} for a file it cannot use. */
-  ready(): Promise<GgufModelInfo>
-  /** Let a call in flight finish, then free the model. Idempotent; later calls reject. */
-  close(): Promise<void>
   /** One line for the report and the manifest, e.g. `gguf models/tiny.gguf (4 sequences × 2 threads, KV cache F32)`. */
   readonly description: string
   readonly settings: GgufScorerSettings
@@ -62,26 +49,16 @@ export function ggufScorer(options: GgufScorerOptions): GgufScorer {
   const build = llamaBuild(assertLlamaInstalled())
   const template = checked.template
   const stats: GgufScorerStats = { requests: 0, promptTokens: 0, tokensEvaluated: 0, minimumTokens: 0 }
-  let startup: Promise<Started> | undefined
-  let dispose: (() => Promise<void>) | undefined
-  let closed = false
-  let inFlight: Promise<unknown> = Promise.resolve()
-  // Aborted by close(): a startup stuck in a runaway chat template ends now, not at the template's time limit.
-  const closing = new AbortController()
-  const ready = () =>
-    (startup ??= startScorer(settings, { chat: checked, onDispose: (d) => (dispose = d), signal: closing.signal }).then(
-      (started) => {
+  const { ready, call, close } = lifecycle<Started>(
+    (onDispose, signal) =>
+      startScorer(settings, { chat: checked, onDispose, signal }).then((started) => {
         settings.contextLength ??= Math.min(started.trainContext, 4096)
         return started
-      },
-      async (error: unknown) => {
-        await dispose?.()
-        throw error
-      },
-    ))
+      }),
+    'GGUF scorer',
+  )
 
-  const run = async (requests: readonly ScoreRequest[], signal: AbortSignal | undefined): Promise<GgufOutcome[]> => {
-    const started = await ready()
+  const run = async (started: Started, requests: readonly ScoreRequest[], signal: AbortSignal | undefined): Promise<GgufOutcome[]> => {
     signal?.throwIfAborted()
     if (requests.length === 0) return []
     const texts = await promptTexts(requests, template, started.render, signal)
@@ -111,22 +88,7 @@ export function ggufScorer(options: GgufScorerOptions): GgufScorer {
   }
 
   // Calls run one after another: the sequences hold one call's prefixes at a time.
-  const score = (requests: readonly ScoreRequest[], context?: ScoreContext): Promise<GgufOutcome[]> => {
-    if (closed) return Promise.reject(new ScorerError('the GGUF scorer is closed; create a new one to score again'))
-    const call = inFlight.then(() => run(requests, context?.signal))
-    inFlight = call.catch(() => undefined)
-    return call
-  }
-
-  const close = async (): Promise<void> => {
-    if (closed) return
-    closed = true
-    closing.abort(new ScorerError('the GGUF scorer was closed while it was starting'))
-    await inFlight
-    if (startup) await startup.catch(() => undefined)
-    await dispose?.()
-    dispose = undefined
-  }
+  const score = (requests: readonly ScoreRequest[], context?: ScoreContext): Promise<GgufOutcome[]> => call((started) => run(started, requests, context?.signal))
 
   // A custom template function is code the key cannot see: no cache identity.
   const identity: CacheIdentity | undefined = template ? undefined : { kind: 'gguf', label: settings.modelPath, files: { model: settings.modelPath }, settings: identitySettings(checked, settings, build) }

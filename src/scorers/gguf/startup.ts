@@ -14,9 +14,11 @@ import { LLAMA_INSTALL, LLAMA_MISSING } from './model-file.ts'
 import type { GgufScorerSettings } from './options.ts'
 import { reuseSamplers } from './samplers.ts'
 
-type NodeLlamaCpp = typeof import('node-llama-cpp')
+/** The node-llama-cpp module. */
+export type NodeLlamaCpp = typeof import('node-llama-cpp')
 type Llama = Awaited<ReturnType<NodeLlamaCpp['getLlama']>>
-type LlamaModel = Awaited<ReturnType<Llama['loadModel']>>
+/** A node-llama-cpp model. */
+export type LlamaModel = Awaited<ReturnType<Llama['loadModel']>>
 /** A node-llama-cpp context. */
 export type LlamaContext = Awaited<ReturnType<LlamaModel['createContext']>>
 /** One of its sequences. */
@@ -89,15 +91,32 @@ export interface StartInputs {
   readonly signal?: AbortSignal
 }
 
-/** Load the model and make its context. Rejects with a one-line {@link ConfigError} for a file llama.cpp cannot use. */
-export async function startScorer(settings: GgufScorerSettings, { chat, onDispose, signal }: StartInputs): Promise<Started> {
+/** A model loaded for scoring, with what both readouts need. */
+export interface LoadedModel {
+  readonly model: LlamaModel
+  /** The file's `general.architecture`. */
+  readonly architecture: string
+  /** The model's trained context, in tokens (from the file, unsigned). */
+  readonly trainContext: number
+  /** Whether a plain prompt starts with BOS, as the file asks. */
+  readonly addBos: boolean
+}
+
+/**
+ * node-llama-cpp's CPU binary, the file's header checked, the model loaded (its samplers pooled).
+ * `onDispose` gets what frees it all, in order, as soon as there is anything to free; `alsoDispose`
+ * adds later steps (contexts) to run before the model goes. Rejects with a one-line
+ * {@link ConfigError} for a file llama.cpp cannot use.
+ */
+export async function loadModel(settings: Pick<GgufScorerSettings, 'modelPath' | 'threads'>, onDispose: (dispose: () => Promise<void>) => void): Promise<LoadedModel & { readonly llamaCpp: NodeLlamaCpp; readonly alsoDispose: (step: () => Promise<void>) => void }> {
   const path = settings.modelPath
   const llamaCpp = await nodeLlamaCpp()
   const llama = await binding(llamaCpp, settings.threads)
   const { architecture, trainContext: fileContext } = await readHeader(llamaCpp, path)
   let model: LlamaModel
   try {
-    model = await llama.loadModel({ modelPath: path, gpuLayers: 0, useMlock: false })
+    // Contexts default to an F32 KV cache without flash attention (ggufScorer's defaults, see options.ts): decide()'s context takes no such setting of its own.
+    model = await llama.loadModel({ modelPath: path, gpuLayers: 0, useMlock: false, experimentalDefaultContextKvCacheKeyType: 'F32', experimentalDefaultContextKvCacheValueType: 'F32', defaultContextFlashAttention: false })
   } catch (error) {
     throw new ConfigError(`${path}: llama.cpp cannot load it (architecture "${architecture}", ${statSync(path).size} bytes: truncated, or an architecture llama.cpp does not know): ${firstLineOf(error)}`)
   }
@@ -108,8 +127,18 @@ export async function startScorer(settings: GgufScorerSettings, { chat, onDispos
   // Before the model goes: its pooled samplers hold a reference to it.
   const releaseSamplers = reuseSamplers(llama, model)
   dispose.push(async () => releaseSamplers())
-  const metadata = model.fileInfo.metadata as { tokenizer?: { chat_template?: unknown; ggml?: { add_bos_token?: unknown } } }
+  // From the file, unsigned: llama.cpp's getter returns it as a signed 32-bit number (2^31 read as −2^31).
+  const trainContext = fileContext ?? model.trainContextSize
+  const metadata = model.fileInfo.metadata as { tokenizer?: { ggml?: { add_bos_token?: unknown } } }
   const addBos = metadata.tokenizer?.ggml?.add_bos_token === true && model.tokens.bos !== null
+  return { model, architecture, trainContext, addBos, llamaCpp, alsoDispose: (step) => void dispose.push(step) }
+}
+
+/** Load the model and make its context. Rejects with a one-line {@link ConfigError} for a file llama.cpp cannot use. */
+export async function startScorer(settings: GgufScorerSettings, { chat, onDispose, signal }: StartInputs): Promise<Started> {
+  const path = settings.modelPath
+  const { model, architecture, trainContext, addBos, alsoDispose } = await loadModel(settings, onDispose)
+  const metadata = model.fileInfo.metadata as { tokenizer?: { chat_template?: unknown } }
   const vocab = vocabSize(model)
   const encode = (text: string, plain: boolean): Int32Array => {
     const ids = model.tokenize(text, true) as number[]
@@ -134,9 +163,7 @@ export async function startScorer(settings: GgufScorerSettings, { chat, onDispos
   if (model.tokens.eosString) specials.eos_token = model.tokens.eosString
   const template = metadata.tokenizer?.chat_template
   const render = await chatRenderer(chat, { ...specials, ...(typeof template === 'string' ? { chat_template: template } : {}) }, `${path} (tokenizer.chat_template)`, undefined, 'ggufScorer', signal)
-  dispose.push(async () => render?.close())
-  // From the file, unsigned: llama.cpp's getter returns it as a signed 32-bit number (2^31 read as −2^31).
-  const trainContext = fileContext ?? model.trainContextSize
+  alsoDispose(async () => render?.close())
   const perSequence = settings.contextLength ?? Math.min(trainContext, 4096)
   let context: LlamaContext
   try {
@@ -155,7 +182,7 @@ export async function startScorer(settings: GgufScorerSettings, { chat, onDispos
   } catch (error) {
     throw new ConfigError(`${path}: llama.cpp cannot make a context of ${settings.sequences} × ${perSequence} tokens: ${firstLineOf(error)} (lower contextLength or sequences)`)
   }
-  dispose.push(() => context.dispose())
+  alsoDispose(() => context.dispose())
   // A prompt over contextLength is a too_long failure before it reaches here; should one get
   // through anyway, the call fails rather than answer from a prompt whose start was erased.
   const contextShift = { strategy: () => { throw new ScorerError(`${path}: a prompt needed more than the ${perSequence} tokens of its sequence; llama.cpp would have erased its start`) } }
@@ -164,7 +191,7 @@ export async function startScorer(settings: GgufScorerSettings, { chat, onDispos
 }
 
 /** Rows of the token embedding: the ids the model has logits for. */
-function vocabSize(model: LlamaModel): number {
+export function vocabSize(model: LlamaModel): number {
   const tokens = (model.fileInfo.metadata as unknown as { tokenizer?: { ggml?: { tokens?: readonly unknown[] } } }).tokenizer?.ggml?.tokens
   return Array.isArray(tokens) ? tokens.length : Number.MAX_SAFE_INTEGER
 }

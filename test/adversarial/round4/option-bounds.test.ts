@@ -22,6 +22,7 @@ import { minimumDetectableDifference, MinimumDetectableDifferenceOptionsSchema }
 import { ConfigError } from '../../../src/core/support/errors.ts'
 import { RunSettingsSchema, SuiteDefaultsSchema } from '../../../src/run/settings.ts'
 import { DecisionModelScorerOptionsSchema } from '../../../src/scorers/ai/options.ts'
+import { GgufDecisionScorerOptionsSchema } from '../../../src/scorers/gguf/decision-options.ts'
 import { GgufScorerOptionsSchema } from '../../../src/scorers/gguf/options.ts'
 import { OpenAIScorerOptionsSchema } from '../../../src/scorers/http/options.ts'
 import { OnnxScorerOptionsSchema } from '../../../src/scorers/onnx/options-schema.ts'
@@ -38,6 +39,7 @@ const SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   OpenAIScorerOptionsSchema,
   OnnxScorerOptionsSchema,
   GgufScorerOptionsSchema,
+  GgufDecisionScorerOptionsSchema,
   DecisionModelScorerOptionsSchema,
   CacheOptionsSchema,
   ScepticPluginOptionsSchema,
