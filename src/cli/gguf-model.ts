@@ -3,6 +3,7 @@
  * (node-llama-cpp is optional). A model path that is a file, or ends in `.gguf`, is a
  * GGUF model; an ONNX model is a directory.
  */
+import { builtEntry } from './built-entry.ts'
 import type { ScoreFn } from '../core/scorer/contract.ts'
 import { withScorerManifest } from '../core/scorer/live-manifest.ts'
 import { ConfigError, DataError } from '../core/support/errors.ts'
@@ -27,7 +28,7 @@ export async function loadGgufModel(
   options: { batchSize?: number | undefined; workers?: number | undefined } & ModelFlagOptions,
 ): Promise<{ score: ScoreFn; description: string; manifest: Record<string, unknown>; close?: () => unknown }> {
   refuseOtherFormatFlags('gguf', path, options)
-  const entry = new URL('../gguf/index.js', import.meta.url).href
+  const entry = builtEntry('gguf/index.js')
   const gguf: GgufModule = await import(entry).catch((error: unknown) => {
     if (error instanceof ConfigError || error instanceof DataError) throw error
     throw new ConfigError(`--model needs the GGUF scorer, which failed to load: ${(error as Error).message.split('\n')[0]}`)

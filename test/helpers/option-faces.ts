@@ -27,6 +27,8 @@ import { renderComparison, RenderComparisonOptionsSchema } from '../../src/repor
 import { renderHtmlReport, HtmlReportOptionsSchema } from '../../src/report/html.ts'
 import { ggufScorer } from '../../src/scorers/gguf/scorer.ts'
 import { GgufScorerOptionsSchema } from '../../src/scorers/gguf/options.ts'
+import { ggufDecisionScorer } from '../../src/scorers/gguf/decision-scorer.ts'
+import { GgufDecisionScorerOptionsSchema } from '../../src/scorers/gguf/decision-options.ts'
 import { checkOptions as checkJestSuiteOptions } from '../../src/jest/decide.ts'
 
 /** One options object a user writes. */
@@ -71,6 +73,7 @@ export const OPTION_FACES: readonly OptionFace[] = [
   { face: 'renderHtmlReport', schema: HtmlReportOptionsSchema, name: 'HtmlReportOptionsSchema', call: (o) => renderHtmlReport([] as never, o as never) },
   { face: 'toMatchLetterDistribution()', schema: LetterDistributionOptionsSchema, name: 'LetterDistributionOptionsSchema', call: matcher('toMatchLetterDistribution') },
   { face: 'ggufScorer', schema: GgufScorerOptionsSchema, name: 'GgufScorerOptionsSchema', call: (o) => ggufScorer(o as never) },
+  { face: 'ggufDecisionScorer', schema: GgufDecisionScorerOptionsSchema, name: 'GgufDecisionScorerOptionsSchema', call: (o) => ggufDecisionScorer(o as never) },
   // The Jest face's describeDecisions checks its options with the Vitest face's schema, in the same function.
   { face: 'describeDecisions("s")', schema: DescribeDecisionsOptionsSchema, name: 'DescribeDecisionsOptionsSchema', call: (o) => checkJestSuiteOptions('s', o as never), renamed: ['scorerName'] },
 ]

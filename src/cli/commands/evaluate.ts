@@ -1,4 +1,5 @@
 /** `sceptic evaluate DATA`: score a decision file and write the report, JSON and records. */
+import { builtEntry } from '../built-entry.ts'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { CacheIdentity } from '../../cache/key.ts'
@@ -234,9 +235,9 @@ interface OnnxModule {
 /** `--model DIR`: the ONNX scorer, loaded only when asked for (onnxruntime-node is optional). */
 async function loadModel(dir: string, options: { batchSize?: number | undefined; workers?: number | undefined } & ModelFlagOptions): Promise<LoadedScorer> {
   refuseOtherFormatFlags('onnx', dir, options)
-  // Resolved at run time next to the built CLI (dist/cli → dist/onnx), so the ONNX
-  // scorer and onnxruntime-node are loaded only by users who ask for a model.
-  const entry = new URL('../onnx/index.js', import.meta.url).href
+  // Resolved at run time in the built package (dist/onnx), so the ONNX scorer and
+  // onnxruntime-node are loaded only by users who ask for a model.
+  const entry = builtEntry('onnx/index.js')
   const onnx: OnnxModule = await import(entry).catch((error: unknown) => {
     if (error instanceof ConfigError || error instanceof DataError) throw error
     throw new ConfigError(`--model needs the ONNX scorer, which failed to load: ${(error as Error).message.split('\n')[0]}`)
